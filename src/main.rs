@@ -1,0 +1,227 @@
+//! `zoekt-pager`: the MCP server (`serve`) and human commands that print pages.
+
+use std::collections::HashSet;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use rmcp::ServiceExt;
+use serde::Serialize;
+use tracing_subscriber::EnvFilter;
+
+use zoekt_pager::config::Config;
+use zoekt_pager::mcp::PagerServer;
+use zoekt_pager::mcp::render::{RenderLine, error_text, page_text};
+use zoekt_pager::page::{Page, PageArgs, PageError, Pager};
+use zoekt_pager::zoekt::ZoektClient;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "zoekt-pager",
+    version,
+    about = "Exact, resumable pages of Zoekt code search for AI assistants"
+)]
+struct Cli {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP over stdio (for Claude Code, Cursor and other MCP clients).
+    Serve,
+    /// Print a page of symbol definitions.
+    Symbols {
+        query: String,
+        /// Keep only these ctags kinds (comma separated).
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Print a page of files whose path matches.
+    Files {
+        query: String,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Print a page of a symbol's definitions, then usages.
+    Refs {
+        symbol: String,
+        /// Filters only, e.g. "lang:go -file:_test".
+        #[arg(long, default_value = "")]
+        filters: String,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Print a page of matching lines for a raw Zoekt query.
+    Search {
+        query: String,
+        #[arg(long, default_value_t = 0)]
+        context: u32,
+        #[command(flatten)]
+        paging: Paging,
+    },
+    /// Print a page of indexed repositories.
+    Repos {
+        #[arg(default_value = "")]
+        query: String,
+        #[command(flatten)]
+        paging: Paging,
+    },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct Paging {
+    /// Items per page.
+    #[arg(long)]
+    limit: Option<u32>,
+    /// Cursor printed by the previous page.
+    #[arg(long)]
+    cursor: Option<String>,
+    /// Walk every page, then print a summary (items, pages, duplicates).
+    #[arg(long)]
+    all: bool,
+    /// Print each page as JSON (one line per page) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .init();
+    let cli = Cli::parse();
+    if let Err(e) = cli.config.validate() {
+        eprintln!("zoekt-pager: {e}");
+        return ExitCode::from(2);
+    }
+    let client = match ZoektClient::new(&cli.config.zoekt_url, cli.config.client()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("zoekt-pager: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let pager = Pager::new(client, cli.config.pager());
+    match cli.command {
+        Command::Serve => serve_stdio(pager).await,
+        Command::Symbols {
+            query,
+            kinds,
+            paging,
+        } => {
+            walk("search_symbols", &paging, async |a| {
+                pager.symbols(&query, &kinds, a).await
+            })
+            .await
+        }
+        Command::Files { query, paging } => {
+            walk("search_files", &paging, async |a| {
+                pager.files(&query, a).await
+            })
+            .await
+        }
+        Command::Refs {
+            symbol,
+            filters,
+            paging,
+        } => {
+            walk("find_references", &paging, async |a| {
+                pager.references(&symbol, &filters, a).await
+            })
+            .await
+        }
+        Command::Search {
+            query,
+            context,
+            paging,
+        } => {
+            walk("search", &paging, async |a| {
+                pager.lines(&query, context, a).await
+            })
+            .await
+        }
+        Command::Repos { query, paging } => {
+            walk("list_repos", &paging, async |a| {
+                pager.repos(&query, a).await
+            })
+            .await
+        }
+    }
+}
+
+async fn serve_stdio(pager: Pager<ZoektClient>) -> ExitCode {
+    tracing::info!(zoekt = pager.backend().base_url(), "serving MCP on stdio");
+    let server = PagerServer::new(pager);
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!(error = %e, "MCP initialisation failed");
+            return ExitCode::FAILURE;
+        }
+    };
+    match running.waiting().await {
+        Ok(reason) => {
+            tracing::info!(?reason, "MCP session ended");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "MCP session failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints one page, or every page with `--all`, then a summary that shows whether the walk
+/// repeated anything.
+async fn walk<T, F>(tool: &str, paging: &Paging, mut fetch: F) -> ExitCode
+where
+    T: Serialize + RenderLine,
+    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, PageError>,
+{
+    let mut args = PageArgs {
+        limit: paging.limit,
+        cursor: paging.cursor.clone(),
+    };
+    let (mut pages, mut items) = (0usize, 0usize);
+    let mut seen = HashSet::new();
+    let mut duplicates = 0usize;
+    loop {
+        let page = match fetch(&args).await {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{}", error_text(&e));
+                return ExitCode::FAILURE;
+            }
+        };
+        pages += 1;
+        items += page.count;
+        for item in &page.items {
+            if !seen.insert(serde_json::to_string(item).unwrap_or_default()) {
+                duplicates += 1;
+            }
+        }
+        if paging.json {
+            println!("{}", serde_json::to_string(&page).unwrap_or_default());
+        } else {
+            println!("{}", page_text(tool, &page));
+        }
+        match (&page.next_cursor, paging.all) {
+            (Some(c), true) => args.cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    if paging.all {
+        eprintln!(
+            "walked {pages} page(s): {items} items, {} unique, {duplicates} duplicate(s)",
+            seen.len()
+        );
+    }
+    ExitCode::SUCCESS
+}

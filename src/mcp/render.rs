@@ -1,0 +1,122 @@
+//! The text block of a tool result: one line per item, then a footer telling a model where it
+//! is and how to get the next page. Written for a model to read, so it is terse and never
+//! repeats what the line already says.
+
+use std::fmt::Write as _;
+
+use crate::page::{
+    FileItem, MatchItem, Page, PageError, ReferenceItem, ReferenceRole, RepoItem, SymbolItem,
+};
+
+/// One item as one line (or a few, for context).
+pub trait RenderLine {
+    fn render(&self, out: &mut String);
+}
+
+impl RenderLine for SymbolItem {
+    fn render(&self, out: &mut String) {
+        let _ = write!(
+            out,
+            "{}/{}:{} {} {}",
+            self.repo, self.path, self.line, self.kind, self.name
+        );
+        if let Some(parent) = &self.parent {
+            let _ = write!(out, " (in {parent})");
+        }
+        let _ = write!(out, " | {}", self.text);
+    }
+}
+
+impl RenderLine for FileItem {
+    fn render(&self, out: &mut String) {
+        let _ = write!(out, "{}/{}", self.repo, self.path);
+        if !self.language.is_empty() {
+            let _ = write!(out, " ({})", self.language);
+        }
+    }
+}
+
+impl RenderLine for ReferenceItem {
+    fn render(&self, out: &mut String) {
+        let role = match self.role {
+            ReferenceRole::Definition => "def",
+            ReferenceRole::Reference => "ref",
+        };
+        let _ = write!(
+            out,
+            "[{role}] {}/{}:{}: {}",
+            self.repo, self.path, self.line, self.text
+        );
+    }
+}
+
+impl RenderLine for MatchItem {
+    fn render(&self, out: &mut String) {
+        for b in &self.before {
+            let _ = writeln!(out, "  | {b}");
+        }
+        if self.line == 0 {
+            let _ = write!(out, "{}/{} (path match)", self.repo, self.path);
+        } else {
+            let _ = write!(
+                out,
+                "{}/{}:{}: {}",
+                self.repo, self.path, self.line, self.text
+            );
+        }
+        for a in &self.after {
+            let _ = write!(out, "\n  | {a}");
+        }
+    }
+}
+
+impl RenderLine for RepoItem {
+    fn render(&self, out: &mut String) {
+        let _ = write!(
+            out,
+            "{} ({} files, symbols: {})",
+            self.name,
+            self.files,
+            if self.has_symbols { "yes" } else { "no" }
+        );
+    }
+}
+
+/// The whole text block of a page of `tool`.
+pub fn page_text<T: RenderLine>(tool: &str, page: &Page<T>) -> String {
+    let mut out = String::new();
+    for item in &page.items {
+        item.render(&mut out);
+        out.push('\n');
+    }
+    let total = if page.total.exact {
+        page.total.value.to_string()
+    } else {
+        format!("about {}", page.total.value)
+    };
+    if page.items.is_empty() {
+        let _ = write!(out, "No items at offset {} (total {total}).", page.offset);
+    } else {
+        let first = page.offset + 1;
+        let last = page.offset + page.count as u64;
+        let _ = write!(out, "Items {first}-{last} of {total}.");
+    }
+    match &page.next_cursor {
+        Some(c) => {
+            let _ = write!(out, " More: call {tool} with cursor=\"{c}\"");
+        }
+        None if !page.items.is_empty() => out.push_str(" End of results."),
+        None => {}
+    }
+    for w in &page.warnings {
+        let _ = write!(out, "\nWarning: {w}");
+    }
+    out
+}
+
+/// The text block of an error.
+pub fn error_text(e: &PageError) -> String {
+    let code = serde_json::to_value(e.code).ok();
+    let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("ERROR");
+    format!("Error {code}: {}\nHint: {}", e.message, e.hint)
+}

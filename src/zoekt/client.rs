@@ -1,0 +1,280 @@
+//! The typed HTTP client for a zoekt-webserver started with `-rpc`.
+//!
+//! It knows Zoekt's endpoints and failure modes and nothing about pages: the paging engine
+//! decides what to ask for. One `reqwest::Client` is kept for the process so connections are
+//! reused. Transient failures while Zoekt restarts (connection refused, 502/503/504) are
+//! retried a bounded number of times with exponential backoff; a query error (400) never is.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::wire::{ListOptions, ListRequest, RepoList, SearchRequest, SearchResult};
+use super::wire::{ListResponse, SearchResponse};
+
+/// How long a body excerpt may be in a `Malformed` error.
+const EXCERPT_CHARS: usize = 200;
+
+/// Everything that can go wrong talking to Zoekt, one variant per cause. Zoekt's own message
+/// is kept verbatim so a user sees what Zoekt said.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+pub enum ZoektError {
+    /// Nothing answered at the address (refused, DNS, reset before a response).
+    #[error("Zoekt is unreachable at {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    /// The request took longer than the configured client timeout.
+    #[error("Zoekt did not answer within {after_ms} ms")]
+    Timeout { after_ms: u64 },
+    /// Zoekt rejected the query (HTTP 400), e.g. a regex parse error.
+    #[error("Zoekt rejected the query: {message}")]
+    Query { message: String },
+    /// Zoekt failed (5xx or another unexpected status).
+    #[error("Zoekt failed with HTTP {status}: {message}")]
+    Server { status: u16, message: String },
+    /// The answer was not the JSON we expect.
+    #[error("Zoekt sent a malformed response ({reason}); body starts: {excerpt}")]
+    Malformed { reason: String, excerpt: String },
+}
+
+/// Settings of the client; see `Config` for where they come from.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Per-request timeout (connect + answer).
+    pub timeout: Duration,
+    /// Retries after the first attempt, for connection refused and 502/503/504 only.
+    pub retries: u32,
+    /// First backoff delay; doubles each retry.
+    pub backoff: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(30),
+            retries: 2,
+            backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Health of the backend as `/healthz` and `/readyz` report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Readiness {
+    /// HTTP status of `/readyz` (404 on builds that lack it).
+    pub readyz_status: u16,
+    /// Body text, trimmed (Zoekt explains "not ready: ..." there).
+    pub detail: String,
+}
+
+impl Readiness {
+    pub fn is_ready(&self) -> bool {
+        self.readyz_status == 200
+    }
+}
+
+/// A client for one Zoekt base URL.
+#[derive(Debug, Clone)]
+pub struct ZoektClient {
+    base: String,
+    http: reqwest::Client,
+    opts: ClientOptions,
+}
+
+impl ZoektClient {
+    /// `base_url` is e.g. `http://127.0.0.1:6070` (a trailing slash is fine).
+    pub fn new(base_url: &str, opts: ClientOptions) -> Result<Self, ZoektError> {
+        let http = reqwest::Client::builder()
+            .timeout(opts.timeout)
+            .connect_timeout(opts.timeout.min(Duration::from_secs(5)))
+            .pool_idle_timeout(Duration::from_secs(90))
+            // A sidecar talks to Zoekt directly: an HTTP(S)_PROXY meant for the outside world
+            // must not capture loopback traffic.
+            .no_proxy()
+            .build()
+            .map_err(|e| ZoektError::Unreachable {
+                url: base_url.to_string(),
+                reason: format!("cannot build HTTP client: {e}"),
+            })?;
+        Ok(ZoektClient {
+            base: base_url.trim_end_matches('/').to_string(),
+            http,
+            opts,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// `POST /api/search`.
+    pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
+        let body = serde_json::to_vec(req).expect("search request serialises");
+        let resp: SearchResponse = self.post_json("/api/search", body).await?;
+        Ok(resp.result)
+    }
+
+    /// `POST /api/list` with an empty query: every indexed repository (unsorted).
+    pub async fn list(&self, query: &str) -> Result<RepoList, ZoektError> {
+        let req = ListRequest {
+            q: query.to_string(),
+            opts: ListOptions::default(),
+        };
+        let body = serde_json::to_vec(&req).expect("list request serialises");
+        let resp: ListResponse = self.post_json("/api/list", body).await?;
+        Ok(resp.list)
+    }
+
+    /// `GET /healthz`: Ok when Zoekt can run a search.
+    pub async fn healthz(&self) -> Result<(), ZoektError> {
+        let (status, text) = self.get("/healthz").await?;
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(ZoektError::Server {
+                status: status.as_u16(),
+                message: text,
+            })
+        }
+    }
+
+    /// `GET /readyz`: 200 once shards are loaded, 503 before.
+    pub async fn readyz(&self) -> Result<Readiness, ZoektError> {
+        let (status, text) = self.get("/readyz").await?;
+        Ok(Readiness {
+            readyz_status: status.as_u16(),
+            detail: text.trim().to_string(),
+        })
+    }
+
+    async fn get(&self, path: &str) -> Result<(StatusCode, String), ZoektError> {
+        let url = format!("{}{path}", self.base);
+        let resp = self
+            .with_retries(|| self.http.get(&url).send(), &url)
+            .await?;
+        let status = resp.status();
+        let text = resp.text().await.map_err(|e| self.transport_error(e))?;
+        Ok((status, text))
+    }
+
+    async fn post_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+    ) -> Result<T, ZoektError> {
+        let url = format!("{}{path}", self.base);
+        let resp = self
+            .with_retries(
+                || {
+                    self.http
+                        .post(&url)
+                        .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .body(body.clone())
+                        .send()
+                },
+                &url,
+            )
+            .await?;
+        let status = resp.status();
+        let bytes = resp.bytes().await.map_err(|e| self.transport_error(e))?;
+        if !status.is_success() {
+            let message = zoekt_error_text(&bytes);
+            return Err(if status == StatusCode::BAD_REQUEST {
+                ZoektError::Query { message }
+            } else {
+                ZoektError::Server {
+                    status: status.as_u16(),
+                    message,
+                }
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|e| ZoektError::Malformed {
+            reason: e.to_string(),
+            excerpt: excerpt(&bytes),
+        })
+    }
+
+    /// Sends with bounded retries on "Zoekt is restarting" symptoms only.
+    async fn with_retries<F, Fut>(
+        &self,
+        send: F,
+        url: &str,
+    ) -> Result<reqwest::Response, ZoektError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = reqwest::Result<reqwest::Response>>,
+    {
+        let mut delay = self.opts.backoff;
+        let mut attempt = 0;
+        loop {
+            let outcome = send().await;
+            let retryable = match &outcome {
+                Ok(r) => matches!(r.status().as_u16(), 502..=504),
+                Err(e) => e.is_connect() && !e.is_timeout(),
+            };
+            if !retryable || attempt >= self.opts.retries {
+                return match outcome {
+                    Ok(resp) => Ok(resp),
+                    Err(e) if e.is_timeout() => Err(self.timeout_error()),
+                    Err(e) => Err(ZoektError::Unreachable {
+                        url: url.to_string(),
+                        reason: root_cause(&e),
+                    }),
+                };
+            }
+            tracing::debug!(attempt, ?delay, "retrying Zoekt request");
+            tokio::time::sleep(delay).await;
+            delay *= 2;
+            attempt += 1;
+        }
+    }
+
+    fn timeout_error(&self) -> ZoektError {
+        ZoektError::Timeout {
+            after_ms: self.opts.timeout.as_millis() as u64,
+        }
+    }
+
+    fn transport_error(&self, e: reqwest::Error) -> ZoektError {
+        if e.is_timeout() {
+            self.timeout_error()
+        } else {
+            ZoektError::Unreachable {
+                url: self.base.clone(),
+                reason: root_cause(&e),
+            }
+        }
+    }
+}
+
+/// Zoekt answers errors as `{"Error": "..."}`; fall back to the raw body.
+fn zoekt_error_text(body: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        #[serde(rename = "Error")]
+        error: String,
+    }
+    match serde_json::from_slice::<ErrorBody>(body) {
+        Ok(e) => e.error,
+        Err(_) => excerpt(body),
+    }
+}
+
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// reqwest's top-level message is generic ("error sending request"); the innermost source
+/// says what happened ("Connection refused").
+fn root_cause(e: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}

@@ -1,0 +1,389 @@
+//! Building Zoekt query strings from what a tool caller typed.
+//!
+//! Zoekt's query language is powerful and full of traps for generated queries (see
+//! `shared/zoekt-api.md`): a token starting with `-` negates, `type:` changes the shape of the
+//! whole answer, newlines are parse errors, `sym:lang:go` silently searches for a symbol named
+//! `lang:go`. So tools never paste user text into a template. The text is split into tokens;
+//! filter atoms (`lang:`, `repo:`, `file:`, `case:` ... and their negations) are kept as
+//! filters; what remains is the pattern, wrapped in the atom the tool needs.
+
+use std::fmt;
+
+/// Atoms that narrow WHICH files are searched without producing matches of their own kind
+/// that would confuse a tool. Checked after an optional leading `-`.
+const FILTER_PREFIXES: &[&str] = &[
+    "lang:",
+    "repo:",
+    "r:",
+    "file:",
+    "f:",
+    "case:",
+    "branch:",
+    "b:",
+    "archived:",
+    "fork:",
+    "public:",
+    "meta:",
+];
+
+/// Atoms that change the result shape of the whole expression: never sent.
+const SHAPE_PREFIXES: &[&str] = &["type:", "t:"];
+
+/// Longest query text accepted (characters); longer input is an error, not a truncation.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Why a query cannot be built. Every variant maps to the tool error `INVALID_ARGUMENT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryError {
+    Empty,
+    TooLong { chars: usize },
+    ControlCharacter,
+    UnbalancedQuote,
+    ShapeAtom { token: String },
+    MissingPattern,
+    SeveralPatterns { patterns: Vec<String> },
+    NotAFilter { token: String },
+    BadSymbol { reason: &'static str },
+}
+
+impl QueryError {
+    /// A one-line suggestion of what to send instead.
+    pub fn hint(&self) -> String {
+        match self {
+            QueryError::Empty => "Pass a non-empty query, e.g. \"parseConfig lang:go\".".into(),
+            QueryError::TooLong { .. } => {
+                format!("Keep queries under {MAX_QUERY_CHARS} characters.")
+            }
+            QueryError::ControlCharacter => {
+                "Zoekt queries are one line: remove newlines, tabs inside quotes and other control characters.".into()
+            }
+            QueryError::UnbalancedQuote => "Close the double quote, or escape it as \\\".".into(),
+            QueryError::ShapeAtom { .. } => {
+                "Drop type:/t: atoms; pick the tool instead (search_files for file names, search for lines).".into()
+            }
+            QueryError::MissingPattern => {
+                "Add a pattern besides the filters, e.g. \"Handler lang:go\".".into()
+            }
+            QueryError::SeveralPatterns { .. } => {
+                "Give one pattern (a regex); combine alternatives inside it with |, e.g. \"get|put\".".into()
+            }
+            QueryError::NotAFilter { .. } => {
+                "Filters take the form lang:X, repo:X, file:X, case:yes, branch:X, or a negation like -file:test.".into()
+            }
+            QueryError::BadSymbol { .. } => {
+                "Pass the bare identifier, e.g. \"getUser\" (no spaces, quotes or parentheses).".into()
+            }
+        }
+    }
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::Empty => write!(f, "the query is empty"),
+            QueryError::TooLong { chars } => {
+                write!(
+                    f,
+                    "the query has {chars} characters (max {MAX_QUERY_CHARS})"
+                )
+            }
+            QueryError::ControlCharacter => {
+                write!(f, "the query contains a newline or control character")
+            }
+            QueryError::UnbalancedQuote => write!(f, "the query has an unclosed double quote"),
+            QueryError::ShapeAtom { token } => {
+                write!(
+                    f,
+                    "`{token}` changes the shape of Zoekt's answer and is not accepted"
+                )
+            }
+            QueryError::MissingPattern => write!(f, "the query has filters but no pattern"),
+            QueryError::SeveralPatterns { patterns } => {
+                write!(f, "the query has several patterns: {}", patterns.join(", "))
+            }
+            QueryError::NotAFilter { token } => write!(f, "`{token}` is not a filter atom"),
+            QueryError::BadSymbol { reason } => write!(f, "invalid symbol: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// A user query split into filter atoms and pattern tokens.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParsedQuery {
+    /// Filter atoms, verbatim (e.g. `lang:go`, `-file:_test`).
+    pub filters: Vec<String>,
+    /// Everything else, verbatim.
+    pub patterns: Vec<String>,
+}
+
+/// Splits on whitespace, keeping double-quoted parts (with `\"` escapes) inside one token.
+pub fn tokenize(input: &str) -> Result<Vec<String>, QueryError> {
+    check_text(input)?;
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    let mut in_quote = false;
+    let mut chars = input.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_quote => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            '"' => {
+                in_quote = !in_quote;
+                current.push(c);
+            }
+            c if c.is_whitespace() && !in_quote => {
+                if !current.is_empty() {
+                    tokens.push(std::mem::take(&mut current));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if in_quote {
+        return Err(QueryError::UnbalancedQuote);
+    }
+    if !current.is_empty() {
+        tokens.push(current);
+    }
+    if tokens.is_empty() {
+        return Err(QueryError::Empty);
+    }
+    Ok(tokens)
+}
+
+/// Rejects what must never reach Zoekt whatever the tool: empty, oversized, control characters
+/// other than plain spaces between tokens (a newline is a Zoekt parse error).
+fn check_text(input: &str) -> Result<(), QueryError> {
+    if input.trim().is_empty() {
+        return Err(QueryError::Empty);
+    }
+    let chars = input.chars().count();
+    if chars > MAX_QUERY_CHARS {
+        return Err(QueryError::TooLong { chars });
+    }
+    if input.chars().any(|c| c.is_control()) {
+        return Err(QueryError::ControlCharacter);
+    }
+    Ok(())
+}
+
+fn has_prefix(token: &str, prefixes: &[&str]) -> bool {
+    let bare = token.strip_prefix('-').unwrap_or(token);
+    prefixes.iter().any(|p| bare.starts_with(p))
+}
+
+/// Splits a query into filters and patterns; `type:` atoms are refused.
+pub fn parse(input: &str) -> Result<ParsedQuery, QueryError> {
+    let mut parsed = ParsedQuery::default();
+    for token in tokenize(input)? {
+        if has_prefix(&token, SHAPE_PREFIXES) {
+            return Err(QueryError::ShapeAtom { token });
+        }
+        if has_prefix(&token, FILTER_PREFIXES) {
+            parsed.filters.push(token);
+        } else {
+            parsed.patterns.push(token);
+        }
+    }
+    Ok(parsed)
+}
+
+/// Parses a string that must hold only filter atoms (find_references' `filters`).
+pub fn parse_filters(input: &str) -> Result<Vec<String>, QueryError> {
+    if input.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let parsed = parse(input)?;
+    if let Some(token) = parsed.patterns.into_iter().next() {
+        return Err(QueryError::NotAFilter { token });
+    }
+    Ok(parsed.filters)
+}
+
+fn join(filters: &[String], atom: &str) -> String {
+    let mut parts: Vec<&str> = filters.iter().map(String::as_str).collect();
+    parts.push(atom);
+    parts.join(" ")
+}
+
+/// `search_symbols`: one pattern (bare or already `sym:`-prefixed) becomes a `sym:` atom;
+/// filters stay filters, so `lang:go foo` is `lang:go sym:foo`, never `sym:lang:go`.
+pub fn symbols_query(input: &str) -> Result<String, QueryError> {
+    let parsed = parse(input)?;
+    let pattern = single_pattern(parsed.patterns)?;
+    let pattern = pattern.strip_prefix("sym:").unwrap_or(&pattern);
+    if pattern.is_empty() {
+        return Err(QueryError::MissingPattern);
+    }
+    Ok(join(&parsed.filters, &format!("sym:{pattern}")))
+}
+
+/// `search_files`: each pattern becomes a `file:` atom (all must match the path). Filters
+/// alone list every file they select (`file:.` matches any path).
+pub fn files_query(input: &str) -> Result<String, QueryError> {
+    let parsed = parse(input)?;
+    let mut atoms = parsed.filters;
+    if parsed.patterns.is_empty() {
+        atoms.push("file:.".to_string());
+    }
+    for p in parsed.patterns {
+        if let Some(negated) = p.strip_prefix('-') {
+            // A negated bare term is a content condition in Zoekt; as a path condition it is
+            // what the caller meant.
+            atoms.push(format!("-file:{negated}"));
+        } else {
+            atoms.push(format!("file:{p}"));
+        }
+    }
+    Ok(atoms.join(" "))
+}
+
+/// `search`: the caller's Zoekt query as given, once it passes the universal checks.
+pub fn search_query(input: &str) -> Result<String, QueryError> {
+    let parsed = parse(input)?;
+    if parsed.patterns.is_empty() && parsed.filters.is_empty() {
+        return Err(QueryError::Empty);
+    }
+    Ok(input.trim().to_string())
+}
+
+/// The two queries behind `find_references`: definitions of exactly `symbol` (from `sym:`),
+/// and whole-word, case-sensitive usages (from content).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceQueries {
+    pub definitions: String,
+    pub usages: String,
+}
+
+pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQueries, QueryError> {
+    let symbol = symbol.trim();
+    check_text(symbol)?;
+    if symbol.chars().any(|c| c.is_whitespace()) {
+        return Err(QueryError::BadSymbol {
+            reason: "it contains whitespace",
+        });
+    }
+    if symbol.chars().any(|c| matches!(c, '"' | '(' | ')')) {
+        return Err(QueryError::BadSymbol {
+            reason: "it contains a quote or a parenthesis",
+        });
+    }
+    let filters = parse_filters(filters)?;
+    let escaped = escape_regex(symbol);
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let lead = if word(symbol.chars().next()) {
+        "\\b"
+    } else {
+        ""
+    };
+    let tail = if word(symbol.chars().last()) {
+        "\\b"
+    } else {
+        ""
+    };
+    let mut with_case = vec!["case:yes".to_string()];
+    with_case.extend(filters.iter().filter(|f| !f.starts_with("case:")).cloned());
+    Ok(ReferenceQueries {
+        definitions: join(&with_case, &format!("sym:^{escaped}$")),
+        usages: join(&with_case, &format!("content:{lead}{escaped}{tail}")),
+    })
+}
+
+fn single_pattern(patterns: Vec<String>) -> Result<String, QueryError> {
+    match patterns.len() {
+        0 => Err(QueryError::MissingPattern),
+        1 => Ok(patterns.into_iter().next().expect("one pattern")),
+        _ => Err(QueryError::SeveralPatterns { patterns }),
+    }
+}
+
+/// Escapes RE2 metacharacters so `symbol` matches literally.
+pub fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbol_filters_stay_filters() {
+        assert_eq!(symbols_query("lang:go foo").unwrap(), "lang:go sym:foo");
+        assert_eq!(symbols_query("sym:foo lang:go").unwrap(), "lang:go sym:foo");
+        assert_eq!(
+            symbols_query("-file:_test repo:^core$ case:yes Handler").unwrap(),
+            "-file:_test repo:^core$ case:yes sym:Handler"
+        );
+    }
+
+    #[test]
+    fn symbol_query_needs_exactly_one_pattern() {
+        assert_eq!(symbols_query("lang:go"), Err(QueryError::MissingPattern));
+        assert!(matches!(
+            symbols_query("foo bar"),
+            Err(QueryError::SeveralPatterns { .. })
+        ));
+        assert!(matches!(
+            symbols_query("type:file foo"),
+            Err(QueryError::ShapeAtom { .. })
+        ));
+    }
+
+    #[test]
+    fn newlines_and_empty_input_never_pass() {
+        assert_eq!(symbols_query("foo\nbar"), Err(QueryError::ControlCharacter));
+        assert_eq!(search_query("a\r\nb"), Err(QueryError::ControlCharacter));
+        assert_eq!(search_query("   "), Err(QueryError::Empty));
+        assert_eq!(files_query(""), Err(QueryError::Empty));
+        assert!(matches!(
+            search_query(&"x".repeat(MAX_QUERY_CHARS + 1)),
+            Err(QueryError::TooLong { .. })
+        ));
+    }
+
+    #[test]
+    fn quotes_keep_spaces_inside_one_token() {
+        assert_eq!(
+            tokenize(r#"lang:go "a \" b" c"#).unwrap(),
+            vec!["lang:go", r#""a \" b""#, "c"]
+        );
+        assert_eq!(tokenize("\"open"), Err(QueryError::UnbalancedQuote));
+    }
+
+    #[test]
+    fn files_use_file_atoms_only() {
+        assert_eq!(
+            files_query("widgetry lang:go").unwrap(),
+            "lang:go file:widgetry"
+        );
+        assert_eq!(files_query("src -test").unwrap(), "file:src -file:test");
+        assert_eq!(files_query("repo:alpha").unwrap(), "repo:alpha file:.");
+    }
+
+    #[test]
+    fn references_are_escaped_whole_word_and_case_sensitive() {
+        let q = references_queries("get", "lang:go").unwrap();
+        assert_eq!(q.definitions, "case:yes lang:go sym:^get$");
+        assert_eq!(q.usages, r"case:yes lang:go content:\bget\b");
+        let q = references_queries("a.b$", "").unwrap();
+        assert_eq!(q.usages, r"case:yes content:\ba\.b\$");
+        assert!(references_queries("get user", "").is_err());
+        assert!(references_queries("get", "foo").is_err());
+        // A caller's case: filter cannot switch off case sensitivity.
+        let q = references_queries("get", "case:no").unwrap();
+        assert_eq!(q.usages, r"case:yes content:\bget\b");
+    }
+}

@@ -1,0 +1,352 @@
+//! Wire types of Zoekt's JSON API (`/api/search`, `/api/list`).
+//!
+//! They mirror the Go structs field for field (Go field names are the JSON keys), with the
+//! traps of that encoding handled here once so the rest of the crate never sees them:
+//! - every Go `[]byte` arrives as standard padded base64 and may hold non-UTF-8 bytes, so it
+//!   is decoded *lossily* into a `String` ([`B64Text`]);
+//! - Go encodes empty slices as `null` (`Files`, `Branches`, `SymbolInfo`, ...), so every list
+//!   is read with [`null_as_empty`];
+//! - the search statistics are flattened into `Result` (there is no `Result.Stats`);
+//! - durations are integer nanoseconds.
+
+use base64::Engine as _;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Body of `POST /api/search`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "PascalCase")]
+pub struct SearchRequest {
+    /// The Zoekt query. Must be non-empty: Zoekt answers 400 otherwise.
+    pub q: String,
+    pub opts: SearchOptions,
+}
+
+/// The subset of Zoekt's `SearchOptions` the pager sends. Zero values are omitted so the
+/// request shows exactly what was chosen (and so Zoekt's own defaults stay in charge of the
+/// rest).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase")]
+pub struct SearchOptions {
+    /// Number of FILES returned, cut after Zoekt's own sort.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub max_doc_display_count: u32,
+    /// Per-shard match budget. Always sent explicitly by the pager: when it is 0 Zoekt derives
+    /// it from `MaxDocDisplayCount`, so a bigger window would search a different candidate set.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub shard_max_match_count: u32,
+    /// Whole-search match budget (same reason as above).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub total_max_match_count: u32,
+    /// Server-side time budget in nanoseconds (0 means Zoekt's default, 20 s).
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub max_wall_time: u64,
+    /// Lines of context around each match (Zoekt does not bound it: callers must).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub num_context_lines: u32,
+    /// `true` asks for `ChunkMatches` instead of `LineMatches`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub chunk_matches: bool,
+    /// `true` returns each file's whole content (base64) in `Content`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub whole: bool,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+/// `{"Result": {...}}`, the envelope of a search answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SearchResponse {
+    pub result: SearchResult,
+}
+
+/// A search answer: the statistics (flattened, as Zoekt sends them) and the files.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SearchResult {
+    /// Files that matched, counted BEFORE display truncation.
+    pub file_count: u64,
+    /// Matches found, counted before display truncation.
+    pub match_count: u64,
+    pub files_considered: u64,
+    pub files_loaded: u64,
+    /// Files skipped because a budget ran out.
+    pub files_skipped: u64,
+    /// Shards skipped (timeout or cancellation).
+    pub shards_skipped: u64,
+    pub shards_scanned: u64,
+    /// Shards that panicked; also >= 1 while shards are still loading.
+    pub crashes: u64,
+    /// Wall time in nanoseconds.
+    pub duration: i64,
+    #[serde(deserialize_with = "null_as_empty")]
+    pub files: Vec<FileMatch>,
+}
+
+/// One matching file.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct FileMatch {
+    pub file_name: String,
+    pub repository: String,
+    pub language: String,
+    /// Omitted by Zoekt when 0.
+    pub score: f64,
+    /// Omitted for repositories indexed by `zoekt-index` (no git).
+    #[serde(deserialize_with = "null_as_empty")]
+    pub branches: Vec<String>,
+    pub version: String,
+    #[serde(deserialize_with = "null_as_empty")]
+    pub line_matches: Vec<LineMatch>,
+    #[serde(deserialize_with = "null_as_empty")]
+    pub chunk_matches: Vec<ChunkMatch>,
+    /// Whole file content, present only with `Whole: true`.
+    pub content: Option<B64Text>,
+}
+
+/// One matching line (or, with `file_name == true`, a match on the file's path).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct LineMatch {
+    /// The whole line including its trailing newline; for a file-name match, the path.
+    pub line: B64Text,
+    /// 1-based; 0 for file-name matches.
+    pub line_number: u32,
+    pub line_start: u64,
+    pub line_end: u64,
+    pub before: Option<B64Text>,
+    pub after: Option<B64Text>,
+    pub file_name: bool,
+    pub score: f64,
+    #[serde(deserialize_with = "null_as_empty")]
+    pub line_fragments: Vec<LineFragmentMatch>,
+}
+
+/// One match inside a line.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct LineFragmentMatch {
+    /// Byte offset into `Line`.
+    pub line_offset: u32,
+    /// Byte offset into the file.
+    pub offset: u64,
+    pub match_length: u32,
+    /// Set only for matches produced by a `sym:` atom on a repo indexed with ctags.
+    pub symbol_info: Option<SymbolInfo>,
+}
+
+/// What ctags said about a symbol.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct SymbolInfo {
+    pub sym: String,
+    pub kind: String,
+    pub parent: String,
+    pub parent_kind: String,
+}
+
+/// A chunk of consecutive lines holding one or more matches (`ChunkMatches: true`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct ChunkMatch {
+    /// Whole lines, context included.
+    pub content: B64Text,
+    pub content_start: Location,
+    pub file_name: bool,
+    /// Offsets are from the start of the FILE, not of `content`.
+    #[serde(deserialize_with = "null_as_empty")]
+    pub ranges: Vec<Range>,
+    /// Not reliably aligned with `ranges` outside pure `sym:` queries.
+    #[serde(deserialize_with = "null_as_empty")]
+    pub symbol_info: Vec<Option<SymbolInfo>>,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct Location {
+    pub byte_offset: u32,
+    pub line_number: u32,
+    pub column: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct Range {
+    pub start: Location,
+    pub end: Location,
+}
+
+/// Body of `POST /api/list`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListRequest {
+    /// Empty lists every repository; any query filters.
+    pub q: String,
+    pub opts: ListOptions,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListOptions {
+    /// 0 = full `RepoList.Repos` entries.
+    pub field: u8,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListResponse {
+    pub list: RepoList,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct RepoList {
+    /// In no particular order: callers sort.
+    #[serde(deserialize_with = "null_as_empty")]
+    pub repos: Vec<RepoListEntry>,
+    pub crashes: u64,
+    pub stats: RepoStats,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct RepoListEntry {
+    pub repository: Repository,
+    pub index_metadata: IndexMetadata,
+    pub stats: RepoStats,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct Repository {
+    pub name: String,
+    #[serde(rename = "URL")]
+    pub url: String,
+    #[serde(deserialize_with = "null_as_empty")]
+    pub branches: Vec<RepositoryBranch>,
+    pub has_symbols: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct RepositoryBranch {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct IndexMetadata {
+    /// RFC 3339 time as Go writes it.
+    pub index_time: String,
+    pub zoekt_version: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "PascalCase", default)]
+pub struct RepoStats {
+    pub repos: u64,
+    pub shards: u64,
+    pub documents: u64,
+    pub index_bytes: u64,
+    pub content_bytes: u64,
+}
+
+/// Text carried as base64 on the wire, decoded lossily (content need not be UTF-8). Invalid
+/// base64 is kept as the raw string rather than failing the whole response: one odd field
+/// must not make a page unreadable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct B64Text(pub String);
+
+impl B64Text {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for B64Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw: Option<String> = Option::deserialize(d)?;
+        let raw = raw.unwrap_or_default();
+        Ok(
+            match base64::engine::general_purpose::STANDARD.decode(raw.as_bytes()) {
+                Ok(bytes) => B64Text(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(_) => B64Text(raw),
+            },
+        )
+    }
+}
+
+/// Go writes a nil slice as `null`; read it as an empty list.
+fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_search_answer_with_nulls_and_base64() {
+        let body = r#"{"Result":{"FileCount":2,"MatchCount":3,"Crashes":0,"Duration":1500000,
+          "Files":[{"FileName":"a.go","Repository":"r","Language":"Go","Score":12.5,
+            "Branches":null,"LineMatches":[{"Line":"ZnVuYyBnZXQoKQo=","LineNumber":3,
+              "LineStart":10,"LineEnd":21,"Before":null,"After":null,"FileName":false,"Score":1,
+              "LineFragments":[{"LineOffset":5,"Offset":15,"MatchLength":3,
+                "SymbolInfo":{"Sym":"get","Kind":"function","Parent":"","ParentKind":""}}]}],
+            "ChunkMatches":null}]}}"#;
+        let r: SearchResponse = serde_json::from_str(body).unwrap();
+        let f = &r.result.files[0];
+        assert_eq!(r.result.file_count, 2);
+        assert_eq!(r.result.duration, 1_500_000);
+        assert!(f.branches.is_empty());
+        assert_eq!(f.line_matches[0].line.as_str(), "func get()\n");
+        let sym = f.line_matches[0].line_fragments[0]
+            .symbol_info
+            .as_ref()
+            .unwrap();
+        assert_eq!((sym.sym.as_str(), sym.kind.as_str()), ("get", "function"));
+    }
+
+    #[test]
+    fn files_null_and_non_utf8_content_are_tolerated() {
+        let r: SearchResponse = serde_json::from_str(r#"{"Result":{"Files":null}}"#).unwrap();
+        assert!(r.result.files.is_empty());
+        // 0xff 0x41 is not UTF-8: decoded lossily, never an error.
+        let t: B64Text = serde_json::from_str(r#""/0E=""#).unwrap();
+        assert_eq!(t.as_str(), "\u{fffd}A");
+    }
+
+    #[test]
+    fn request_omits_zero_options_and_uses_go_names() {
+        let req = SearchRequest {
+            q: "sym:foo".into(),
+            opts: SearchOptions {
+                max_doc_display_count: 31,
+                shard_max_match_count: 10_000,
+                total_max_match_count: 100_000,
+                max_wall_time: 5_000_000_000,
+                ..Default::default()
+            },
+        };
+        let v = serde_json::to_value(&req).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"Q":"sym:foo","Opts":{"MaxDocDisplayCount":31,
+                "ShardMaxMatchCount":10000,"TotalMaxMatchCount":100000,"MaxWallTime":5000000000u64}})
+        );
+    }
+}

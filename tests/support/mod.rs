@@ -51,10 +51,10 @@ pub fn generated_corpus() -> PathBuf {
 
 /// URL of the live Zoekt for `var`, or `None` after a loud message when it may be skipped.
 pub fn live_url(var: &str, test: &str) -> Option<String> {
-    if let Ok(url) = std::env::var(var) {
-        if !url.is_empty() {
-            return Some(url);
-        }
+    if let Ok(url) = std::env::var(var)
+        && !url.is_empty()
+    {
+        return Some(url);
     }
     let blocked = std::env::var("ZOEKT_PAGER_LIVE_BLOCKED").unwrap_or_default();
     if std::env::var("CI").is_ok_and(|v| v == "true") && blocked.is_empty() {

@@ -9,6 +9,7 @@
 //! - with `ShardMaxMatchCount == 0` the caps are derived from `MaxDocDisplayCount`, so a pager
 //!   that does not send fixed caps sees different candidate sets per page;
 //! - `FileCount`/`MatchCount` are counted before the display cut; `Files` is `null` when empty.
+//!
 //! Query support is the subset the pager sends: `sym: file: f: content: c: repo: r: lang:
 //! case:` atoms, `-` negation, and bare terms (content or path), all ANDed.
 
@@ -163,6 +164,9 @@ fn ctags_symbols(ctags: &str, repo_dir: &Path) -> HashMap<String, Vec<Symbol>> {
     map
 }
 
+/// A fragment: byte offset in the line, length, symbol if from `sym:`.
+type Fragment<'a> = (usize, usize, Option<&'a Symbol>);
+
 #[derive(Debug)]
 enum AtomKind {
     Sym,
@@ -294,7 +298,7 @@ fn eval(doc: &Doc, atoms: &[Atom], ctx: usize, budget: u64) -> Option<(Vec<Value
     let producing = atoms.iter().any(|a| {
         !a.negated && matches!(a.kind, AtomKind::Sym | AtomKind::Content | AtomKind::Bare)
     });
-    let mut by_line: BTreeMap<u32, Vec<(usize, usize, Option<&Symbol>)>> = BTreeMap::new();
+    let mut by_line: BTreeMap<u32, Vec<Fragment>> = BTreeMap::new();
     let mut name_match = false;
     for a in atoms {
         let re = a.re.as_ref();

@@ -1,0 +1,255 @@
+//! The typed Zoekt client: what a real Zoekt answers (live, and the model), and what a real
+//! Zoekt cannot be made to do on demand (wiremock): 500s, malformed bodies, slow answers,
+//! restarts.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+use zoekt_pager::zoekt::wire::{SearchOptions, SearchRequest};
+use zoekt_pager::zoekt::{ClientOptions, ZoektClient, ZoektError};
+
+fn req(q: &str) -> SearchRequest {
+    SearchRequest {
+        q: q.to_string(),
+        opts: SearchOptions {
+            max_doc_display_count: 50,
+            shard_max_match_count: 10_000,
+            total_max_match_count: 100_000,
+            ..Default::default()
+        },
+    }
+}
+
+fn quick(url: &str, timeout_ms: u64) -> ZoektClient {
+    let opts = ClientOptions {
+        timeout: Duration::from_millis(timeout_ms),
+        retries: 2,
+        backoff: Duration::from_millis(20),
+    };
+    ZoektClient::new(url, opts).unwrap()
+}
+
+// ---- against Zoekt (model always, live when available) ----
+
+macro_rules! against_zoekt {
+    ($check:ident) => {
+        mod $check {
+            #[tokio::test]
+            async fn model() {
+                let m = super::support::fixture_model().await;
+                super::$check(&m.url()).await;
+            }
+            #[tokio::test]
+            async fn live() {
+                if let Some(url) =
+                    super::support::live_url("ZOEKT_PAGER_LIVE_URL", stringify!($check))
+                {
+                    super::$check(&url).await;
+                }
+            }
+        }
+    };
+}
+
+async fn sym_query_carries_symbol_info(url: &str) {
+    let r = support::client(url)
+        .search(&req(r"sym:pagerItem00\d"))
+        .await
+        .unwrap();
+    assert!(r.file_count > 0 && r.match_count > 0, "{r:?}");
+    let infos: Vec<_> = r
+        .files
+        .iter()
+        .flat_map(|f| &f.line_matches)
+        .flat_map(|l| &l.line_fragments)
+        .filter_map(|f| f.symbol_info.as_ref())
+        .collect();
+    assert!(!infos.is_empty());
+    assert!(
+        infos
+            .iter()
+            .all(|s| s.sym.starts_with("pagerItem00") && !s.kind.is_empty())
+    );
+    assert!(
+        infos.iter().any(|s| !s.parent.is_empty()),
+        "a method has a parent: {infos:?}"
+    );
+}
+against_zoekt!(sym_query_carries_symbol_info);
+
+async fn file_query_gives_file_name_matches(url: &str) {
+    let r = support::client(url)
+        .search(&req("file:widgetry"))
+        .await
+        .unwrap();
+    assert_eq!(r.files.len(), 4);
+    for f in &r.files {
+        assert!(
+            f.line_matches
+                .iter()
+                .all(|l| l.file_name && l.line_number == 0),
+            "{f:?}"
+        );
+    }
+}
+against_zoekt!(file_query_gives_file_name_matches);
+
+async fn broken_regex_is_a_query_error_with_zoekts_text(url: &str) {
+    let e = support::client(url).search(&req("foo(")).await.unwrap_err();
+    match e {
+        ZoektError::Query { message } => assert!(message.contains("regexp"), "{message}"),
+        other => panic!("expected a query error, got {other:?}"),
+    }
+}
+against_zoekt!(broken_regex_is_a_query_error_with_zoekts_text);
+
+async fn list_has_every_corpus_repo_with_symbols(url: &str) {
+    let list = support::client(url).list("").await.unwrap();
+    let mut names: Vec<_> = list
+        .repos
+        .iter()
+        .map(|r| r.repository.name.clone())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"]
+    );
+    assert!(list.repos.iter().all(|r| r.repository.has_symbols));
+}
+against_zoekt!(list_has_every_corpus_repo_with_symbols);
+
+async fn readiness_is_reported(url: &str) {
+    let c = support::client(url);
+    assert!(c.readyz().await.unwrap().is_ready());
+    c.healthz().await.unwrap();
+}
+against_zoekt!(readiness_is_reported);
+
+// ---- what only a mock can do ----
+
+#[tokio::test]
+async fn unreachable_port_fails_fast() {
+    // Port 9 (discard) is closed on loopback: connection refused, retried twice, < 1 s.
+    let started = Instant::now();
+    let e = quick("http://127.0.0.1:9", 5_000)
+        .search(&req("x"))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ZoektError::Unreachable { .. }), "{e:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn server_error_keeps_zoekts_message() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/search"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(json!({"Error": "shard foo: boom"})))
+        .mount(&s)
+        .await;
+    let e = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err();
+    assert_eq!(
+        e,
+        ZoektError::Server {
+            status: 500,
+            message: "shard foo: boom".into()
+        }
+    );
+    assert_eq!(
+        s.received_requests().await.unwrap().len(),
+        1,
+        "500 is not retried"
+    );
+}
+
+#[tokio::test]
+async fn query_error_is_never_retried() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_json(json!({"Error": "error parsing regexp: missing closing )"})),
+        )
+        .mount(&s)
+        .await;
+    let e = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err();
+    assert!(
+        matches!(e, ZoektError::Query { ref message } if message.starts_with("error parsing regexp"))
+    );
+    assert_eq!(s.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn malformed_json_gives_an_excerpt() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>proxy error</html>"))
+        .mount(&s)
+        .await;
+    match quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err() {
+        ZoektError::Malformed { excerpt, .. } => assert_eq!(excerpt, "<html>proxy error</html>"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn slow_answer_hits_the_timeout() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {}}))
+                .set_delay(Duration::from_secs(3)),
+        )
+        .mount(&s)
+        .await;
+    let started = Instant::now();
+    let e = quick(&s.uri(), 300).search(&req("x")).await.unwrap_err();
+    assert_eq!(e, ZoektError::Timeout { after_ms: 300 });
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn restart_503_is_retried_once_then_answered() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("restarting"))
+        .up_to_n_times(1)
+        .mount(&s)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {"FileCount": 3, "Files": null}})),
+        )
+        .mount(&s)
+        .await;
+    let r = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap();
+    assert_eq!(r.file_count, 3);
+    assert_eq!(s.received_requests().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn retries_are_bounded() {
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(502))
+        .mount(&s)
+        .await;
+    let e = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err();
+    assert!(matches!(e, ZoektError::Server { status: 502, .. }), "{e:?}");
+    assert_eq!(
+        s.received_requests().await.unwrap().len(),
+        3,
+        "1 try + 2 retries"
+    );
+}

@@ -1,0 +1,121 @@
+//! The exact requests the pager sends: the window is offset + limit + 1 files on a page's
+//! first fetch, and the effort caps never depend on the page.
+
+mod support;
+
+use serde_json::Value;
+use zoekt_pager::page::{PageArgs, PagerConfig};
+
+fn opt(v: &Value, k: &str) -> u64 {
+    v["Opts"][k].as_u64().unwrap_or(0)
+}
+
+#[tokio::test]
+async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
+    let m = support::fixture_model().await;
+    let cfg = PagerConfig::default();
+    let p = support::pager_with(&m.url(), cfg.clone());
+    let mut cursor = None;
+    let mut offset = 0u64;
+    let limit = 20u32;
+    for _ in 0..5 {
+        let before = m.search_requests().await.len();
+        let page = p
+            .symbols(
+                r"pagerItem\d+",
+                &[],
+                &PageArgs {
+                    limit: Some(limit),
+                    cursor: cursor.clone(),
+                },
+            )
+            .await
+            .unwrap();
+        let reqs = m.search_requests().await;
+        let first = &reqs[before];
+        assert_eq!(first["Q"], r"sym:pagerItem\d+");
+        assert_eq!(
+            opt(first, "MaxDocDisplayCount"),
+            offset + u64::from(limit) + 1,
+            "offset {offset}"
+        );
+        for r in &reqs[before..] {
+            assert_eq!(
+                opt(r, "ShardMaxMatchCount"),
+                u64::from(cfg.effort.shard_max_match_count)
+            );
+            assert_eq!(
+                opt(r, "TotalMaxMatchCount"),
+                u64::from(cfg.effort.total_max_match_count)
+            );
+            assert_eq!(
+                opt(r, "MaxWallTime"),
+                cfg.effort.max_wall_time.as_nanos() as u64
+            );
+            assert!(opt(r, "MaxDocDisplayCount") <= u64::from(cfg.max_window));
+            assert!(
+                r["Opts"].get("MaxMatchDisplayCount").is_none(),
+                "never page with the match budget"
+            );
+        }
+        offset += page.count as u64;
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(offset, 100);
+}
+
+#[tokio::test]
+async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
+    let m = support::fixture_model().await;
+    // `kinds` drops most symbols client-side: the window must grow, but never past the cap.
+    let cfg = PagerConfig {
+        max_window: 64,
+        ..PagerConfig::default()
+    };
+    let p = support::pager_with(&m.url(), cfg);
+    let page = p
+        .symbols(
+            ".",
+            &["class".into()],
+            &PageArgs {
+                limit: Some(3),
+                cursor: None,
+            },
+        )
+        .await
+        .unwrap();
+    let reqs = m.search_requests().await;
+    let windows: Vec<u64> = reqs.iter().map(|r| opt(r, "MaxDocDisplayCount")).collect();
+    assert_eq!(windows[0], 4);
+    assert!(windows.windows(2).all(|w| w[1] > w[0]), "{windows:?}");
+    assert!(windows.iter().all(|w| *w <= 64), "{windows:?}");
+    assert!(
+        page.items.iter().all(|s| s.kind == "class"),
+        "{:?}",
+        page.items
+    );
+}
+
+#[tokio::test]
+async fn context_lines_are_sent_and_bounded() {
+    let m = support::fixture_model().await;
+    let p = support::pager(&m.url());
+    p.lines("pagerLineMark", 3, &PageArgs::default())
+        .await
+        .unwrap();
+    assert_eq!(opt(&m.search_requests().await[0], "NumContextLines"), 3);
+    let before = m.search_requests().await.len();
+    let e = p
+        .lines("pagerLineMark", 11, &PageArgs::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, zoekt_pager::page::ErrorCode::InvalidArgument);
+    assert_eq!(
+        m.search_requests().await.len(),
+        before,
+        "rejected before any call"
+    );
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Brings a pinned, real Zoekt up on a corpus and down again.
 #
-#   scripts/zoekt.sh install          install the pinned zoekt-index/zoekt-webserver and ctags
+#   scripts/zoekt.sh ctags            install universal-ctags (Debian) if missing and check it
+#   scripts/zoekt.sh install          install ctags and the pinned zoekt-index/zoekt-webserver
 #   scripts/zoekt.sh up [CORPUS]      install, index each folder of CORPUS (default
 #                                     fixtures/corpus) as one repository, serve on loopback,
 #                                     wait until /readyz says the shards are loaded
@@ -11,8 +12,9 @@
 # Exit codes: 0 ok; 1 failure; 4 the Go module proxy refuses to serve Zoekt (nothing this
 # script can fix; .ci/run reports it separately).
 #
-# Settings (env): ZOEKT_PORT (default 6070), ZOEKT_STATE_DIR (default .zoekt/ in the repo),
-# ZOEKT_READY_TIMEOUT (seconds, default 90).
+# Settings (env): ZOEKT_PORT (default 6070), ZOEKT_STATE_DIR (index, logs, pid; default .zoekt/
+# in the repo), ZOEKT_BIN_CACHE (where pinned binaries are kept across clones; default
+# ~/.cache/zoekt-pager/zoekt), ZOEKT_READY_TIMEOUT (seconds, default 90).
 set -euo pipefail
 
 # A pseudo-version of github.com/sourcegraph/zoekt (no tags exist). Change it in one place.
@@ -21,7 +23,8 @@ ZOEKT_MODULE="github.com/sourcegraph/zoekt"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STATE="${ZOEKT_STATE_DIR:-$ROOT/.zoekt}"
-BIN="$STATE/bin/$ZOEKT_VERSION"
+# Binaries live outside the clone so a fresh CI checkout skips `go install`.
+BIN="${ZOEKT_BIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zoekt-pager/zoekt}/$ZOEKT_VERSION"
 INDEX="$STATE/index"
 PORT="${ZOEKT_PORT:-6070}"
 URL="http://127.0.0.1:$PORT"
@@ -137,9 +140,10 @@ down() {
 }
 
 case "${1:-}" in
+  ctags) install_ctags ;;
   install) install_ctags; install_zoekt ;;
   up) shift; up "$@" ;;
   down) down ;;
   url) echo "$URL" ;;
-  *) sed -n '2,15p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -228,6 +228,21 @@ async fn references_are_whole_word_definitions_first(url: &str) {
     let truth_uses = unpaged(&c, &qs.usages, 0, |f| flatten::usages(f, "get", &lines)).await;
     let truth: Vec<_> = truth_defs.into_iter().chain(truth_uses).collect();
     assert_eq!(items, truth);
+    // Totals stay right whether the first page holds only definitions or reaches usages.
+    for limit in [2, 5, 30] {
+        let first = p
+            .references(
+                "get",
+                "",
+                &PageArgs {
+                    limit: Some(limit),
+                    cursor: None,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(first.total.value, 37, "limit {limit}: {:?}", first.total);
+    }
     // Paging at other sizes gives the same sequence (positions never depend on the page).
     for limits in [&[1][..], &[3, 40], &[36, 1]] {
         let pages = walk(limits, async |a| p.references("get", "", a).await).await;

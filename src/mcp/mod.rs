@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -183,6 +183,7 @@ where
     let parsed: A = match serde_json::from_value(args) {
         Ok(a) => a,
         Err(e) => {
+            tracing::warn!(tool, code = "INVALID_ARGUMENT", "bad tool arguments");
             return error_result(&PageError::invalid_argument(
                 format!("bad arguments for {tool}: {e}"),
                 "Check the tool's input schema: argument names and types.",
@@ -212,9 +213,21 @@ where
     }
 }
 
+/// Key of the machine-readable error in an error result's `_meta`.
+pub const ERROR_META_KEY: &str = "zoekt-pager/error";
+
+/// An `isError` result. The code, message and hint go in the text block (first line
+/// `Error CODE: message`) and in `_meta`, NOT in `structuredContent`: clients such as the
+/// TypeScript SDK validate any structuredContent against the tool's outputSchema (a page),
+/// and would turn a readable tool error into a protocol error.
 fn error_result(e: &PageError) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(error_text(e))]);
-    r.structured_content = serde_json::to_value(e).ok();
+    let mut meta = JsonObject::new();
+    meta.insert(
+        ERROR_META_KEY.into(),
+        serde_json::to_value(e).unwrap_or(Value::Null),
+    );
+    r.meta = Some(MetaObject(meta));
     r
 }
 

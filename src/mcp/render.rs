@@ -105,7 +105,8 @@ pub fn page_text<T: RenderLine>(tool: &str, page: &Page<T>) -> String {
         Some(c) => {
             let _ = write!(out, " More: call {tool} with cursor=\"{c}\"");
         }
-        None if !page.items.is_empty() => out.push_str(" End of results."),
+        None if !page.items.is_empty() && page.complete => out.push_str(" End of results."),
+        None if !page.items.is_empty() => out.push_str(" No further pages (see warnings)."),
         None => {}
     }
     for w in &page.warnings {
@@ -119,4 +120,56 @@ pub fn error_text(e: &PageError) -> String {
     let code = serde_json::to_value(e.code).ok();
     let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("ERROR");
     format!("Error {code}: {}\nHint: {}", e.message, e.hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::page::Total;
+
+    fn page(next: Option<&str>, complete: bool) -> Page<RepoItem> {
+        let item = RepoItem {
+            name: "r".into(),
+            files: 1,
+            has_symbols: true,
+            index_time: String::new(),
+            branches: vec![],
+        };
+        Page {
+            items: vec![item],
+            count: 1,
+            offset: 4,
+            limit: 1,
+            has_more: next.is_some(),
+            next_cursor: next.map(String::from),
+            total: Total {
+                value: 9,
+                exact: complete,
+            },
+            complete,
+            warnings: if complete {
+                vec![]
+            } else {
+                vec!["paging stops at item 5".into()]
+            },
+        }
+    }
+
+    #[test]
+    fn footer_says_where_we_are_and_how_to_continue() {
+        let t = page_text("list_repos", &page(Some("C1"), true));
+        assert!(
+            t.ends_with("Items 5-5 of 9. More: call list_repos with cursor=\"C1\""),
+            "{t}"
+        );
+        let t = page_text("list_repos", &page(None, true));
+        assert!(t.ends_with("Items 5-5 of 9. End of results."), "{t}");
+        // At the paging ceiling there is no cursor, but it is not the end of the results.
+        let t = page_text("list_repos", &page(None, false));
+        assert!(!t.contains("End of results"), "{t}");
+        assert!(
+            t.contains("of about 9. No further pages") && t.contains("Warning: paging stops"),
+            "{t}"
+        );
+    }
 }

@@ -345,37 +345,42 @@ impl<B: Backend> Pager<B> {
         )
         .await?;
         self.warn(&defs, &mut warnings);
-        if defs.items.len() >= needed {
-            // The page lies inside the definitions: usages cannot move it.
-            let total = Total {
-                value: defs.items.len() as u64,
-                exact: false,
-            };
-            return Ok(self.cut(&key, slice, defs.items, total, warnings));
-        }
-        // Here the definitions are all known (or the window cap was hit, which `warn` reported).
+        // All definitions are known unless the page lies inside them (or the window cap was
+        // hit, which `warn` reported); usages are numbered after them. Even a page of
+        // definitions only asks for one usage, for the usage count.
+        let defs_complete = defs.items.len() < needed;
         let def_lines: BTreeSet<(String, String, u32)> = defs
             .items
             .iter()
             .map(|d| (d.repo.clone(), d.path.clone(), d.line))
             .collect();
+        let usages_needed = needed.saturating_sub(defs.items.len()).max(1);
         let usages = window::fetch(
             &self.backend,
-            &self.window_spec(&qs.usages, 0, needed - defs.items.len()),
+            &self.window_spec(&qs.usages, 0, usages_needed),
             |f| flatten::usages(f, symbol, &def_lines),
         )
         .await?;
         self.warn(&usages, &mut warnings);
-        let exact = defs.exhausted && usages.exhausted;
-        let usage_total = if usages.exhausted {
+        let exact = defs.exhausted && usages.exhausted && defs_complete;
+        let usage_total = if usages.exhausted && defs_complete {
             usages.items.len() as u64
         } else {
-            usages.stats.match_count.max(usages.items.len() as u64)
+            // Zoekt counts the definition lines among the content matches too.
+            usages
+                .stats
+                .match_count
+                .saturating_sub(def_lines.len() as u64)
+                .max(usages.items.len() as u64)
         };
         let total = Total {
             value: defs.items.len() as u64 + usage_total,
             exact,
         };
+        if !defs_complete {
+            // The page lies inside the definitions: usages cannot move it.
+            return Ok(self.cut(&key, slice, defs.items, total, warnings));
+        }
         let mut items = defs.items;
         items.extend(usages.items);
         Ok(self.cut(&key, slice, items, total, warnings))

@@ -539,11 +539,23 @@ pub struct ModelServer {
 
 impl ModelServer {
     pub async fn start(corpus: Arc<Corpus>) -> ModelServer {
+        Self::serve(corpus, MockServer::start().await).await
+    }
+
+    /// Serves on a given listener (a fixed port, for the `zoekt_model` example).
+    pub async fn start_on(corpus: Arc<Corpus>, listener: std::net::TcpListener) -> ModelServer {
+        Self::serve(
+            corpus,
+            MockServer::builder().listener(listener).start().await,
+        )
+        .await
+    }
+
+    async fn serve(corpus: Arc<Corpus>, server: MockServer) -> ModelServer {
         let model = Arc::new(Model {
             corpus,
             seed: AtomicU64::new(0x2545_F491_4F6C_DD1D),
         });
-        let server = MockServer::start().await;
         Mock::given(method("POST"))
             .and(path("/api/search"))
             .respond_with(SearchResponder(model.clone()))

@@ -13,7 +13,6 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -251,17 +250,6 @@ fn annotate_limits(schema: &mut JsonObject, default_limit: u32, max_limit: u32, 
         ctx.insert("maximum".into(), max_ctx.into());
         ctx.insert("default".into(), 0.into());
     }
-}
-
-/// Schema helper for tests and docs: the output schema of a page of `T`.
-pub fn output_schema<T: JsonSchema + 'static>() -> Value {
-    Value::Object(
-        (*Tool::new("x", "x", JsonObject::new())
-            .with_output_schema::<T>()
-            .output_schema
-            .unwrap())
-        .clone(),
-    )
 }
 
 impl<B: Backend + 'static> ServerHandler for PagerServer<B> {

@@ -113,14 +113,7 @@ contract!(symbols_walk_30_30_30_10);
 async fn limit_counts_items_not_files(url: &str) {
     let p = pager(url);
     let five = p
-        .symbols(
-            r"pagerItem\d+",
-            &[],
-            &PageArgs {
-                limit: Some(5),
-                cursor: None,
-            },
-        )
+        .symbols(r"pagerItem\d+", &[], &support::first_page(5))
         .await
         .unwrap();
     assert_eq!(five.count, 5);
@@ -129,10 +122,7 @@ async fn limit_counts_items_not_files(url: &str) {
         .symbols(
             r"file:registry\.rs pagerItem\d+",
             &[],
-            &PageArgs {
-                limit: Some(10),
-                cursor: None,
-            },
+            &support::first_page(10),
         )
         .await
         .unwrap();
@@ -231,14 +221,7 @@ async fn references_are_whole_word_definitions_first(url: &str) {
     // Totals stay right whether the first page holds only definitions or reaches usages.
     for limit in [2, 5, 30] {
         let first = p
-            .references(
-                "get",
-                "",
-                &PageArgs {
-                    limit: Some(limit),
-                    cursor: None,
-                },
-            )
+            .references("get", "", &support::first_page(limit))
             .await
             .unwrap();
         assert_eq!(first.total.value, 37, "limit {limit}: {:?}", first.total);
@@ -332,14 +315,7 @@ contract!(repos_are_sorted_and_paged);
 async fn cursor_errors_and_past_the_end(url: &str) {
     let p = pager(url);
     let first = p
-        .symbols(
-            r"pagerItem\d+",
-            &[],
-            &PageArgs {
-                limit: Some(10),
-                cursor: None,
-            },
-        )
+        .symbols(r"pagerItem\d+", &[], &support::first_page(10))
         .await
         .unwrap();
     let c = first.next_cursor.clone().unwrap();

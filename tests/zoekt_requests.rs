@@ -77,14 +77,7 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
     };
     let p = support::pager_with(&m.url(), cfg);
     let page = p
-        .symbols(
-            ".",
-            &["class".into()],
-            &PageArgs {
-                limit: Some(3),
-                cursor: None,
-            },
-        )
+        .symbols(".", &["class".into()], &support::first_page(3))
         .await
         .unwrap();
     let reqs = m.search_requests().await;

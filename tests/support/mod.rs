@@ -113,6 +113,14 @@ where
     }
 }
 
+/// Arguments for the first page at `limit`.
+pub fn first_page(limit: u32) -> PageArgs {
+    PageArgs {
+        limit: Some(limit),
+        cursor: None,
+    }
+}
+
 pub fn sizes<T>(pages: &[Page<T>]) -> Vec<usize> {
     pages.iter().map(|p| p.count).collect()
 }

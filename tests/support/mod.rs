@@ -62,13 +62,17 @@ pub fn live_url(var: &str, test: &str) -> Option<String> {
             "{test}: CI needs a live Zoekt ({var} is unset) and .ci/run recorded no reason it cannot run"
         );
     }
-    eprintln!(
-        "\n!!! LIVE ZOEKT TEST NOT RUN: {test} ({var} unset{}) !!!\n",
-        if blocked.is_empty() {
-            String::new()
-        } else {
-            format!("; {blocked}")
-        }
+    // Written to the real stderr, not through eprintln!: the test harness captures the
+    // macros' output of passing tests, which would make the skip silent.
+    use std::io::Write as _;
+    let reason = if blocked.is_empty() {
+        String::new()
+    } else {
+        format!("; {blocked}")
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "!!! LIVE ZOEKT TEST NOT RUN: {test} ({var} unset{reason})"
     );
     None
 }

@@ -18,8 +18,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::page::{
-    Backend, FileItem, MatchItem, Page, PageArgs, PageError, Pager, ReferenceItem, RepoItem,
-    SymbolItem,
+    Backend, FileItem, MatchItem, Page, PageArgs, PageError, Pager, PagerConfig, ReferenceItem,
+    RepoItem, SymbolItem,
 };
 use params::{FindReferencesArgs, ListReposArgs, SearchArgs, SearchFilesArgs, SearchSymbolsArgs};
 use render::{RenderLine, error_text, page_text};
@@ -33,12 +33,15 @@ usages, search returns matching lines for a raw Zoekt query, list_repos lists re
 /// The MCP server over a paging engine.
 pub struct PagerServer<B> {
     pager: Arc<Pager<B>>,
+    /// Built once: the schemas depend only on the configuration.
+    tools: Arc<Vec<Tool>>,
 }
 
 impl<B> Clone for PagerServer<B> {
     fn clone(&self) -> Self {
         PagerServer {
             pager: Arc::clone(&self.pager),
+            tools: Arc::clone(&self.tools),
         }
     }
 }
@@ -46,79 +49,14 @@ impl<B> Clone for PagerServer<B> {
 impl<B: Backend + 'static> PagerServer<B> {
     pub fn new(pager: Pager<B>) -> Self {
         PagerServer {
+            tools: Arc::new(build_tools(pager.config())),
             pager: Arc::new(pager),
         }
     }
 
     /// The tool list, with the configured limit bounds written into each input schema.
-    pub fn tools(&self) -> Vec<Tool> {
-        let cfg = self.pager.config();
-        let tool = |name: &'static str, title: &str, description: &'static str| {
-            Tool::new(name, description, JsonObject::new())
-                .with_title(title)
-                .with_annotations(
-                    ToolAnnotations::new()
-                        .read_only(true)
-                        .destructive(false)
-                        .idempotent(true)
-                        .open_world(false),
-                )
-        };
-        let mut tools = vec![
-            tool(
-                "search_symbols",
-                "Search symbol definitions",
-                "Find symbol DEFINITIONS (functions, methods, types...) whose name matches a regex, \
-                 one item per definition with kind, parent, location and the defining line. Paged \
-                 by item; continue with cursor=next_cursor.",
-            )
-            .with_input_schema::<SearchSymbolsArgs>()
-            .with_output_schema::<Page<SymbolItem>>(),
-            tool(
-                "search_files",
-                "Search file paths",
-                "Find FILES whose path matches regexes (never by content), one item per file. \
-                 Paged by item; continue with cursor=next_cursor.",
-            )
-            .with_input_schema::<SearchFilesArgs>()
-            .with_output_schema::<Page<FileItem>>(),
-            tool(
-                "find_references",
-                "Find references to a symbol",
-                "List every definition of an exact identifier, then every line using it (whole \
-                 word, case-sensitive), labelled definition/reference. Paged by item; continue \
-                 with cursor=next_cursor.",
-            )
-            .with_input_schema::<FindReferencesArgs>()
-            .with_output_schema::<Page<ReferenceItem>>(),
-            tool(
-                "search",
-                "Search code lines",
-                "Run a raw Zoekt query; one item per matching line (line 0 = the path matched), \
-                 optionally with context lines. Paged by item; continue with cursor=next_cursor.",
-            )
-            .with_input_schema::<SearchArgs>()
-            .with_output_schema::<Page<MatchItem>>(),
-            tool(
-                "list_repos",
-                "List indexed repositories",
-                "List the indexed repositories (name, file count, whether symbols are indexed), \
-                 sorted by name. Paged; continue with cursor=next_cursor.",
-            )
-            .with_input_schema::<ListReposArgs>()
-            .with_output_schema::<Page<RepoItem>>(),
-        ];
-        for t in &mut tools {
-            let mut schema = (*t.input_schema).clone();
-            annotate_limits(
-                &mut schema,
-                cfg.default_limit,
-                cfg.max_limit,
-                cfg.max_context_lines,
-            );
-            t.input_schema = Arc::new(schema);
-        }
-        tools
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
     }
 
     /// Runs one tool call; every failure is a tool-level error result, never a panic.
@@ -165,6 +103,76 @@ impl<B: Backend + 'static> PagerServer<B> {
             _ => return None,
         })
     }
+}
+
+/// Builds the tool definitions for a configuration.
+fn build_tools(cfg: &PagerConfig) -> Vec<Tool> {
+    let tool = |name: &'static str, title: &str, description: &'static str| {
+        Tool::new(name, description, JsonObject::new())
+            .with_title(title)
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            )
+    };
+    let mut tools = vec![
+        tool(
+            "search_symbols",
+            "Search symbol definitions",
+            "Find symbol DEFINITIONS (functions, methods, types...) whose name matches a regex, \
+             one item per definition with kind, parent, location and the defining line. Paged \
+             by item; continue with cursor=next_cursor.",
+        )
+        .with_input_schema::<SearchSymbolsArgs>()
+        .with_output_schema::<Page<SymbolItem>>(),
+        tool(
+            "search_files",
+            "Search file paths",
+            "Find FILES whose path matches regexes (never by content), one item per file. \
+             Paged by item; continue with cursor=next_cursor.",
+        )
+        .with_input_schema::<SearchFilesArgs>()
+        .with_output_schema::<Page<FileItem>>(),
+        tool(
+            "find_references",
+            "Find references to a symbol",
+            "List every definition of an exact identifier, then every line using it (whole \
+             word, case-sensitive), labelled definition/reference. Paged by item; continue \
+             with cursor=next_cursor.",
+        )
+        .with_input_schema::<FindReferencesArgs>()
+        .with_output_schema::<Page<ReferenceItem>>(),
+        tool(
+            "search",
+            "Search code lines",
+            "Run a raw Zoekt query; one item per matching line (line 0 = the path matched), \
+             optionally with context lines. Paged by item; continue with cursor=next_cursor.",
+        )
+        .with_input_schema::<SearchArgs>()
+        .with_output_schema::<Page<MatchItem>>(),
+        tool(
+            "list_repos",
+            "List indexed repositories",
+            "List the indexed repositories (name, file count, whether symbols are indexed), \
+             sorted by name. Paged; continue with cursor=next_cursor.",
+        )
+        .with_input_schema::<ListReposArgs>()
+        .with_output_schema::<Page<RepoItem>>(),
+    ];
+    for t in &mut tools {
+        let mut schema = (*t.input_schema).clone();
+        annotate_limits(
+            &mut schema,
+            cfg.default_limit,
+            cfg.max_limit,
+            cfg.max_context_lines,
+        );
+        t.input_schema = Arc::new(schema);
+    }
+    tools
 }
 
 fn page_args(limit: Option<u32>, cursor: Option<String>) -> PageArgs {
@@ -267,11 +275,11 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools().into_iter().find(|t| t.name == name)
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(

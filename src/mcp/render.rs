@@ -117,9 +117,7 @@ pub fn page_text<T: RenderLine>(tool: &str, page: &Page<T>) -> String {
 
 /// The text block of an error.
 pub fn error_text(e: &PageError) -> String {
-    let code = serde_json::to_value(e.code).ok();
-    let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("ERROR");
-    format!("Error {code}: {}\nHint: {}", e.message, e.hint)
+    format!("Error {}: {}\nHint: {}", e.code.as_str(), e.message, e.hint)
 }
 
 #[cfg(test)]

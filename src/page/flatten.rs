@@ -33,15 +33,16 @@ fn column(line: &str, byte_offset: u32) -> u32 {
     line[..off].chars().count() as u32 + 1
 }
 
-fn content_lines(lm: &LineMatch) -> impl Iterator<Item = &LineMatch> {
-    std::iter::once(lm).filter(|lm| !lm.file_name && lm.line_number > 0)
+/// A match on a line of content (not on the file's path).
+fn is_content_line(lm: &&LineMatch) -> bool {
+    !lm.file_name && lm.line_number > 0
 }
 
 /// Symbol items: only fragments carrying SymbolInfo (a `sym:` match on a ctags-indexed repo),
 /// optionally restricted to some ctags kinds.
 pub fn symbols(file: &FileMatch, kinds: &BTreeSet<String>) -> Vec<SymbolItem> {
     let mut out: Vec<SymbolItem> = Vec::new();
-    for lm in file.line_matches.iter().flat_map(content_lines) {
+    for lm in file.line_matches.iter().filter(is_content_line) {
         let line = lm.line.as_str();
         for frag in &lm.line_fragments {
             let Some(sym) = &frag.symbol_info else {
@@ -114,7 +115,7 @@ pub fn usages(
     definition_lines: &BTreeSet<(String, String, u32)>,
 ) -> Vec<ReferenceItem> {
     let mut out = Vec::new();
-    for lm in file.line_matches.iter().flat_map(content_lines) {
+    for lm in file.line_matches.iter().filter(is_content_line) {
         let line = lm.line.as_str();
         let Some(at) = find_word(line, symbol) else {
             continue;

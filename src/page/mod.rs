@@ -61,6 +61,21 @@ pub enum ErrorCode {
     BackendError,
 }
 
+impl ErrorCode {
+    /// The wire name, e.g. `INVALID_CURSOR` (same as the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidCursor => "INVALID_CURSOR",
+            ErrorCode::CursorMismatch => "CURSOR_MISMATCH",
+            ErrorCode::BackendUnavailable => "BACKEND_UNAVAILABLE",
+            ErrorCode::BackendQueryError => "BACKEND_QUERY_ERROR",
+            ErrorCode::BackendTimeout => "BACKEND_TIMEOUT",
+            ErrorCode::BackendError => "BACKEND_ERROR",
+        }
+    }
+}
+
 /// A failed page: a code, what happened and what to do about it.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PageError {
@@ -81,11 +96,10 @@ impl PageError {
 
 impl std::fmt::Display for PageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let code = serde_json::to_value(self.code).unwrap_or_default();
         write!(
             f,
             "{}: {} ({})",
-            code.as_str().unwrap_or("ERROR"),
+            self.code.as_str(),
             self.message,
             self.hint
         )

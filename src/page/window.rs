@@ -83,8 +83,6 @@ pub struct Window<T> {
     pub capped: bool,
     /// Statistics of the last fetch.
     pub stats: SearchResult,
-    /// Zoekt calls made.
-    pub fetches: u32,
     /// `MaxDocDisplayCount` of the last fetch.
     pub files_asked: u32,
 }
@@ -101,7 +99,6 @@ where
 {
     let max_files = spec.max_files.max(1);
     let mut files_asked = clamp_u32(spec.needed).clamp(1, max_files);
-    let mut fetches = 0;
     loop {
         let req = SearchRequest {
             q: spec.query.to_string(),
@@ -115,7 +112,6 @@ where
             },
         };
         let mut result = backend.search(&req).await?;
-        fetches += 1;
         let files = std::mem::take(&mut result.files);
         let exhausted = files.len() < files_asked as usize;
         let trusted = trusted_files(files, exhausted);
@@ -130,7 +126,6 @@ where
                 exhausted,
                 capped,
                 stats: result,
-                fetches,
                 files_asked,
             });
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::page::{Effort, PagerConfig};
+use crate::page::{Effort, PagerConfig, ReadLimits};
 use crate::zoekt::ClientOptions;
 
 #[derive(Debug, Clone, Args)]
@@ -86,6 +86,40 @@ pub struct Config {
         global = true
     )]
     pub max_wall_time_ms: u64,
+    /// Largest JSON size of one page's items, in bytes: a bigger page ends early and its
+    /// cursor continues after the last item (keeps results inside a model's token budget).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
+        default_value_t = 40_000,
+        global = true
+    )]
+    pub max_response_bytes: usize,
+    /// Most lines one read_file call (or file resource) returns.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_READ_LINES",
+        default_value_t = 400,
+        global = true
+    )]
+    pub max_read_lines: u32,
+    /// Most bytes of file content one read_file call (or file resource) returns.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_READ_BYTES",
+        default_value_t = 32_000,
+        global = true
+    )]
+    pub max_read_bytes: usize,
+    /// Log format on stderr: text or json.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_LOG_FORMAT",
+        default_value = "text",
+        value_parser = ["text", "json"],
+        global = true
+    )]
+    pub log_format: String,
 }
 
 impl Config {
@@ -105,6 +139,14 @@ impl Config {
         }
         if self.shard_max_match_count == 0 || self.total_max_match_count == 0 {
             return Err("Zoekt match counts must be at least 1 (0 lets Zoekt derive them from the page, which breaks paging)".into());
+        }
+        if self.max_response_bytes < 1_000 {
+            return Err("--max-response-bytes must be at least 1000".into());
+        }
+        if self.max_read_lines == 0 || self.max_read_bytes < 100 {
+            return Err(
+                "--max-read-lines must be at least 1 and --max-read-bytes at least 100".into(),
+            );
         }
         if !(self.zoekt_url.starts_with("http://") || self.zoekt_url.starts_with("https://")) {
             return Err(format!(
@@ -126,6 +168,11 @@ impl Config {
                 shard_max_match_count: self.shard_max_match_count,
                 total_max_match_count: self.total_max_match_count,
                 max_wall_time: Duration::from_millis(self.max_wall_time_ms),
+            },
+            max_page_bytes: self.max_response_bytes,
+            read: ReadLimits {
+                max_lines: self.max_read_lines,
+                max_bytes: self.max_read_bytes,
             },
         }
     }

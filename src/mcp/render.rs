@@ -101,6 +101,9 @@ pub fn page_text<T: RenderLine>(tool: &str, page: &Page<T>) -> String {
         let last = page.offset + page.count as u64;
         let _ = write!(out, "Items {first}-{last} of {total}.");
     }
+    if page.size_capped {
+        out.push_str(" (page shortened to stay under the response size bound)");
+    }
     match &page.next_cursor {
         Some(c) => {
             let _ = write!(out, " More: call {tool} with cursor=\"{c}\"");
@@ -145,6 +148,7 @@ mod tests {
                 exact: complete,
             },
             complete,
+            size_capped: false,
             warnings: if complete {
                 vec![]
             } else {

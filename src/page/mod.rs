@@ -6,7 +6,9 @@
 
 pub mod cursor;
 pub mod flatten;
+pub mod health;
 pub mod item;
+pub mod read;
 pub mod window;
 
 use std::collections::BTreeSet;
@@ -15,7 +17,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use cursor::{CursorError, RequestKey, Tool};
+pub use health::HealthReport;
 pub use item::{FileItem, MatchItem, ReferenceItem, ReferenceRole, RepoItem, SymbolItem};
+pub use read::{FileSlice, ReadLimits};
 pub use window::{Backend, Effort, Window, WindowSpec};
 
 use crate::zoekt::ZoektError;
@@ -33,6 +37,11 @@ pub struct PagerConfig {
     pub max_window: u32,
     pub max_context_lines: u32,
     pub effort: Effort,
+    /// Upper bound, in bytes, of the JSON of one page's items: a page that would be larger
+    /// (long context, say) ends early and its cursor continues right after the last item.
+    pub max_page_bytes: usize,
+    /// Bounds of one `read_file` answer.
+    pub read: ReadLimits,
 }
 
 impl Default for PagerConfig {
@@ -44,6 +53,8 @@ impl Default for PagerConfig {
             max_window: 5_000,
             max_context_lines: 10,
             effort: Effort::default(),
+            max_page_bytes: 40_000,
+            read: ReadLimits::default(),
         }
     }
 }
@@ -59,6 +70,8 @@ pub enum ErrorCode {
     BackendQueryError,
     BackendTimeout,
     BackendError,
+    /// `read_file`: no such repository/path in the index.
+    NotFound,
 }
 
 impl ErrorCode {
@@ -72,6 +85,7 @@ impl ErrorCode {
             ErrorCode::BackendQueryError => "BACKEND_QUERY_ERROR",
             ErrorCode::BackendTimeout => "BACKEND_TIMEOUT",
             ErrorCode::BackendError => "BACKEND_ERROR",
+            ErrorCode::NotFound => "NOT_FOUND",
         }
     }
 }
@@ -198,6 +212,10 @@ pub struct Page<T> {
     /// `false` when Zoekt's answer was partial (timeouts, skipped shards or files, crashes,
     /// caps reached): `warnings` says why.
     pub complete: bool,
+    /// `true` when the page holds fewer than `limit` items only because of the response size
+    /// bound (e.g. many context lines); `next_cursor` continues right after it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub size_capped: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -310,6 +328,7 @@ impl<B: Backend> Pager<B> {
         estimate: E,
     ) -> Result<Page<T>, PageError>
     where
+        T: Serialize,
         F: Fn(&crate::zoekt::wire::FileMatch) -> Vec<T>,
         E: Fn(&SearchResult) -> u64,
     {
@@ -504,8 +523,10 @@ impl<B: Backend> Pager<B> {
         }
     }
 
-    /// Cuts `items[offset .. offset+limit]` and mints the next cursor.
-    fn cut<T>(
+    /// Cuts `items[offset .. offset+limit]`, shortened to the byte bound, and mints the next
+    /// cursor: it points right after the last item returned, so a page ended early by the
+    /// bound still never skips anything.
+    fn cut<T: Serialize>(
         &self,
         key: &RequestKey,
         slice: Slice,
@@ -517,9 +538,13 @@ impl<B: Backend> Pager<B> {
         let end = (slice.offset as usize)
             .saturating_add(slice.limit as usize)
             .min(items.len());
-        let more_items = items.len() > end;
-        let page: Vec<T> = items.into_iter().skip(start).take(end - start).collect();
-        let next_offset = slice.offset + slice.limit as u64;
+        let total_items = items.len();
+        let mut page: Vec<T> = items.into_iter().skip(start).take(end - start).collect();
+        let kept = fitting_prefix(&page, self.cfg.max_page_bytes);
+        let size_capped = kept < page.len();
+        page.truncate(kept);
+        let more_items = total_items > start + page.len();
+        let next_offset = slice.offset + page.len() as u64;
         let next_cursor = if more_items && next_offset <= self.cfg.max_offset {
             Some(key.cursor(next_offset))
         } else {
@@ -541,9 +566,23 @@ impl<B: Backend> Pager<B> {
             next_cursor,
             total,
             complete,
+            size_capped,
             warnings,
         }
     }
+}
+
+/// How many leading items fit in `max_bytes` of JSON (always at least one, so a walk moves).
+fn fitting_prefix<T: Serialize>(items: &[T], max_bytes: usize) -> usize {
+    let mut used = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        let size = serde_json::to_vec(item).map_or(0, |v| v.len()) + 1;
+        used += size;
+        if used > max_bytes && i > 0 {
+            return i;
+        }
+    }
+    items.len()
 }
 
 /// Lower-cases, dedups and bounds the `kinds` filter.

@@ -18,7 +18,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use crate::zoekt::wire::{FileMatch, RepoList, SearchOptions, SearchRequest, SearchResult};
-use crate::zoekt::{ZoektClient, ZoektError};
+use crate::zoekt::{Readiness, ZoektClient, ZoektError};
 
 /// What the paging engine needs from Zoekt. [`ZoektClient`] is the real one; the regression
 /// harness wraps it to record exchanges.
@@ -28,6 +28,8 @@ pub trait Backend: Send + Sync {
         req: &SearchRequest,
     ) -> impl Future<Output = Result<SearchResult, ZoektError>> + Send;
     fn list(&self, query: &str) -> impl Future<Output = Result<RepoList, ZoektError>> + Send;
+    /// `/readyz` (or `/healthz`): whether Zoekt can serve searches now.
+    fn readiness(&self) -> impl Future<Output = Result<Readiness, ZoektError>> + Send;
 }
 
 impl Backend for ZoektClient {
@@ -39,6 +41,9 @@ impl Backend for ZoektClient {
     }
     fn list(&self, query: &str) -> impl Future<Output = Result<RepoList, ZoektError>> + Send {
         ZoektClient::list(self, query)
+    }
+    fn readiness(&self) -> impl Future<Output = Result<Readiness, ZoektError>> + Send {
+        ZoektClient::readiness(self)
     }
 }
 

@@ -147,6 +147,26 @@ impl ZoektClient {
         })
     }
 
+    /// Whether Zoekt can serve searches now: `/readyz`, or `/healthz` on builds without
+    /// `/readyz` (they answer 404). `Err` only when nothing answered at all.
+    pub async fn readiness(&self) -> Result<Readiness, ZoektError> {
+        let ready = self.readyz().await?;
+        if ready.readyz_status != 404 {
+            return Ok(ready);
+        }
+        match self.healthz().await {
+            Ok(()) => Ok(Readiness {
+                readyz_status: 200,
+                detail: "healthy (this Zoekt has no /readyz; /healthz answered)".into(),
+            }),
+            Err(ZoektError::Server { status, message }) => Ok(Readiness {
+                readyz_status: status,
+                detail: message.trim().to_string(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
     async fn get(&self, path: &str) -> Result<(StatusCode, String), ZoektError> {
         let url = format!("{}{path}", self.base);
         let resp = self

@@ -315,9 +315,70 @@ pub fn escape_regex(text: &str) -> String {
     out
 }
 
+/// Escapes `text` into a regex that is safe as a BARE query token: every character outside
+/// `[A-Za-z0-9_/-]` becomes `\x{HEX}`, so spaces, quotes, parentheses and a leading `-` can
+/// neither split the token, end a quoted string nor turn into query syntax, and regex
+/// metacharacters (`.` included) match only themselves.
+pub fn escape_token_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '/' || (c == '-' && !out.is_empty()) {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\x{{{:x}}}", c as u32));
+        }
+    }
+    out
+}
+
+/// The query that selects exactly one file: repository and path anchored at both ends,
+/// escaped, and case-sensitive (Zoekt's case "auto" would make an all-lower-case path match
+/// `README.MD` too). Callers still compare the names they get back.
+pub fn exact_file_query(repo: &str, path: &str) -> Result<String, QueryError> {
+    for v in [repo, path] {
+        if v.is_empty() {
+            return Err(QueryError::Empty);
+        }
+        if v.chars().any(char::is_control) {
+            return Err(QueryError::ControlCharacter);
+        }
+        if v.chars().count() > MAX_QUERY_CHARS / 2 {
+            return Err(QueryError::TooLong {
+                chars: v.chars().count(),
+            });
+        }
+    }
+    Ok(format!(
+        "case:yes repo:^{}$ file:^{}$",
+        escape_token_regex(repo),
+        escape_token_regex(path)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_file_query_is_anchored_and_escaped() {
+        assert_eq!(
+            exact_file_query("alpha-rs", "src/lib.rs").unwrap(),
+            "case:yes repo:^alpha-rs$ file:^src/lib\\x{2e}rs$"
+        );
+        // Spaces, quotes, parentheses and a leading dash stay inside one literal token.
+        let q = exact_file_query("-r", "a b/\"x\"(y).go").unwrap();
+        assert_eq!(
+            q,
+            "case:yes repo:^\\x{2d}r$ file:^a\\x{20}b/\\x{22}x\\x{22}\\x{28}y\\x{29}\\x{2e}go$"
+        );
+        assert_eq!(q.split(' ').count(), 3);
+        assert!(exact_file_query("r", "").is_err());
+        assert!(exact_file_query("r", "a\nb").is_err());
+        // The escaped form is a regex that matches the original text and nothing longer.
+        let re = regex::Regex::new(&format!("^{}$", escape_token_regex("src/ü.x+(1)"))).unwrap();
+        assert!(re.is_match("src/ü.x+(1)"));
+        assert!(!re.is_match("src/üAx+(1)"));
+    }
 
     #[test]
     fn symbol_filters_stay_filters() {

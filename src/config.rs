@@ -185,3 +185,101 @@ impl Config {
         }
     }
 }
+
+/// Settings of `serve --http` (sidecar mode).
+#[derive(Debug, Clone, Args)]
+pub struct HttpArgs {
+    /// Serve MCP over streamable HTTP at ADDR (e.g. 127.0.0.1:8080) instead of stdio; /mcp,
+    /// /healthz, /readyz and /metrics share the listener.
+    #[arg(long, env = "ZOEKT_PAGER_HTTP_ADDR", value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Allow --http on a non-loopback address (set --allowed-hosts to the names clients use).
+    #[arg(long, env = "ZOEKT_PAGER_ALLOW_REMOTE")]
+    pub allow_remote: bool,
+    /// File holding the bearer token /mcp requires (the token may also come from
+    /// ZOEKT_PAGER_AUTH_TOKEN; never pass it as a flag, where `ps` would show it).
+    #[arg(long, env = "ZOEKT_PAGER_AUTH_TOKEN_FILE", value_name = "PATH")]
+    pub auth_token_file: Option<std::path::PathBuf>,
+    /// Host header values /mcp accepts (comma separated; `*` accepts any).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        default_value = "localhost,127.0.0.1,::1"
+    )]
+    pub allowed_hosts: Vec<String>,
+    /// Browser Origin values /mcp accepts (comma separated, e.g. https://app.example:443;
+    /// `*` accepts any). Default: the allowed hosts, http or https, any port.
+    #[arg(long, env = "ZOEKT_PAGER_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+    /// How long /readyz waits for Zoekt, in milliseconds.
+    #[arg(long, env = "ZOEKT_PAGER_READY_TIMEOUT_MS", default_value_t = 3_000)]
+    pub ready_timeout_ms: u64,
+    /// After SIGTERM, how long in-flight calls may finish before the process exits, in ms.
+    #[arg(long, env = "ZOEKT_PAGER_SHUTDOWN_GRACE_MS", default_value_t = 30_000)]
+    pub shutdown_grace_ms: u64,
+    /// Largest accepted HTTP request body, in bytes.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_REQUEST_BYTES",
+        default_value_t = 1_048_576
+    )]
+    pub max_request_bytes: usize,
+}
+
+impl HttpArgs {
+    /// The token from ZOEKT_PAGER_AUTH_TOKEN or --auth-token-file (not both), trimmed.
+    pub fn token(&self) -> Result<Option<String>, String> {
+        let from_env = std::env::var("ZOEKT_PAGER_AUTH_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        let from_file = match &self.auth_token_file {
+            Some(p) => Some(
+                std::fs::read_to_string(p)
+                    .map_err(|e| format!("cannot read --auth-token-file {}: {e}", p.display()))?,
+            ),
+            None => None,
+        };
+        let token = match (from_env, from_file) {
+            (Some(_), Some(_)) => {
+                return Err("set ZOEKT_PAGER_AUTH_TOKEN or --auth-token-file, not both".into());
+            }
+            (Some(t), None) | (None, Some(t)) => Some(t.trim().to_string()),
+            (None, None) => None,
+        };
+        match token {
+            Some(t) if t.is_empty() || t.chars().any(|c| c.is_whitespace() || c.is_control()) => {
+                Err("the auth token must be non-empty, without spaces or control characters".into())
+            }
+            t => Ok(t),
+        }
+    }
+
+    /// Checks the address against --allow-remote and builds the listener options.
+    pub fn options(&self, addr: std::net::SocketAddr) -> Result<crate::http::HttpOptions, String> {
+        if !crate::http::is_loopback(&addr) && !self.allow_remote {
+            return Err(format!(
+                "--http {addr} is not a loopback address: pass --allow-remote (and set --allowed-hosts and a token) to serve beyond this machine"
+            ));
+        }
+        let hosts: Vec<String> = self
+            .allowed_hosts
+            .iter()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .collect();
+        let origins = if self.allowed_origins.is_empty() {
+            crate::http::origins_for(&hosts)
+        } else {
+            self.allowed_origins.clone()
+        };
+        Ok(crate::http::HttpOptions {
+            token: self.token()?,
+            allowed_hosts: hosts,
+            allowed_origins: origins,
+            ready_timeout: Duration::from_millis(self.ready_timeout_ms),
+            shutdown_grace: Duration::from_millis(self.shutdown_grace_ms),
+            max_request_bytes: self.max_request_bytes,
+        })
+    }
+}

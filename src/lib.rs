@@ -7,6 +7,8 @@
 //! - [`mcp`] and the CLI print.
 
 pub mod config;
+pub mod http;
 pub mod mcp;
+pub mod metrics;
 pub mod page;
 pub mod zoekt;

@@ -8,9 +8,12 @@ use rmcp::ServiceExt;
 use serde::Serialize;
 use tracing_subscriber::EnvFilter;
 
-use zoekt_pager::config::Config;
+use std::sync::Arc;
+
+use zoekt_pager::config::{Config, HttpArgs};
 use zoekt_pager::mcp::PagerServer;
 use zoekt_pager::mcp::render::{RenderLine, error_text, page_text};
+use zoekt_pager::metrics::{Instrumented, Metrics};
 use zoekt_pager::page::{Page, PageArgs, PageError, Pager};
 use zoekt_pager::zoekt::ZoektClient;
 
@@ -29,8 +32,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP over stdio (for Claude Code, Cursor and other MCP clients).
-    Serve,
+    /// Serve MCP over stdio (for Claude Code, Cursor and other MCP clients), or over
+    /// streamable HTTP with --http (sidecar mode).
+    Serve {
+        #[command(flatten)]
+        http: HttpArgs,
+    },
     /// Print a page of symbol definitions.
     Symbols {
         query: String,
@@ -88,15 +95,39 @@ struct Paging {
     json: bool,
 }
 
+/// Logs go to stderr (stdout is the MCP channel in stdio mode). Other crates are held at
+/// `warn`: their debug logs print request bodies, and those hold cursors and file content.
+fn init_logging(format: &str) {
+    let mut filter =
+        EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    for quiet in [
+        "rmcp",
+        "hyper",
+        "hyper_util",
+        "h2",
+        "reqwest",
+        "axum",
+        "tower",
+        "tower_http",
+    ] {
+        filter = filter.add_directive(format!("{quiet}=warn").parse().expect("valid directive"));
+    }
+    use std::io::IsTerminal as _;
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter);
+    if format == "json" {
+        builder.json().flatten_event(true).init();
+    } else {
+        builder.init();
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .init();
     let cli = Cli::parse();
+    init_logging(&cli.config.log_format);
     if let Err(e) = cli.config.validate() {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
@@ -108,9 +139,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let pager = Pager::new(client, cli.config.pager());
+    let metrics = Arc::new(Metrics::new());
+    let pager = Pager::new(
+        Instrumented::new(client, Arc::clone(&metrics)),
+        cli.config.pager(),
+    );
     match cli.command {
-        Command::Serve => serve_stdio(pager).await,
+        Command::Serve { http } => match http.http {
+            None => serve_stdio(pager, metrics).await,
+            Some(addr) => serve_http(pager, metrics, &http, addr).await,
+        },
         Command::Symbols {
             query,
             kinds,
@@ -156,9 +194,14 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve_stdio(pager: Pager<ZoektClient>) -> ExitCode {
-    tracing::info!(zoekt = pager.backend().base_url(), "serving MCP on stdio");
-    let server = PagerServer::new(pager);
+type Backend = Instrumented<ZoektClient>;
+
+async fn serve_stdio(pager: Pager<Backend>, metrics: Arc<Metrics>) -> ExitCode {
+    tracing::info!(
+        zoekt = pager.backend().inner().base_url(),
+        "serving MCP on stdio"
+    );
+    let server = PagerServer::with_metrics(pager, metrics);
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(r) => r,
         Err(e) => {
@@ -175,6 +218,61 @@ async fn serve_stdio(pager: Pager<ZoektClient>) -> ExitCode {
             tracing::error!(error = %e, "MCP session failed");
             ExitCode::FAILURE
         }
+    }
+}
+
+async fn serve_http(
+    pager: Pager<Backend>,
+    metrics: Arc<Metrics>,
+    args: &HttpArgs,
+    addr: std::net::SocketAddr,
+) -> ExitCode {
+    let opts = match args.options(addr) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("zoekt-pager: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("zoekt-pager: cannot listen on {addr}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let bound = listener.local_addr().unwrap_or(addr);
+    tracing::info!(
+        %bound,
+        zoekt = pager.backend().inner().base_url(),
+        auth = opts.token.is_some(),
+        "serving MCP over HTTP at /mcp"
+    );
+    // The one line on stdout: where to connect (useful with port 0).
+    println!("zoekt-pager: serving MCP at http://{bound}/mcp");
+    let server = PagerServer::with_metrics(pager, Arc::clone(&metrics));
+    match zoekt_pager::http::serve(listener, server, metrics, opts, shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "HTTP server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// SIGTERM (what Kubernetes and systemd send) or Ctrl-C.
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = term => tracing::info!("SIGTERM received"),
+        _ = tokio::signal::ctrl_c() => tracing::info!("interrupt received"),
     }
 }
 

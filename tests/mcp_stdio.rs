@@ -6,20 +6,20 @@ mod support;
 
 use std::collections::HashSet;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
-use rmcp::service::RunningService;
+use rmcp::model::ErrorCode;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{RoleClient, ServiceError, ServiceExt};
+use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
+use support::mcp::*;
 
-type Client = RunningService<RoleClient, ()>;
-
-const TOOLS: [&str; 5] = [
+const TOOLS: [&str; 7] = [
     "search_symbols",
     "search_files",
     "find_references",
     "search",
     "list_repos",
+    "read_file",
+    "health",
 ];
 
 /// Spawns `zoekt-pager serve` against `url` and runs `initialize`. Any ZOEKT_PAGER_* setting
@@ -37,113 +37,13 @@ async fn spawn(url: &str) -> Client {
     ().serve(transport).await.expect("MCP initialize")
 }
 
-async fn try_call(
-    client: &Client,
-    tool: &str,
-    args: Value,
-) -> Result<CallToolResult, ServiceError> {
-    let args = args
-        .as_object()
-        .cloned()
-        .expect("arguments must be an object");
-    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
-    client.call_tool(params).await
-}
-
-/// One tools/call that must not be a protocol error.
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    try_call(client, tool, args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("{tool} {args}: protocol error {e}"))
-}
-
-/// The first content block, which must be text.
-fn text(r: &CallToolResult) -> String {
-    let block = r.content.first().expect("a content block");
-    block.as_text().expect("a text block").text.clone()
-}
-
-async fn output_schema(client: &Client, tool: &str) -> Value {
-    let tools = client.list_all_tools().await.expect("tools/list");
-    let t = tools.iter().find(|t| t.name == tool).expect("tool listed");
-    Value::Object((**t.output_schema.as_ref().expect("output schema")).clone())
-}
-
-/// Walks `tool` by passing `next_cursor` back as `cursor`, with limits taken in turn from
-/// `limits` (the last repeats). Every page must validate against the tool's output schema and
-/// end its text with the right footer. Returns each page's structured content.
-async fn walk(client: &Client, tool: &str, args: Value, limits: &[u32]) -> Vec<Value> {
-    let schema = output_schema(client, tool).await;
-    let validator = jsonschema::validator_for(&schema).expect("output schema compiles");
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let mut a = args.clone();
-        a["limit"] = json!(limits.get(pages.len()).unwrap_or(limits.last().unwrap()));
-        if let Some(c) = &cursor {
-            a["cursor"] = json!(c);
-        }
-        let r = call(client, tool, a.clone()).await;
-        let body = text(&r);
-        assert_ne!(r.is_error, Some(true), "{tool} {a}: {body}");
-        let sc = r.structured_content.clone().expect("structured content");
-        let errors: Vec<String> = validator.iter_errors(&sc).map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "{tool} page {}: {errors:?}", pages.len());
-        let n = sc["items"].as_array().expect("items").len();
-        assert_eq!(sc["count"], json!(n), "{tool}: count vs items");
-        let last = body.lines().last().unwrap_or_default().to_string();
-        cursor = sc
-            .get("next_cursor")
-            .and_then(Value::as_str)
-            .map(String::from);
-        match &cursor {
-            Some(c) => {
-                assert_eq!(sc["has_more"], json!(true));
-                let more = format!("More: call {tool} with cursor=\"{c}\"");
-                assert!(last.contains(&more), "{tool}: footer {last:?}");
-            }
-            None => {
-                assert_eq!(sc["has_more"], json!(false));
-                assert!(last.contains("End of results"), "{tool}: footer {last:?}");
-            }
-        }
-        pages.push(sc);
-        assert!(pages.len() < 100, "{tool}: runaway walk");
-        if cursor.is_none() {
-            return pages;
-        }
-    }
-}
-
-fn sizes(pages: &[Value]) -> Vec<usize> {
-    pages
-        .iter()
-        .map(|p| p["items"].as_array().unwrap().len())
-        .collect()
-}
-
-fn items(pages: &[Value]) -> Vec<Value> {
-    pages
-        .iter()
-        .flat_map(|p| p["items"].as_array().unwrap().clone())
-        .collect()
-}
-
-fn unique(items: &[Value]) -> usize {
-    items
-        .iter()
-        .map(Value::to_string)
-        .collect::<HashSet<_>>()
-        .len()
-}
-
 #[tokio::test]
-async fn tools_list_has_five_read_only_tools_with_limit_bounds() {
+async fn tools_list_has_seven_read_only_tools_with_limit_bounds() {
     let model = support::fixture_model().await;
     let client = spawn(&model.url()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: HashSet<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(tools.len(), 5, "{names:?}");
+    assert_eq!(tools.len(), 7, "{names:?}");
     assert_eq!(names, HashSet::from(TOOLS));
     for t in &tools {
         let name = &t.name;
@@ -156,7 +56,16 @@ async fn tools_list_has_five_read_only_tools_with_limit_bounds() {
         assert_eq!(a.idempotent_hint, Some(true), "{name}");
         assert_eq!(a.open_world_hint, Some(false), "{name}");
         assert_eq!(a.destructive_hint, Some(false), "{name}");
-        let limit = &t.input_schema["properties"]["limit"];
+        let limit = t
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.get("limit"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if matches!(&**name, "read_file" | "health") {
+            assert!(limit.is_null(), "{name} is not paged");
+            continue;
+        }
         assert_eq!(limit["maximum"], json!(100), "{name}: {limit}");
         assert_eq!(limit["default"], json!(30), "{name}: {limit}");
     }
@@ -169,8 +78,8 @@ async fn search_symbols_walk_over_mcp_is_exact() {
     let client = spawn(&model.url()).await;
     let q = json!({"query": r"pagerItem\d+"});
     let pages = walk(&client, "search_symbols", q, &[30]).await;
-    assert_eq!(sizes(&pages), vec![30, 30, 30, 10]);
-    let all = items(&pages);
+    assert_eq!(page_sizes(&pages), vec![30, 30, 30, 10]);
+    let all = page_items(&pages);
     assert_eq!(unique(&all), 100);
     let names: HashSet<&str> = all.iter().map(|i| i["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 100, "100 distinct pagerItem names");
@@ -185,7 +94,8 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
     let model = support::fixture_model().await;
     let client = spawn(&model.url()).await;
 
-    let files = items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
+    let files =
+        page_items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
     assert_eq!(files.len(), 4);
     assert_eq!(unique(&files), 4);
     assert!(
@@ -195,14 +105,14 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
     );
 
     let refs = walk(&client, "find_references", json!({"symbol": "get"}), &[10]).await;
-    assert_eq!(sizes(&refs), vec![10, 10, 10, 7]);
-    let refs = items(&refs);
+    assert_eq!(page_sizes(&refs), vec![10, 10, 10, 7]);
+    let refs = page_items(&refs);
     assert_eq!(unique(&refs), 37);
     let roles: Vec<&str> = refs.iter().map(|r| r["role"].as_str().unwrap()).collect();
     assert_eq!(roles[..4], ["definition"; 4]);
     assert!(roles[4..].iter().all(|r| *r == "reference"), "{roles:?}");
 
-    let lines = items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[7]).await);
+    let lines = page_items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[7]).await);
     assert_eq!(lines.len(), 75);
     let marks = regex::Regex::new(r"pagerLineMark (\d\d)").unwrap();
     let nn: HashSet<String> = lines
@@ -212,8 +122,11 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
     assert_eq!(nn.len(), 75, "each mark 01..75 exactly once");
 
     let repos = walk(&client, "list_repos", json!({}), &[2]).await;
-    assert_eq!(sizes(&repos), vec![2, 2, 1]);
-    let names: Vec<Value> = items(&repos).iter().map(|r| r["name"].clone()).collect();
+    assert_eq!(page_sizes(&repos), vec![2, 2, 1]);
+    let names: Vec<Value> = page_items(&repos)
+        .iter()
+        .map(|r| r["name"].clone())
+        .collect();
     assert_eq!(
         names,
         json!(["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"])
@@ -230,41 +143,16 @@ async fn changing_limit_mid_walk_neither_repeats_nor_skips() {
     let client = spawn(&model.url()).await;
     let q = json!({"query": r"pagerItem\d+"});
     let pages = walk(&client, "search_symbols", q.clone(), &[30, 50]).await;
-    assert_eq!(sizes(&pages), vec![30, 50, 20]);
+    assert_eq!(page_sizes(&pages), vec![30, 50, 20]);
     assert_eq!(
         pages[1]["offset"],
         json!(30),
         "second page starts at item 31"
     );
     let one = walk(&client, "search_symbols", q, &[100]).await;
-    assert_eq!(sizes(&one), vec![100]);
-    assert_eq!(items(&pages), items(&one));
+    assert_eq!(page_sizes(&one), vec![100]);
+    assert_eq!(page_items(&pages), page_items(&one));
     client.cancel().await.unwrap();
-}
-
-/// Asserts a tool-level error with `code`, in structured content and text.
-async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) {
-    let r = call(client, tool, args.clone()).await;
-    let body = text(&r);
-    assert_eq!(r.is_error, Some(true), "{tool} {args}: {body}");
-    // structuredContent would have to match the page outputSchema: errors carry none, and
-    // put the machine-readable error in _meta instead.
-    assert!(
-        r.structured_content.is_none(),
-        "{tool} {args}: error with structuredContent"
-    );
-    let meta = r.meta.expect("_meta on an error result");
-    let sc = meta
-        .0
-        .get(zoekt_pager::mcp::ERROR_META_KEY)
-        .cloned()
-        .expect("error in _meta");
-    let keys: HashSet<&str> = sc.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, HashSet::from(["code", "message", "hint"]), "{sc}");
-    assert_eq!(sc["code"], json!(code), "{tool} {args}: {sc}");
-    assert!(!sc["message"].as_str().unwrap().is_empty());
-    assert!(!sc["hint"].as_str().unwrap().is_empty());
-    assert!(body.starts_with(&format!("Error {code}: ")), "{body}");
 }
 
 #[tokio::test]
@@ -321,7 +209,7 @@ async fn backend_down_is_a_tool_error_and_the_server_stays_up() {
         .list_all_tools()
         .await
         .expect("tools/list after errors");
-    assert_eq!(tools.len(), 5);
+    assert_eq!(tools.len(), TOOLS.len());
     client.cancel().await.unwrap();
 }
 

@@ -82,3 +82,23 @@ pub struct ListReposArgs {
     #[serde(default)]
     pub cursor: Option<String>,
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// Repository name exactly as list_repos or a search result gives it.
+    pub repo: String,
+    /// Path inside the repository exactly as a search result gives it (case-sensitive).
+    pub path: String,
+    /// First line to return, 1-based (default 1).
+    #[serde(default)]
+    pub start_line: Option<u32>,
+    /// Last line to return, inclusive (default: as far as the size bounds allow).
+    #[serde(default)]
+    pub end_line: Option<u32>,
+}
+
+/// `health` takes no arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HealthArgs {}

@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::page::{
-    FileItem, MatchItem, Page, PageError, ReferenceItem, ReferenceRole, RepoItem, SymbolItem,
+    FileItem, FileSlice, HealthReport, MatchItem, Page, PageError, ReferenceItem, ReferenceRole,
+    RepoItem, SymbolItem,
 };
 
 /// One item as one line (or a few, for context).
@@ -80,6 +81,64 @@ impl RenderLine for RepoItem {
             if self.has_symbols { "yes" } else { "no" }
         );
     }
+}
+
+/// The text block of a `read_file` answer: a header line, then the numbered lines.
+pub fn file_text(f: &FileSlice) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}/{} lines {}-{} of {}:",
+        f.repo, f.path, f.start_line, f.end_line, f.total_lines
+    );
+    for (i, line) in f.content.split_inclusive('\n').enumerate() {
+        let _ = write!(out, "{:>5}  {line}", f.start_line as usize + i);
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    match f.next_start_line {
+        Some(n) => {
+            let _ = write!(
+                out,
+                "Truncated by the size bounds. More: call read_file with start_line={n}"
+            );
+        }
+        None if f.truncated => out.push_str("Truncated: the line is longer than the byte bound."),
+        None => out.push_str("End of range."),
+    }
+    out
+}
+
+/// The text block of a `health` answer.
+pub fn health_text(h: &HealthReport) -> String {
+    let state = match (h.reachable, h.ready) {
+        (true, true) => "ready",
+        (true, false) => "NOT READY",
+        (false, _) => "UNREACHABLE",
+    };
+    let mut out = format!("Zoekt {state}: {}", h.detail);
+    if h.reachable {
+        let _ = write!(
+            out,
+            "\n{} repositories, {} documents, {} shards",
+            h.repos, h.documents, h.shards
+        );
+        if !h.zoekt_versions.is_empty() {
+            let _ = write!(out, "; indexed by Zoekt {}", h.zoekt_versions.join(", "));
+        }
+        if !h.repos_without_symbols.is_empty() {
+            let _ = write!(
+                out,
+                "\nWithout symbols (search_symbols finds nothing there): {}",
+                h.repos_without_symbols.join(", ")
+            );
+        }
+        if h.crashes > 0 {
+            let _ = write!(out, "\n{} shard(s) crashed or are loading", h.crashes);
+        }
+    }
+    out
 }
 
 /// The whole text block of a page of `tool`.

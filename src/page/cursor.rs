@@ -25,6 +25,8 @@ pub enum Tool {
     SearchFiles = 3,
     FindReferences = 4,
     ListRepos = 5,
+    /// MCP `resources/list`, which pages repositories with its own cursors.
+    RepoResources = 6,
 }
 
 impl Tool {
@@ -35,6 +37,7 @@ impl Tool {
             Tool::SearchFiles => "search_files",
             Tool::FindReferences => "find_references",
             Tool::ListRepos => "list_repos",
+            Tool::RepoResources => "resources/list",
         }
     }
 
@@ -45,6 +48,7 @@ impl Tool {
             3 => Tool::SearchFiles,
             4 => Tool::FindReferences,
             5 => Tool::ListRepos,
+            6 => Tool::RepoResources,
             _ => return None,
         })
     }

@@ -425,12 +425,41 @@ impl<B: Backend> Pager<B> {
         query_text: &str,
         args: &PageArgs,
     ) -> Result<Page<RepoItem>, PageError> {
+        self.repos_for(Tool::ListRepos, query_text, args).await
+    }
+
+    /// The same pages for MCP `resources/list`, with cursors of their own.
+    pub async fn repo_resources(&self, args: &PageArgs) -> Result<Page<RepoItem>, PageError> {
+        self.repos_for(Tool::RepoResources, "", args).await
+    }
+
+    /// One repository by exact name, or `None`.
+    pub async fn repo(&self, name: &str) -> Result<Option<RepoItem>, PageError> {
+        let q = format!("repo:^{}$", query::escape_token_regex(name));
+        let page = self
+            .repos(
+                &q,
+                &PageArgs {
+                    limit: Some(self.cfg.max_limit),
+                    cursor: None,
+                },
+            )
+            .await?;
+        Ok(page.items.into_iter().find(|r| r.name == name))
+    }
+
+    async fn repos_for(
+        &self,
+        tool: Tool,
+        query_text: &str,
+        args: &PageArgs,
+    ) -> Result<Page<RepoItem>, PageError> {
         let q = if query_text.trim().is_empty() {
             String::new()
         } else {
             query::search_query(query_text)?
         };
-        let key = RequestKey::new(Tool::ListRepos, &[&q]);
+        let key = RequestKey::new(tool, &[&q]);
         let slice = self.slice(&key, args)?;
         let list = self.backend.list(&q).await?;
         let mut warnings = Vec::new();

@@ -6,6 +6,7 @@
 //! be installed on this machine (`ZOEKT_PAGER_LIVE_BLOCKED`), in which case the skip is loud.
 #![allow(dead_code)]
 
+pub mod mcp;
 pub mod zoekt_model;
 
 use std::path::PathBuf;

@@ -410,6 +410,7 @@ impl Model {
             total_max = (n as u64) * 2;
         }
         let ctx = opts["NumContextLines"].as_u64().unwrap_or(0) as usize;
+        let whole = opts["Whole"].as_bool().unwrap_or(false);
         let mut hits = Vec::new();
         let mut per_repo: HashMap<&str, u64> = HashMap::new();
         let mut total = 0u64;
@@ -459,7 +460,8 @@ impl Model {
                 let d = &self.corpus.docs[h.doc];
                 json!({"FileName": d.path, "Repository": d.repo, "Language": d.language, "Score": h.score,
                        "Version": "", "LineMatches": h.matches, "ChunkMatches": null,
-                       "Checksum": "AAAAAAAAAAA="})
+                       "Checksum": "AAAAAAAAAAA=",
+                       "Content": if whole { Value::String(b64(&d.lines.concat())) } else { Value::Null }})
             })
             .collect();
         Ok(json!({"Result": {

@@ -1,0 +1,136 @@
+//! Helpers for driving zoekt-pager through rmcp's MCP client (any transport): calls, walks
+//! validated against each tool's output schema, and tool-error checks.
+
+use std::collections::HashSet;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceError};
+use serde_json::{Value, json};
+
+pub type Client = RunningService<RoleClient, ()>;
+
+pub async fn try_call(
+    client: &Client,
+    tool: &str,
+    args: Value,
+) -> Result<CallToolResult, ServiceError> {
+    let args = args
+        .as_object()
+        .cloned()
+        .expect("arguments must be an object");
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args);
+    client.call_tool(params).await
+}
+
+/// One tools/call that must not be a protocol error.
+pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    try_call(client, tool, args.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{tool} {args}: protocol error {e}"))
+}
+
+/// The first content block, which must be text.
+pub fn text(r: &CallToolResult) -> String {
+    let block = r.content.first().expect("a content block");
+    block.as_text().expect("a text block").text.clone()
+}
+
+pub async fn output_schema(client: &Client, tool: &str) -> Value {
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let t = tools.iter().find(|t| t.name == tool).expect("tool listed");
+    Value::Object((**t.output_schema.as_ref().expect("output schema")).clone())
+}
+
+/// Walks `tool` by passing `next_cursor` back as `cursor`, with limits taken in turn from
+/// `limits` (the last repeats). Every page must validate against the tool's output schema and
+/// end its text with the right footer. Returns each page's structured content.
+pub async fn walk(client: &Client, tool: &str, args: Value, limits: &[u32]) -> Vec<Value> {
+    let schema = output_schema(client, tool).await;
+    let validator = jsonschema::validator_for(&schema).expect("output schema compiles");
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut a = args.clone();
+        a["limit"] = json!(limits.get(pages.len()).unwrap_or(limits.last().unwrap()));
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let r = call(client, tool, a.clone()).await;
+        let body = text(&r);
+        assert_ne!(r.is_error, Some(true), "{tool} {a}: {body}");
+        let sc = r.structured_content.clone().expect("structured content");
+        let errors: Vec<String> = validator.iter_errors(&sc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{tool} page {}: {errors:?}", pages.len());
+        let n = sc["items"].as_array().expect("items").len();
+        assert_eq!(sc["count"], json!(n), "{tool}: count vs items");
+        let last = body.lines().last().unwrap_or_default().to_string();
+        cursor = sc
+            .get("next_cursor")
+            .and_then(Value::as_str)
+            .map(String::from);
+        match &cursor {
+            Some(c) => {
+                assert_eq!(sc["has_more"], json!(true));
+                let more = format!("More: call {tool} with cursor=\"{c}\"");
+                assert!(last.contains(&more), "{tool}: footer {last:?}");
+            }
+            None => {
+                assert_eq!(sc["has_more"], json!(false));
+                assert!(last.contains("End of results"), "{tool}: footer {last:?}");
+            }
+        }
+        pages.push(sc);
+        assert!(pages.len() < 100, "{tool}: runaway walk");
+        if cursor.is_none() {
+            return pages;
+        }
+    }
+}
+
+pub fn page_sizes(pages: &[Value]) -> Vec<usize> {
+    pages
+        .iter()
+        .map(|p| p["items"].as_array().unwrap().len())
+        .collect()
+}
+
+pub fn page_items(pages: &[Value]) -> Vec<Value> {
+    pages
+        .iter()
+        .flat_map(|p| p["items"].as_array().unwrap().clone())
+        .collect()
+}
+
+pub fn unique(items: &[Value]) -> usize {
+    items
+        .iter()
+        .map(Value::to_string)
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// Asserts a tool-level error with `code`, in structured content and text.
+pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) {
+    let r = call(client, tool, args.clone()).await;
+    let body = text(&r);
+    assert_eq!(r.is_error, Some(true), "{tool} {args}: {body}");
+    // structuredContent would have to match the page outputSchema: errors carry none, and
+    // put the machine-readable error in _meta instead.
+    assert!(
+        r.structured_content.is_none(),
+        "{tool} {args}: error with structuredContent"
+    );
+    let meta = r.meta.expect("_meta on an error result");
+    let sc = meta
+        .0
+        .get(zoekt_pager::mcp::ERROR_META_KEY)
+        .cloned()
+        .expect("error in _meta");
+    let keys: HashSet<&str> = sc.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, HashSet::from(["code", "message", "hint"]), "{sc}");
+    assert_eq!(sc["code"], json!(code), "{tool} {args}: {sc}");
+    assert!(!sc["message"].as_str().unwrap().is_empty());
+    assert!(!sc["hint"].as_str().unwrap().is_empty());
+    assert!(body.starts_with(&format!("Error {code}: ")), "{body}");
+}

@@ -45,7 +45,10 @@ elif [ "$rc" -ne 0 ]; then
 else
   ZOEKT_PAGER_LIVE_URL="$(ZOEKT_PORT="$SMALL_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/small" scripts/zoekt.sh up fixtures/corpus)"
   ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_PORT="$BIG_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/big" scripts/zoekt.sh up "$BIG_CORPUS")"
-  export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL
+  # For the test that stops and restarts its own webserver on the fixture index.
+  read -r ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
+    < <(ZOEKT_STATE_DIR="$ROOT/.zoekt/small" scripts/zoekt.sh paths)
+  export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
   banner "Live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)"
 fi
 

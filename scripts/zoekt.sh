@@ -8,6 +8,7 @@
 #                                     wait until /readyz says the shards are loaded
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
+#   scripts/zoekt.sh paths            print the webserver binary and the index folder
 #
 # Exit codes: 0 ok; 1 failure; 4 the Go module proxy refuses to serve Zoekt (nothing this
 # script can fix; .ci/run reports it separately).
@@ -145,5 +146,6 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
   url) echo "$URL" ;;
+  paths) echo "$BIN/zoekt-webserver $INDEX" ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -276,6 +276,39 @@ async fn search_lines_walk(url: &str) {
 }
 contract!(search_lines_walk);
 
+/// A byte bound on pages ends big pages early; the cursor continues right after the last
+/// item, so the walk is still exactly the unpaged result.
+async fn size_bound_shortens_pages_without_gaps(url: &str) {
+    const BOUND: usize = 3_000;
+    let p = pager_with(
+        url,
+        PagerConfig {
+            max_page_bytes: BOUND,
+            ..PagerConfig::default()
+        },
+    );
+    let pages = walk(&[50], async |a| p.lines("pagerLineMark", 4, a).await).await;
+    assert!(pages.len() > 2, "{:?}", sizes(&pages));
+    assert!(pages.iter().any(|pg| pg.size_capped));
+    for pg in &pages {
+        let bytes: usize = pg
+            .items
+            .iter()
+            .map(|i| serde_json::to_vec(i).unwrap().len() + 1)
+            .sum();
+        assert!(
+            bytes <= BOUND || pg.count == 1,
+            "{bytes} bytes in {} items",
+            pg.count
+        );
+        assert_eq!(pg.size_capped, pg.count < 50 && pg.has_more, "{pg:?}");
+    }
+    let items = all_items(&pages);
+    let truth = unpaged(&support::client(url), "pagerLineMark", 4, flatten::matches).await;
+    assert_eq!(items, truth);
+}
+contract!(size_bound_shortens_pages_without_gaps);
+
 async fn tied_files_never_swap_across_pages(url: &str) {
     // tiebreakProbe sits in 4 files that are byte-identical in beta-go and twin-go.
     let p = pager(url);

@@ -1,0 +1,745 @@
+mod support;
+
+// Sidecar mode end to end: the real `zoekt-pager serve --http` binary, driven over real HTTP
+// by rmcp's streamable-HTTP client (and by plain reqwest for the operator endpoints and the
+// guards), against the Zoekt model over fixtures/corpus and, when CI brought one up, a live
+// zoekt-webserver. wiremock stands in for Zoekt only where a real one cannot be made to
+// misbehave on demand (a slow answer, for the SIGTERM drain).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ServiceError, model::CallToolResult};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use support::mcp::*;
+use support::zoekt_model::ModelServer;
+
+/// A running `zoekt-pager serve --http 127.0.0.1:0`, killed on drop.
+struct Sidecar {
+    child: tokio::process::Child,
+    base: String,
+    log: PathBuf,
+}
+
+static LOGS: AtomicUsize = AtomicUsize::new(0);
+
+impl Sidecar {
+    /// Starts a sidecar against `zoekt_url`; `env` adds settings on top of the defaults (the
+    /// test environment's own ZOEKT_PAGER_* settings are dropped).
+    async fn start(zoekt_url: &str, env: &[(&str, &str)]) -> Sidecar {
+        Self::start_args(zoekt_url, env, &[]).await
+    }
+
+    async fn start_args(zoekt_url: &str, env: &[(&str, &str)], args: &[&str]) -> Sidecar {
+        let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "sidecar-{}-{}.log",
+            std::process::id(),
+            LOGS.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
+        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
+            cmd.env_remove(k);
+        }
+        cmd.args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .env("ZOEKT_URL", zoekt_url)
+            .env("ZOEKT_PAGER_LOG", "info")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("spawn zoekt-pager serve --http");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("the sidecar prints its address")
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "no address; log: {}",
+                    std::fs::read_to_string(&log).unwrap()
+                )
+            });
+        let url = line
+            .rsplit(' ')
+            .next()
+            .and_then(|u| u.strip_suffix("/mcp"))
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Sidecar {
+            child,
+            base: url,
+            log,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    async fn client(&self) -> Client {
+        self.client_with(None).await
+    }
+
+    async fn client_with(&self, token: Option<&str>) -> Client {
+        let mut cfg = StreamableHttpClientTransportConfig::with_uri(self.url("/mcp"));
+        if let Some(t) = token {
+            cfg = cfg.auth_header(t);
+        }
+        ().serve(StreamableHttpClientTransport::from_config(cfg))
+            .await
+            .expect("MCP initialize over HTTP")
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    async fn get(&self, path: &str) -> (u16, String) {
+        let r = http().get(self.url(path)).send().await.expect("GET");
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+}
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// Where the checks run: the model always, a live Zoekt when there is one.
+async fn targets(test: &str) -> Vec<(String, Option<ModelServer>)> {
+    let model = support::fixture_model().await;
+    let mut t = vec![(model.url(), Some(model))];
+    if let Some(url) = support::live_url("ZOEKT_PAGER_LIVE_URL", test) {
+        t.push((url, None));
+    }
+    t
+}
+
+fn fixture_text(repo: &str, path: &str) -> String {
+    std::fs::read_to_string(support::fixtures_corpus().join(repo).join(path)).unwrap()
+}
+
+fn structured(r: &CallToolResult) -> Value {
+    assert_ne!(r.is_error, Some(true), "{}", text(r));
+    r.structured_content.clone().expect("structured content")
+}
+
+#[tokio::test]
+async fn every_tool_works_over_http() {
+    for (url, _model) in targets("every_tool_works_over_http").await {
+        let sidecar = Sidecar::start(&url, &[]).await;
+        let client = sidecar.client().await;
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 7, "{url}");
+
+        let syms = page_items(
+            &walk(
+                &client,
+                "search_symbols",
+                json!({"query": r"pagerItem\d+"}),
+                &[30],
+            )
+            .await,
+        );
+        assert_eq!((syms.len(), unique(&syms)), (100, 100), "{url}");
+        let files =
+            page_items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
+        assert_eq!(unique(&files), 4, "{url}");
+        let refs =
+            page_items(&walk(&client, "find_references", json!({"symbol": "get"}), &[10]).await);
+        assert_eq!(unique(&refs), 37, "{url}");
+        let lines =
+            page_items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[25]).await);
+        assert_eq!(unique(&lines), 75, "{url}");
+        let repos = page_items(&walk(&client, "list_repos", json!({}), &[2]).await);
+        assert_eq!(repos.len(), 5, "{url}");
+
+        // read_file: exactly the lines on disk.
+        let disk = fixture_text("alpha-rs", "src/lib.rs");
+        let want: String = disk.split_inclusive('\n').skip(1).take(3).collect();
+        let r = call(
+            &client,
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 2, "end_line": 4}),
+        )
+        .await;
+        let f = structured(&r);
+        assert_eq!(f["content"], json!(want), "{url}");
+        assert_eq!(
+            (f["start_line"].clone(), f["end_line"].clone()),
+            (json!(2), json!(4))
+        );
+        assert_eq!(f["total_lines"], json!(disk.split_inclusive('\n').count()));
+        assert_eq!(f["truncated"], json!(false));
+
+        let h = structured(&call(&client, "health", json!({})).await);
+        assert_eq!(
+            (h["reachable"].clone(), h["ready"].clone()),
+            (json!(true), json!(true)),
+            "{url}: {h}"
+        );
+        assert_eq!(h["repos"], json!(5), "{url}: {h}");
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn read_file_names_are_exact_and_bounded() {
+    for (url, _model) in targets("read_file_names_are_exact_and_bounded").await {
+        let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_MAX_READ_LINES", "4")]).await;
+        let client = sidecar.client().await;
+        // A case change, a prefix, a regex that would match, another repo: never a file.
+        for (repo, path) in [
+            ("alpha-rs", "src/LIB.rs"),
+            ("alpha-rs", "src/lib.r"),
+            ("alpha-rs", "src/lib.rs "),
+            ("alpha-rs", "src/li..rs"),
+            ("alpha-rs", ".*"),
+            ("alpha", "src/lib.rs"),
+            ("beta-go", "src/lib.rs"),
+        ] {
+            let args = json!({"repo": repo, "path": path});
+            expect_error(&client, "read_file", args, "NOT_FOUND").await;
+        }
+        expect_error(
+            &client,
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 0}),
+            "INVALID_ARGUMENT",
+        )
+        .await;
+        expect_error(
+            &client,
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 5, "end_line": 2}),
+            "INVALID_ARGUMENT",
+        )
+        .await;
+        expect_error(
+            &client,
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 999}),
+            "INVALID_ARGUMENT",
+        )
+        .await;
+
+        // The line bound cuts the range and says where to go on; following it reads the file.
+        let disk = fixture_text("alpha-rs", "src/lib.rs");
+        let mut text_read = String::new();
+        let mut start = 1;
+        loop {
+            let r = call(
+                &client,
+                "read_file",
+                json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": start}),
+            )
+            .await;
+            let f = structured(&r);
+            text_read.push_str(f["content"].as_str().unwrap());
+            match f.get("next_start_line").and_then(Value::as_u64) {
+                Some(n) => {
+                    assert_eq!(f["truncated"], json!(true));
+                    assert_eq!(n, f["end_line"].as_u64().unwrap() + 1);
+                    assert!(text(&r).contains(&format!("start_line={n}")));
+                    start = n;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(text_read, disk, "{url}");
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn resources_are_repositories_paged_with_mcp_cursors_and_files_by_template() {
+    for (url, _model) in targets("resources_are_paged").await {
+        let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_DEFAULT_LIMIT", "2")]).await;
+        let client = sidecar.client().await;
+        let mut names = Vec::new();
+        let mut cursor = None;
+        let mut pages = Vec::new();
+        loop {
+            let r = client
+                .list_resources(Some(
+                    PaginatedRequestParams::default().with_cursor(cursor.clone()),
+                ))
+                .await
+                .unwrap();
+            pages.push(r.resources.len());
+            names.extend(r.resources.iter().map(|x| x.name.clone()));
+            cursor = r.next_cursor.clone();
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(pages, vec![2, 2, 1], "{url}");
+        assert_eq!(
+            names,
+            ["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"]
+        );
+
+        for bad in ["garbage", "AQUAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+            let params = PaginatedRequestParams::default().with_cursor(Some(bad.into()));
+            match client.list_resources(Some(params)).await {
+                Err(ServiceError::McpError(e)) => {
+                    assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}")
+                }
+                other => panic!("bad cursor {bad} gave {other:?}"),
+            }
+        }
+        // A list_repos cursor is not a resources/list cursor.
+        let lr = structured(&call(&client, "list_repos", json!({})).await);
+        let params = PaginatedRequestParams::default()
+            .with_cursor(lr["next_cursor"].as_str().map(String::from));
+        assert!(
+            matches!(client.list_resources(Some(params)).await, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS)
+        );
+
+        let templates = client.list_resource_templates(None).await.unwrap();
+        assert_eq!(
+            templates.resource_templates[0].uri_template,
+            "zoekt://{repo}/{+path}"
+        );
+
+        let uri = "zoekt://beta-go/render/pipeline.go";
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap();
+        match &read.contents[0] {
+            ResourceContents::TextResourceContents { text, uri: u, .. } => {
+                assert_eq!(u, uri);
+                assert_eq!(
+                    text,
+                    &fixture_text("beta-go", "render/pipeline.go"),
+                    "{url}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let repo = client
+            .read_resource(ReadResourceRequestParams::new("zoekt://gamma-py/"))
+            .await
+            .unwrap();
+        let ResourceContents::TextResourceContents { text, .. } = &repo.contents[0] else {
+            panic!()
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap()["name"],
+            json!("gamma-py")
+        );
+        match client
+            .read_resource(ReadResourceRequestParams::new("zoekt://beta-go/no/such.go"))
+            .await
+        {
+            Err(ServiceError::McpError(e)) => {
+                assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{e:?}")
+            }
+            other => panic!("missing file gave {other:?}"),
+        }
+        match client
+            .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
+            .await
+        {
+            Err(ServiceError::McpError(e)) => {
+                assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}")
+            }
+            other => panic!("foreign URI gave {other:?}"),
+        }
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_walk_continues_on_another_replica() {
+    for (url, _model) in targets("a_walk_continues_on_another_replica").await {
+        let a = Sidecar::start(&url, &[]).await;
+        let b = Sidecar::start(&url, &[]).await;
+        assert_ne!(a.base, b.base);
+        let (ca, cb) = (a.client().await, b.client().await);
+        let q = r"pagerItem\d+";
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for turn in 0.. {
+            let client = if turn % 2 == 0 { &ca } else { &cb };
+            let mut args = json!({"query": q, "limit": 7});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = structured(&call(client, "search_symbols", args).await);
+            items.extend(page["items"].as_array().unwrap().clone());
+            cursor = page
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(String::from);
+            if cursor.is_none() {
+                assert!(turn >= 14, "15 pages of 7 for 100 items");
+                break;
+            }
+        }
+        let one = structured(&call(&cb, "search_symbols", json!({"query": q, "limit": 100})).await);
+        assert_eq!(
+            Value::Array(items.clone()),
+            one["items"],
+            "{url}: A/B walk == one page"
+        );
+        assert_eq!(unique(&items), 100);
+        ca.cancel().await.unwrap();
+        cb.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_configured_token_is_required() {
+    let model = support::fixture_model().await;
+    let sidecar = Sidecar::start(&model.url(), &[("ZOEKT_PAGER_AUTH_TOKEN", "t0ken-xyz")]).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let post = |auth: Option<&'static str>| {
+        let mut r = http()
+            .post(sidecar.url("/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .json(&init);
+        if let Some(a) = auth {
+            r = r.header("Authorization", a);
+        }
+        r.send()
+    };
+    for auth in [
+        None,
+        Some("Bearer wrong"),
+        Some("Bearer t0ken-xy"),
+        Some("Basic t0ken-xyz"),
+    ] {
+        let r = post(auth).await.unwrap();
+        assert_eq!(r.status().as_u16(), 401, "{auth:?}");
+        assert_eq!(r.headers()["www-authenticate"], "Bearer");
+    }
+    assert_eq!(
+        post(Some("Bearer t0ken-xyz"))
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        200
+    );
+
+    let client = sidecar.client_with(Some("t0ken-xyz")).await;
+    let r = call(&client, "list_repos", json!({})).await;
+    assert_eq!(structured(&r)["count"], json!(5));
+    client.cancel().await.unwrap();
+    // Operator endpoints stay open for probes and scrapers.
+    assert_eq!(sidecar.get("/healthz").await.0, 200);
+    assert_eq!(sidecar.get("/metrics").await.0, 200);
+}
+
+#[tokio::test]
+async fn host_and_origin_are_checked() {
+    let model = support::fixture_model().await;
+    let sidecar = Sidecar::start(&model.url(), &[]).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let status = |headers: Vec<(&'static str, &'static str)>| {
+        let mut r = http()
+            .post(sidecar.url("/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .json(&init);
+        for (k, v) in headers {
+            r = r.header(k, v);
+        }
+        async move { r.send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(status(vec![("Host", "evil.example")]).await, 403);
+    assert_eq!(status(vec![("Host", "evil.example:80")]).await, 403);
+    assert_eq!(status(vec![("Origin", "http://evil.example")]).await, 403);
+    assert_eq!(status(vec![("Origin", "http://localhost:5173")]).await, 200);
+    assert_eq!(status(vec![]).await, 200);
+
+    let open = Sidecar::start(
+        &model.url(),
+        &[("ZOEKT_PAGER_ALLOWED_HOSTS", "code.internal")],
+    )
+    .await;
+    let r = http()
+        .post(open.url("/mcp"))
+        .header("Host", "code.internal")
+        .header("Accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn binding_beyond_loopback_needs_allow_remote() {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .env_remove("ZOEKT_PAGER_ALLOW_REMOTE")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+}
+
+#[tokio::test]
+async fn readyz_follows_zoekt_going_away_and_coming_back() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let corpus = support::fixture_model_corpus();
+    let model = ModelServer::start_on(corpus.clone(), listener).await;
+    let sidecar = Sidecar::start(&model.url(), &[("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000")]).await;
+    assert_eq!(sidecar.get("/readyz").await, (200, "ready\n".into()));
+
+    drop(model);
+    let (status, body) = sidecar.get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.starts_with("not ready: Zoekt is unreachable"),
+        "{body}"
+    );
+    assert_eq!(
+        sidecar.get("/healthz").await.0,
+        200,
+        "liveness does not follow Zoekt"
+    );
+
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("rebind the port");
+    let _model = ModelServer::start_on(corpus, listener).await;
+    assert_eq!(sidecar.get("/readyz").await.0, 200);
+    live_readyz_follows_a_restarted_zoekt().await;
+}
+
+/// The same against a real zoekt-webserver this test starts and stops itself (CI exports the
+/// binary and the index it built).
+async fn live_readyz_follows_a_restarted_zoekt() {
+    let (Ok(bin), Ok(index)) = (
+        std::env::var("ZOEKT_PAGER_LIVE_WEBSERVER"),
+        std::env::var("ZOEKT_PAGER_LIVE_INDEX_DIR"),
+    ) else {
+        support::live_url(
+            "ZOEKT_PAGER_LIVE_WEBSERVER",
+            "readyz_follows_a_restarted_zoekt",
+        );
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let start = || {
+        std::process::Command::new(&bin)
+            .args([
+                "-listen",
+                &format!("127.0.0.1:{port}"),
+                "-index",
+                &index,
+                "-rpc",
+                "-html=false",
+            ])
+            .env("ZOEKT_WATCHDOG_ERRORS", "0")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start zoekt-webserver")
+    };
+    let mut zoekt = start();
+    let sidecar = Sidecar::start(&format!("http://127.0.0.1:{port}"), &[]).await;
+    let wait_for = async |want: u16| {
+        for _ in 0..100 {
+            if sidecar.get("/readyz").await.0 == want {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("/readyz never answered {want}");
+    };
+    wait_for(200).await;
+    zoekt.kill().unwrap();
+    zoekt.wait().unwrap();
+    wait_for(503).await;
+    let mut zoekt = start();
+    wait_for(200).await;
+    zoekt.kill().unwrap();
+    zoekt.wait().unwrap();
+}
+
+/// The value of one sample line in a metrics text, 0 when absent.
+fn sample(metrics: &str, series: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(series)
+                .and_then(|rest| rest.trim().parse().ok())
+        })
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn metrics_counters_move_after_calls() {
+    for (url, _model) in targets("metrics_counters_move_after_calls").await {
+        let sidecar = Sidecar::start(&url, &[]).await;
+        let client = sidecar.client().await;
+        let ok = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="ok"}"#;
+        let bad = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="INVALID_CURSOR"}"#;
+        let cursor_errors = r#"zoekt_pager_cursor_errors_total{code="INVALID_CURSOR"}"#;
+        let pages = r#"zoekt_pager_pages_total{tool="search_symbols"}"#;
+        let items = r#"zoekt_pager_items_total{tool="search_symbols"}"#;
+        let zoekt = r#"zoekt_pager_zoekt_request_seconds_count{endpoint="search",outcome="ok"}"#;
+        let before = sidecar.get("/metrics").await.1;
+        call(
+            &client,
+            "search_symbols",
+            json!({"query": r"pagerItem\d+", "limit": 30}),
+        )
+        .await;
+        call(
+            &client,
+            "search_symbols",
+            json!({"query": r"pagerItem\d+", "limit": 5}),
+        )
+        .await;
+        expect_error(
+            &client,
+            "search_symbols",
+            json!({"query": "x", "cursor": "garbage"}),
+            "INVALID_CURSOR",
+        )
+        .await;
+        let (status, after) = sidecar.get("/metrics").await;
+        assert_eq!(status, 200);
+        assert_eq!(sample(&after, ok) - sample(&before, ok), 2.0, "{after}");
+        assert_eq!(sample(&after, bad) - sample(&before, bad), 1.0);
+        assert_eq!(
+            sample(&after, cursor_errors) - sample(&before, cursor_errors),
+            1.0
+        );
+        assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
+        assert_eq!(sample(&after, items) - sample(&before, items), 35.0);
+        assert!(
+            sample(&after, zoekt) - sample(&before, zoekt) >= 2.0,
+            "{after}"
+        );
+        assert!(after.contains("# TYPE zoekt_pager_zoekt_request_seconds histogram"));
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_call_in_flight_at_sigterm_still_gets_its_answer() {
+    // A Zoekt that takes 1.5 s to answer: something a real one cannot be made to do on demand.
+    let slow = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/search"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {"FileCount": 0, "MatchCount": 0, "Files": null}}))
+                .set_delay(Duration::from_millis(1500)),
+        )
+        .mount(&slow)
+        .await;
+    let mut sidecar = Sidecar::start(&slow.uri(), &[]).await;
+    let client = sidecar.client().await;
+    let pending = tokio::spawn(async move {
+        let r = call(&client, "search", json!({"query": "anything"})).await;
+        (r, client)
+    });
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let pid = sidecar.child.id().unwrap().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let (r, _client) = tokio::time::timeout(Duration::from_secs(10), pending)
+        .await
+        .expect("the in-flight call is answered")
+        .unwrap();
+    let page = structured(&r);
+    assert_eq!(page["count"], json!(0));
+    let status = tokio::time::timeout(Duration::from_secs(10), sidecar.child.wait())
+        .await
+        .expect("the sidecar exits after draining")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let log = sidecar.log_text();
+    assert!(log.contains("draining in-flight calls"), "{log}");
+    // No new connection is accepted once it is gone.
+    assert!(http().get(sidecar.url("/healthz")).send().await.is_err());
+}
+
+#[tokio::test]
+async fn logs_are_json_and_never_hold_cursors_or_tokens() {
+    let model = support::fixture_model().await;
+    let token = "tok-3c1f9a0b";
+    let sidecar = Sidecar::start(
+        &model.url(),
+        &[
+            ("ZOEKT_PAGER_AUTH_TOKEN", token),
+            ("ZOEKT_PAGER_LOG", "trace"),
+            ("ZOEKT_PAGER_LOG_FORMAT", "json"),
+        ],
+    )
+    .await;
+    let client = sidecar.client_with(Some(token)).await;
+    let pages = walk(
+        &client,
+        "search_symbols",
+        json!({"query": r"pagerItem\d+"}),
+        &[30],
+    )
+    .await;
+    let cursors: HashSet<String> = pages
+        .iter()
+        .filter_map(|p| {
+            p.get("next_cursor")
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+        .collect();
+    assert_eq!(cursors.len(), 3);
+    expect_error(
+        &client,
+        "search_symbols",
+        json!({"query": "x", "cursor": "Zm9vYmFyYmF6cXV4"}),
+        "INVALID_CURSOR",
+    )
+    .await;
+    let _ = http()
+        .post(sidecar.url("/mcp"))
+        .header("Authorization", "Bearer tok-wrong-77")
+        .send()
+        .await;
+    client.cancel().await.unwrap();
+    let log = sidecar.log_text();
+    assert!(log.lines().count() > 5, "{log}");
+    for line in log.lines() {
+        let v: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(v.get("level").is_some(), "{line}");
+    }
+    for secret in
+        cursors
+            .iter()
+            .map(String::as_str)
+            .chain([token, "tok-wrong-77", "Zm9vYmFyYmF6cXV4"])
+    {
+        assert!(!log.contains(secret), "the log holds {secret}");
+    }
+    assert!(log.contains("page served") && log.contains("without a valid bearer token"));
+}

@@ -7,6 +7,7 @@
 //! - [`mcp`] and the CLI print.
 
 pub mod config;
+pub mod harness;
 pub mod http;
 pub mod mcp;
 pub mod metrics;

@@ -38,6 +38,20 @@ enum Command {
         #[command(flatten)]
         http: HttpArgs,
     },
+    /// Run regression scenarios against a live Zoekt and write recordings (every Zoekt
+    /// exchange plus the MCP results, the goldens) for replay without Zoekt.
+    Record {
+        /// A scenario file (TOML) or a folder of them.
+        #[arg(long, default_value = "fixtures/scenarios")]
+        scenarios: std::path::PathBuf,
+        /// Folder for the recordings (one JSON file per scenario).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// What answers, written into each recording (default: "zoekt " + the Zoekt version
+        /// from the index metadata).
+        #[arg(long)]
+        source: Option<String>,
+    },
     /// Print a page of symbol definitions.
     Symbols {
         query: String,
@@ -139,6 +153,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Record {
+        scenarios,
+        out,
+        source,
+    } = &cli.command
+    {
+        return record(&cli.config, &client, scenarios, out, source.clone()).await;
+    }
     let metrics = Arc::new(Metrics::new());
     let pager = Pager::new(
         Instrumented::new(client, Arc::clone(&metrics)),
@@ -149,6 +171,7 @@ async fn main() -> ExitCode {
             None => serve_stdio(pager, metrics).await,
             Some(addr) => serve_http(pager, metrics, &http, addr).await,
         },
+        Command::Record { .. } => unreachable!("handled above"),
         Command::Symbols {
             query,
             kinds,
@@ -255,6 +278,75 @@ async fn serve_http(
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "HTTP server failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn record(
+    config: &Config,
+    client: &ZoektClient,
+    scenarios: &std::path::Path,
+    out: &std::path::Path,
+    source: Option<String>,
+) -> ExitCode {
+    let scenarios = match zoekt_pager::harness::scenario::load(scenarios) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("zoekt-pager record: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Recording an unreachable or half-loaded Zoekt would commit errors as goldens.
+    match client.readiness().await {
+        Ok(r) if r.is_ready() => {}
+        Ok(r) => {
+            eprintln!(
+                "zoekt-pager record: Zoekt at {} is not ready (HTTP {}: {})",
+                client.base_url(),
+                r.readyz_status,
+                r.detail
+            );
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("zoekt-pager record: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let source = match source {
+        Some(s) => s,
+        None => match client.list("").await {
+            Ok(list) => {
+                let mut versions: Vec<String> = list
+                    .repos
+                    .iter()
+                    .map(|r| r.index_metadata.zoekt_version.clone())
+                    .filter(|v| !v.is_empty())
+                    .collect();
+                versions.sort();
+                versions.dedup();
+                format!("zoekt {}", versions.join(","))
+            }
+            Err(e) => {
+                eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager(), &source)
+        .await
+    {
+        Ok(files) => {
+            eprintln!(
+                "recorded {} scenario(s) from {source} into {}",
+                files.len(),
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("zoekt-pager record: {e}");
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,308 @@
+//! The regression harness: run declared scenarios through the MCP tools, record every Zoekt
+//! exchange and every MCP result, and compare results with recorded goldens.
+//!
+//! - [`scenario`]: the scenario file format (TOML).
+//! - [`proxy`]: a recording proxy in front of a live Zoekt (used by `zoekt-pager record`).
+//! - [`diff`]: a field-by-field comparison that names scenario, page and field.
+//!
+//! A recording is one JSON file per scenario, `<out>/<name>.json`, holding the exchanges with
+//! Zoekt (request and normalised response, in order) and the results (the goldens). Output is
+//! canonical: sorted keys, two-space indent, volatile fields (timings, index times, source
+//! paths) replaced by fixed values, so a re-recording diffs cleanly.
+
+pub mod diff;
+pub mod proxy;
+pub mod scenario;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::mcp::PagerServer;
+use crate::page::{Backend, Effort, Pager, PagerConfig, ReadLimits};
+use crate::zoekt::{ClientOptions, ZoektClient};
+use scenario::Scenario;
+
+/// Recording format version; bump when the layout changes.
+pub const FORMAT: u32 = 1;
+
+/// One HTTP exchange with Zoekt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exchange {
+    pub method: String,
+    pub path: String,
+    /// The JSON body sent (null for GET).
+    pub request: Value,
+    pub status: u16,
+    /// The body received: JSON when it parsed, else a string.
+    pub response: Value,
+}
+
+/// One MCP tool result of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub step: usize,
+    /// Page number inside a walk (0 for single calls).
+    pub page: usize,
+    pub tool: String,
+    pub args: Value,
+    /// The `CallToolResult` as JSON.
+    pub result: Value,
+}
+
+/// The engine settings a recording was made with; a replay uses the same ones, whatever the
+/// replaying machine's environment says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub default_limit: u32,
+    pub max_limit: u32,
+    pub max_offset: u64,
+    pub max_window: u32,
+    pub max_context_lines: u32,
+    pub max_page_bytes: usize,
+    pub shard_max_match_count: u32,
+    pub total_max_match_count: u32,
+    pub max_wall_time_ms: u64,
+    pub max_read_lines: u32,
+    pub max_read_bytes: usize,
+}
+
+impl From<&PagerConfig> for Settings {
+    fn from(c: &PagerConfig) -> Self {
+        Settings {
+            default_limit: c.default_limit,
+            max_limit: c.max_limit,
+            max_offset: c.max_offset,
+            max_window: c.max_window,
+            max_context_lines: c.max_context_lines,
+            max_page_bytes: c.max_page_bytes,
+            shard_max_match_count: c.effort.shard_max_match_count,
+            total_max_match_count: c.effort.total_max_match_count,
+            max_wall_time_ms: c.effort.max_wall_time.as_millis() as u64,
+            max_read_lines: c.read.max_lines,
+            max_read_bytes: c.read.max_bytes,
+        }
+    }
+}
+
+impl From<Settings> for PagerConfig {
+    fn from(s: Settings) -> Self {
+        PagerConfig {
+            default_limit: s.default_limit,
+            max_limit: s.max_limit,
+            max_offset: s.max_offset,
+            max_window: s.max_window,
+            max_context_lines: s.max_context_lines,
+            effort: Effort {
+                shard_max_match_count: s.shard_max_match_count,
+                total_max_match_count: s.total_max_match_count,
+                max_wall_time: Duration::from_millis(s.max_wall_time_ms),
+            },
+            max_page_bytes: s.max_page_bytes,
+            read: ReadLimits {
+                max_lines: s.max_read_lines,
+                max_bytes: s.max_read_bytes,
+            },
+        }
+    }
+}
+
+/// A whole recording of one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recording {
+    pub format: u32,
+    /// What answered: e.g. `zoekt v0.0.0-...` or the test model.
+    pub source: String,
+    pub settings: Settings,
+    /// The scenario as it was run, so a replay needs nothing but this file.
+    pub scenario: Scenario,
+    /// Every request to Zoekt and its (normalised) answer, in order.
+    pub exchanges: Vec<Exchange>,
+    /// The goldens: every MCP result, in order.
+    pub results: Vec<Outcome>,
+}
+
+impl Recording {
+    /// Canonical, diff-friendly text.
+    pub fn to_pretty(&self) -> String {
+        let v = canonical(serde_json::to_value(self).expect("a recording serialises"));
+        let mut s = serde_json::to_string_pretty(&v).expect("JSON serialises");
+        s.push('\n');
+        s
+    }
+}
+
+/// Runs `scenarios` against the Zoekt at `zoekt_url` through a recording proxy and writes one
+/// recording per scenario into `out`. Returns the files written.
+pub async fn record(
+    zoekt_url: &str,
+    scenarios: &[Scenario],
+    out: &Path,
+    cfg: &PagerConfig,
+    source: &str,
+) -> Result<Vec<PathBuf>, String> {
+    let proxy = proxy::Proxy::start(zoekt_url)
+        .await
+        .map_err(|e| format!("cannot start the recording proxy: {e}"))?;
+    let client =
+        ZoektClient::new(proxy.url(), ClientOptions::default()).map_err(|e| e.to_string())?;
+    let server = PagerServer::new(Pager::new(client, cfg.clone()));
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut written = Vec::new();
+    for s in scenarios {
+        proxy.take();
+        let results = run(&server, s).await;
+        let rec = Recording {
+            format: FORMAT,
+            source: source.to_string(),
+            settings: Settings::from(cfg),
+            scenario: s.clone(),
+            exchanges: proxy.take(),
+            results,
+        };
+        let path = out.join(format!("{}.json", s.name));
+        std::fs::write(&path, rec.to_pretty())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Reads a recording file.
+pub fn load_recording(path: &Path) -> Result<Recording, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let rec: Recording =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if rec.format != FORMAT {
+        return Err(format!(
+            "{}: recording format {} (this build reads {FORMAT}); re-record it",
+            path.display(),
+            rec.format
+        ));
+    }
+    Ok(rec)
+}
+
+/// Every `*.json` recording in a folder, sorted by name.
+pub fn recordings_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// Runs every step of `scenario` through the server's tool dispatcher, exactly as an MCP
+/// `tools/call` would, and returns the results in order.
+pub async fn run<B: Backend + 'static>(
+    server: &PagerServer<B>,
+    scenario: &Scenario,
+) -> Vec<Outcome> {
+    let mut out: Vec<Outcome> = Vec::new();
+    let mut first_cursors: Vec<Option<String>> = Vec::new();
+    for (i, step) in scenario.steps.iter().enumerate() {
+        let mut args = step.args.as_object().cloned().unwrap_or_default();
+        if let Some(j) = step.cursor_from {
+            match first_cursors.get(j).cloned().flatten() {
+                Some(c) => args.insert("cursor".into(), json!(c)),
+                None => args.insert("cursor".into(), json!("<no cursor from step>")),
+            };
+        }
+        let limits = step.walk.clone();
+        let mut page = 0usize;
+        let mut first_cursor = None;
+        loop {
+            let mut a = args.clone();
+            if let Some(l) = &limits {
+                let limit = l.get(page).or(l.last()).copied().unwrap_or(30);
+                a.insert("limit".into(), json!(limit));
+            }
+            let result = match server.call(&step.tool, Some(a.clone())).await {
+                Some(r) => serde_json::to_value(&r).unwrap_or(Value::Null),
+                None => json!({"protocolError": format!("unknown tool {}", step.tool)}),
+            };
+            let next = next_cursor(&result);
+            if page == 0 {
+                first_cursor = next.clone();
+            }
+            out.push(Outcome {
+                step: i,
+                page,
+                tool: step.tool.clone(),
+                args: Value::Object(a),
+                result,
+            });
+            match (&limits, next) {
+                (Some(_), Some(c)) if page < 1_000 => {
+                    args.insert("cursor".into(), json!(c));
+                    page += 1;
+                }
+                _ => break,
+            }
+        }
+        first_cursors.push(first_cursor);
+    }
+    out
+}
+
+fn next_cursor(result: &Value) -> Option<String> {
+    result
+        .get("structuredContent")?
+        .get("next_cursor")?
+        .as_str()
+        .map(String::from)
+}
+
+/// Sorted keys at every level (independent of serde_json's map flavour).
+pub fn canonical(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = Map::new();
+            for (k, v) in entries {
+                out.insert(k, canonical(v));
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(canonical).collect()),
+        other => other,
+    }
+}
+
+/// Replaces what differs between runs and machines in a Zoekt answer (timings, index times,
+/// source paths) by fixed values. Applied before the pager sees the answer, so goldens do
+/// not depend on them either.
+pub fn normalise(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m.iter_mut() {
+                match k.as_str() {
+                    "Duration" | "Wait" | "MatchTreeConstruction" | "MatchTreeSearch" => {
+                        if val.is_number() {
+                            *val = json!(0);
+                        }
+                    }
+                    "IndexTime" | "LatestCommitDate" => {
+                        if val.is_string() {
+                            *val = json!("2000-01-01T00:00:00Z");
+                        }
+                    }
+                    "Source" => {
+                        if val.is_string() {
+                            *val = json!("");
+                        }
+                    }
+                    _ => normalise(val),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(normalise),
+        _ => {}
+    }
+}

@@ -1,0 +1,277 @@
+mod support;
+
+// The regression harness: recorded Zoekt exchanges served by wiremock (matched on method, path
+// and the exact JSON body, each once, in order), the recorded scenario run again through the
+// MCP tool dispatcher, and every result compared with its golden. No Zoekt, no Go needed.
+//
+// Recordings live in fixtures/recordings/<source>/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
+// your own (recorded with `zoekt-pager record` against your Zoekt).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use wiremock::matchers::{body_json, method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use zoekt_pager::harness::{self, Recording, diff, scenario::Scenario};
+use zoekt_pager::mcp::PagerServer;
+use zoekt_pager::page::{Pager, PagerConfig};
+use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
+
+/// Answers any request the recording does not hold with a 501, and remembers it.
+struct NotRecorded(Arc<Mutex<Vec<String>>>);
+
+impl Respond for NotRecorded {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        self.0.lock().unwrap().push(format!(
+            "{} {} {}",
+            req.method,
+            req.url.path(),
+            String::from_utf8_lossy(&req.body)
+        ));
+        ResponseTemplate::new(501)
+            .set_body_json(serde_json::json!({"Error": "not in the recording"}))
+    }
+}
+
+/// Replays one recording; `Err` holds a readable report of every difference.
+async fn replay(rec: &Recording) -> Result<(), String> {
+    let zoekt = MockServer::start().await;
+    for x in &rec.exchanges {
+        let mut mock = Mock::given(method(x.method.as_str())).and(path(x.path.as_str()));
+        if !x.request.is_null() {
+            mock = mock.and(body_json(&x.request));
+        }
+        let answer = ResponseTemplate::new(x.status);
+        let answer = match &x.response {
+            Value::String(s) => answer.set_body_string(s.clone()),
+            json => answer.set_body_json(json),
+        };
+        mock.respond_with(answer)
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&zoekt)
+            .await;
+    }
+    let missing = Arc::new(Mutex::new(Vec::new()));
+    Mock::given(wiremock::matchers::any())
+        .respond_with(NotRecorded(Arc::clone(&missing)))
+        .with_priority(10)
+        .mount(&zoekt)
+        .await;
+
+    let client = ZoektClient::new(&zoekt.uri(), ClientOptions::default()).unwrap();
+    let server = PagerServer::new(Pager::new(client, PagerConfig::from(rec.settings)));
+    let results = harness::run(&server, &rec.scenario).await;
+    let mut report = Vec::new();
+    for m in missing.lock().unwrap().iter() {
+        report.push(format!(
+            "scenario {}: a request the recording does not hold:\n    {m}",
+            rec.scenario.name
+        ));
+    }
+    for d in diff::compare(&rec.scenario.name, &rec.results, &results) {
+        report.push(d.to_string());
+    }
+    if report.is_empty() {
+        Ok(())
+    } else {
+        Err(report.join("\n"))
+    }
+}
+
+fn recording_dirs() -> Vec<PathBuf> {
+    let root = support::repo_root().join("fixtures/recordings");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    if let Ok(extra) = std::env::var("ZOEKT_PAGER_REPLAY_DIR")
+        && !extra.is_empty()
+    {
+        dirs.push(PathBuf::from(extra));
+    }
+    dirs
+}
+
+fn load(path: &Path) -> Recording {
+    harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn model_recording(name: &str) -> Recording {
+    load(
+        &support::repo_root()
+            .join("fixtures/recordings/model")
+            .join(format!("{name}.json")),
+    )
+}
+
+#[tokio::test]
+async fn every_committed_recording_replays_to_its_goldens() {
+    let mut failures = Vec::new();
+    let mut replayed = 0;
+    for dir in recording_dirs() {
+        for file in harness::recordings_in(&dir).unwrap() {
+            let rec = load(&file);
+            replayed += 1;
+            if let Err(report) = replay(&rec).await {
+                failures.push(format!("{}:\n{report}", file.display()));
+            }
+        }
+    }
+    assert!(replayed >= 15, "only {replayed} recordings found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[tokio::test]
+async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
+    let mut tools = std::collections::BTreeSet::new();
+    let mut codes = std::collections::BTreeSet::new();
+    let (mut walks, mut limit_changes, mut empties) = (0, 0, 0);
+    for file in
+        harness::recordings_in(&support::repo_root().join("fixtures/recordings/model")).unwrap()
+    {
+        let rec = load(&file);
+        for s in &rec.scenario.steps {
+            if let Some(w) = &s.walk {
+                walks += 1;
+                if w.len() > 1 {
+                    limit_changes += 1;
+                }
+            }
+        }
+        for r in &rec.results {
+            tools.insert(r.tool.clone());
+            if let Some(code) = r.result.pointer("/_meta/zoekt-pager~1error/code") {
+                codes.insert(code.as_str().unwrap().to_string());
+            }
+            if r.result.pointer("/structuredContent/count") == Some(&Value::from(0)) {
+                empties += 1;
+            }
+        }
+    }
+    assert_eq!(tools.len(), 7, "{tools:?}");
+    for code in [
+        "CURSOR_MISMATCH",
+        "INVALID_CURSOR",
+        "INVALID_ARGUMENT",
+        "BACKEND_QUERY_ERROR",
+        "NOT_FOUND",
+    ] {
+        assert!(codes.contains(code), "no recorded {code}: {codes:?}");
+    }
+    assert!(
+        walks >= 8 && limit_changes >= 2 && empties >= 1,
+        "{walks} {limit_changes} {empties}"
+    );
+}
+
+#[tokio::test]
+async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
+    let mut rec = model_recording("symbols-walk");
+    let name = rec.results[1]
+        .result
+        .pointer_mut("/structuredContent/items/3/name")
+        .expect("a golden item");
+    let original = name.as_str().unwrap().to_string();
+    let mut edited = original.clone().into_bytes();
+    *edited.last_mut().unwrap() ^= 1; // one byte
+    *name = Value::String(String::from_utf8(edited).unwrap());
+    let report = replay(&rec).await.expect_err("the edited golden must fail");
+    assert!(
+        report.contains("scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.items[3].name:"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("got      \"{original}\"")),
+        "{report}"
+    );
+    assert_eq!(
+        report.matches("scenario symbols-walk").count(),
+        1,
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_request_the_recording_lacks_fails_and_is_printed() {
+    let mut rec = model_recording("search-lines");
+    let dropped = rec.exchanges.pop().unwrap();
+    let report = replay(&rec)
+        .await
+        .expect_err("a missing exchange must fail");
+    assert!(
+        report.contains("a request the recording does not hold"),
+        "{report}"
+    );
+    let max_docs = dropped.request["Opts"]["MaxDocDisplayCount"].to_string();
+    assert!(
+        report.contains("POST /api/search")
+            && report.contains(&format!("\"MaxDocDisplayCount\":{max_docs}")),
+        "{report}"
+    );
+}
+
+/// Records `scenarios` against `url` into a scratch folder and compares the new goldens with
+/// the committed ones in `committed`.
+async fn rerecord_and_compare(url: &str, committed: &Path) {
+    let scenarios: Vec<Scenario> =
+        harness::scenario::load(&support::repo_root().join("fixtures/scenarios")).unwrap();
+    let out =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rerecord-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    harness::record(url, &scenarios, &out, &PagerConfig::default(), "rerecord")
+        .await
+        .unwrap();
+    let mut report = Vec::new();
+    for s in &scenarios {
+        let file = committed.join(format!("{}.json", s.name));
+        assert!(
+            file.exists(),
+            "scenario {} has no committed recording in {}: run scripts/record.sh",
+            s.name,
+            committed.display()
+        );
+        let old = load(&file);
+        let new = load(&out.join(format!("{}.json", s.name)));
+        assert_eq!(
+            old.scenario, new.scenario,
+            "scenario {} changed since it was recorded: re-record",
+            s.name
+        );
+        report.extend(
+            diff::compare(&s.name, &old.results, &new.results)
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
+    assert!(
+        report.is_empty(),
+        "re-recording changed goldens:\n{}",
+        report.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn rerecording_the_model_reproduces_its_committed_goldens() {
+    let model = support::fixture_model().await;
+    rerecord_and_compare(
+        &model.url(),
+        &support::repo_root().join("fixtures/recordings/model"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn rerecording_the_pinned_zoekt_reproduces_its_committed_goldens() {
+    if let Some(url) = support::live_url("ZOEKT_PAGER_LIVE_URL", "rerecording_the_pinned_zoekt") {
+        rerecord_and_compare(
+            &url,
+            &support::repo_root().join("fixtures/recordings/zoekt"),
+        )
+        .await;
+    }
+}

@@ -1,0 +1,218 @@
+//! Paging benchmark: what the engine and the MCP layer cost per page, with Zoekt's own time
+//! taken out. A synthetic in-memory backend holds 20,000 matching files (3 symbols each, in
+//! tied score groups of 8) and answers each request like Zoekt would: sorted, cut at
+//! MaxDocDisplayCount. Run: `cargo bench --bench paging`. Prints numbers; asserts nothing
+//! about time (timings belong here, not in tests).
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use zoekt_pager::mcp::PagerServer;
+use zoekt_pager::page::{Backend, PageArgs, Pager, PagerConfig};
+use zoekt_pager::zoekt::wire::{
+    B64Text, FileMatch, LineFragmentMatch, LineMatch, RepoList, SearchRequest, SearchResult,
+    SymbolInfo,
+};
+use zoekt_pager::zoekt::{Readiness, ZoektError};
+
+const FILES: usize = 20_000;
+const SYMBOLS_PER_FILE: usize = 3;
+
+struct Synthetic {
+    files: Vec<FileMatch>,
+}
+
+impl Synthetic {
+    fn new() -> Self {
+        let files = (0..FILES)
+            .map(|i| {
+                let line_matches = (0..SYMBOLS_PER_FILE)
+                    .map(|k| {
+                        let name = format!("benchSym{i}_{k}");
+                        let line = format!("func {name}(ctx context.Context) error {{\n");
+                        LineMatch {
+                            line: B64Text(line.clone()),
+                            line_number: 10 * (k as u32 + 1),
+                            line_start: 100 * k as u64,
+                            line_end: 100 * k as u64 + line.len() as u64,
+                            line_fragments: vec![LineFragmentMatch {
+                                line_offset: 5,
+                                offset: 100 * k as u64 + 5,
+                                match_length: name.len() as u32,
+                                symbol_info: Some(SymbolInfo {
+                                    sym: name,
+                                    kind: "function".into(),
+                                    parent: String::new(),
+                                    parent_kind: String::new(),
+                                }),
+                            }],
+                            ..LineMatch::default()
+                        }
+                    })
+                    .collect();
+                FileMatch {
+                    file_name: format!("pkg{:03}/file{i:05}.go", i % 500),
+                    repository: format!("repo{:02}", i % 40),
+                    language: "Go".into(),
+                    // Groups of 8 equal scores, descending: ties at most window edges.
+                    score: 1_000_000.0 - (i / 8) as f64,
+                    line_matches,
+                    ..FileMatch::default()
+                }
+            })
+            .collect();
+        Synthetic { files }
+    }
+}
+
+impl Backend for Synthetic {
+    async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
+        let n = match req.opts.max_doc_display_count as usize {
+            0 => self.files.len(),
+            n => n.min(self.files.len()),
+        };
+        Ok(SearchResult {
+            file_count: self.files.len() as u64,
+            match_count: (self.files.len() * SYMBOLS_PER_FILE) as u64,
+            files: self.files[..n].to_vec(),
+            ..SearchResult::default()
+        })
+    }
+    async fn list(&self, _query: &str) -> Result<RepoList, ZoektError> {
+        Ok(RepoList::default())
+    }
+    async fn readiness(&self) -> Result<Readiness, ZoektError> {
+        Ok(Readiness {
+            readyz_status: 200,
+            detail: String::new(),
+        })
+    }
+}
+
+fn stats(label: &str, mut times: Vec<Duration>) {
+    times.sort();
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
+    let total: Duration = times.iter().sum();
+    println!(
+        "{label:<52} n={:<4} mean={:>8.2?} p50={:>8.2?} p99={:>8.2?} max={:>8.2?}",
+        times.len(),
+        total / times.len() as u32,
+        pct(0.5),
+        pct(0.99),
+        times.last().unwrap()
+    );
+}
+
+/// Peak resident memory of this process (Linux), in MiB.
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it,
+    // and then one page is enough to show the bench still builds and runs.
+    if !std::env::args().any(|a| a == "--bench") {
+        let pager = Pager::new(Synthetic::new(), PagerConfig::default());
+        let page = pager
+            .symbols("benchSym", &[], &PageArgs::default())
+            .await
+            .unwrap();
+        assert_eq!(page.count, 30);
+        println!("paging bench: smoke run only (use `cargo bench --bench paging` for numbers)");
+        return;
+    }
+    let cfg = PagerConfig::default();
+    let pager = Pager::new(Synthetic::new(), cfg.clone());
+    println!(
+        "synthetic corpus: {FILES} files x {SYMBOLS_PER_FILE} symbols; max_offset {}; peak RSS so far {:.1} MiB",
+        cfg.max_offset,
+        peak_rss_mib()
+    );
+
+    // A whole walk at limit 30 up to the paging ceiling: the window grows with the offset.
+    for limit in [30u32, 100] {
+        let mut args = PageArgs {
+            limit: Some(limit),
+            cursor: None,
+        };
+        let mut times = Vec::new();
+        let mut items = 0;
+        let started = Instant::now();
+        loop {
+            let t = Instant::now();
+            let page = pager.symbols("benchSym", &[], &args).await.unwrap();
+            times.push(t.elapsed());
+            items += page.count;
+            match page.next_cursor {
+                Some(c) => args.cursor = Some(c),
+                None => break,
+            }
+        }
+        println!(
+            "walk search_symbols limit {limit}: {items} items in {} pages, {:.2?} in all",
+            times.len(),
+            started.elapsed()
+        );
+        stats(&format!("  engine time per page (limit {limit})"), times);
+    }
+
+    // One page at increasing depths: cost grows with offset (the window is offset+limit+1).
+    for offset_pages in [0u64, 10, 50, 100, 166] {
+        let mut cursor = None;
+        if offset_pages > 0 {
+            // Reach the page by walking (cursors are opaque).
+            let mut args = PageArgs {
+                limit: Some(30),
+                cursor: None,
+            };
+            for _ in 0..offset_pages {
+                let p = pager.symbols("benchSym", &[], &args).await.unwrap();
+                args.cursor = p.next_cursor;
+            }
+            cursor = args.cursor;
+        }
+        let args = PageArgs {
+            limit: Some(30),
+            cursor,
+        };
+        let mut times = Vec::new();
+        for _ in 0..30 {
+            let t = Instant::now();
+            pager.symbols("benchSym", &[], &args).await.unwrap();
+            times.push(t.elapsed());
+        }
+        stats(
+            &format!("  one page at offset {:>5} (limit 30)", offset_pages * 30),
+            times,
+        );
+    }
+
+    // The MCP layer on top: parse, page, render text + structuredContent.
+    let server = PagerServer::new(Pager::new(Synthetic::new(), cfg));
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..200 {
+        let args = json!({"query": "benchSym", "limit": 30});
+        let t = Instant::now();
+        let r = server
+            .call("search_symbols", args.as_object().cloned())
+            .await
+            .unwrap();
+        times.push(t.elapsed());
+        bytes = serde_json::to_vec(&r).unwrap().len();
+    }
+    stats(
+        "  MCP tools/call search_symbols, first page, limit 30",
+        times,
+    );
+    println!("  result size: {bytes} bytes of JSON (text block + structuredContent)");
+    println!("peak RSS: {:.1} MiB", peak_rss_mib());
+}

@@ -50,16 +50,11 @@ async fn unpaged<T>(
     ctx: u32,
     flat: impl Fn(&FileMatch) -> Vec<T>,
 ) -> Vec<T> {
-    let effort = PagerConfig::default().effort;
     let req = SearchRequest {
         q: q.to_string(),
         opts: SearchOptions {
-            max_doc_display_count: 0,
-            shard_max_match_count: effort.shard_max_match_count,
-            total_max_match_count: effort.total_max_match_count,
-            max_wall_time: effort.max_wall_time.as_nanos() as u64,
             num_context_lines: ctx,
-            ..Default::default()
+            ..PagerConfig::default().effort.options(0)
         },
     };
     let mut files = client.search(&req).await.expect("unpaged search").files;

@@ -188,10 +188,15 @@ pub fn load_recording(path: &Path) -> Result<Recording, String> {
 
 /// Every `*.json` recording in a folder, sorted by name.
 pub fn recordings_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    files_with_extension(dir, "json")
+}
+
+/// The files of `dir` ending in `.ext`, sorted by name.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
         .collect();
     v.sort();
     Ok(v)

@@ -60,13 +60,7 @@ fn empty_args() -> Value {
 /// Reads one scenario file, or every `*.toml` under a folder (sorted), and checks names.
 pub fn load(path: &Path) -> Result<Vec<Scenario>, String> {
     let files: Vec<PathBuf> = if path.is_dir() {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        v.sort();
-        v
+        super::files_with_extension(path, "toml")?
     } else {
         vec![path.to_path_buf()]
     };

@@ -74,18 +74,13 @@ impl<B: Backend> Pager<B> {
             ));
         }
         let q = query::exact_file_query(repo, path)?;
-        let effort = self.cfg.effort;
         let req = SearchRequest {
             q,
             opts: SearchOptions {
+                whole: true,
                 // Anchoring makes one file the only candidate; a few more leave room for a
                 // second branch of the same file without ever fetching much.
-                max_doc_display_count: 4,
-                shard_max_match_count: effort.shard_max_match_count,
-                total_max_match_count: effort.total_max_match_count,
-                max_wall_time: effort.max_wall_time.as_nanos() as u64,
-                whole: true,
-                ..SearchOptions::default()
+                ..self.cfg.effort.options(4)
             },
         };
         let result = self.backend.search(&req).await?;

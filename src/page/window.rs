@@ -55,6 +55,19 @@ pub struct Effort {
     pub max_wall_time: Duration,
 }
 
+impl Effort {
+    /// Search options asking for `max_doc_display_count` files (0 = all) with these caps.
+    pub fn options(&self, max_doc_display_count: u32) -> SearchOptions {
+        SearchOptions {
+            max_doc_display_count,
+            shard_max_match_count: self.shard_max_match_count,
+            total_max_match_count: self.total_max_match_count,
+            max_wall_time: self.max_wall_time.as_nanos() as u64,
+            ..SearchOptions::default()
+        }
+    }
+}
+
 impl Default for Effort {
     fn default() -> Self {
         Effort {
@@ -108,12 +121,8 @@ where
         let req = SearchRequest {
             q: spec.query.to_string(),
             opts: SearchOptions {
-                max_doc_display_count: files_asked,
-                shard_max_match_count: spec.effort.shard_max_match_count,
-                total_max_match_count: spec.effort.total_max_match_count,
-                max_wall_time: spec.effort.max_wall_time.as_nanos() as u64,
                 num_context_lines: spec.context_lines,
-                ..Default::default()
+                ..spec.effort.options(files_asked)
             },
         };
         let mut result = backend.search(&req).await?;

@@ -86,8 +86,9 @@ pub struct Config {
         global = true
     )]
     pub max_wall_time_ms: u64,
-    /// Largest JSON size of one page's items, in bytes: a bigger page ends early and its
-    /// cursor continues after the last item (keeps results inside a model's token budget).
+    /// Approximate bound, in bytes, on one tool result (text block + structured content): a
+    /// bigger page ends early and its cursor continues after the last item, keeping results
+    /// inside a model's token budget. The text repeats the items, so their JSON gets half.
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
@@ -169,7 +170,7 @@ impl Config {
                 total_max_match_count: self.total_max_match_count,
                 max_wall_time: Duration::from_millis(self.max_wall_time_ms),
             },
-            max_page_bytes: self.max_response_bytes,
+            max_page_bytes: self.max_response_bytes / 2,
             read: ReadLimits {
                 max_lines: self.max_read_lines,
                 max_bytes: self.max_read_bytes,
@@ -230,9 +231,9 @@ pub struct HttpArgs {
 impl HttpArgs {
     /// The token from ZOEKT_PAGER_AUTH_TOKEN or --auth-token-file (not both), trimmed.
     pub fn token(&self) -> Result<Option<String>, String> {
-        let from_env = std::env::var("ZOEKT_PAGER_AUTH_TOKEN")
-            .ok()
-            .filter(|t| !t.trim().is_empty());
+        // Set but blank (say, a secret that failed to mount) is an error, never "no auth".
+        let from_env =
+            std::env::var_os("ZOEKT_PAGER_AUTH_TOKEN").map(|t| t.to_string_lossy().into_owned());
         let from_file = match &self.auth_token_file {
             Some(p) => Some(
                 std::fs::read_to_string(p)
@@ -268,6 +269,13 @@ impl HttpArgs {
             .map(|h| h.trim().to_string())
             .filter(|h| !h.is_empty())
             .collect();
+        // rmcp reads an empty list as "any host": only an explicit `*` may mean that.
+        if hosts.is_empty() {
+            return Err(
+                "--allowed-hosts is empty: list the Host names clients use, or `*` to accept any"
+                    .into(),
+            );
+        }
         let origins = if self.allowed_origins.is_empty() {
             crate::http::origins_for(&hosts)
         } else {

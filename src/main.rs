@@ -265,6 +265,12 @@ async fn serve_http(
         }
     };
     let bound = listener.local_addr().unwrap_or(addr);
+    if !zoekt_pager::http::is_loopback(&bound) && opts.token.is_none() {
+        tracing::warn!(
+            %bound,
+            "serving beyond loopback WITHOUT a bearer token: anyone who can reach this port can search the index"
+        );
+    }
     tracing::info!(
         %bound,
         zoekt = pager.backend().inner().base_url(),

@@ -112,12 +112,17 @@ impl Metrics {
             })
             .inc();
         if matches!(outcome, "INVALID_CURSOR" | "CURSOR_MISMATCH") {
-            self.cursor_errors
-                .get_or_create(&CodeLabel {
-                    code: outcome.to_string(),
-                })
-                .inc();
+            self.cursor_error(outcome);
         }
+    }
+
+    /// A rejected cursor outside a tool call (MCP `resources/list`).
+    pub fn cursor_error(&self, code: &str) {
+        self.cursor_errors
+            .get_or_create(&CodeLabel {
+                code: code.to_string(),
+            })
+            .inc();
     }
 
     /// One page of `items` items served by `tool`.

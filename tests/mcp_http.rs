@@ -497,6 +497,31 @@ async fn binding_beyond_loopback_needs_allow_remote() {
 }
 
 #[tokio::test]
+async fn settings_that_would_silently_open_the_server_refuse_to_start() {
+    // rmcp reads an empty host list as "any host"; a blank token as "no auth" would be worse.
+    for (var, value, says) in [
+        ("ZOEKT_PAGER_ALLOWED_HOSTS", "", "--allowed-hosts is empty"),
+        ("ZOEKT_PAGER_ALLOWED_HOSTS", ",", "--allowed-hosts is empty"),
+        ("ZOEKT_PAGER_AUTH_TOKEN", "", "auth token must be non-empty"),
+        (
+            "ZOEKT_PAGER_AUTH_TOKEN",
+            "  ",
+            "auth token must be non-empty",
+        ),
+    ] {
+        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .env(var, value)
+            .output()
+            .await
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{var}={value:?}: {err}");
+        assert!(err.contains(says), "{var}={value:?}: {err}");
+    }
+}
+
+#[tokio::test]
 async fn readyz_follows_zoekt_going_away_and_coming_back() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -621,13 +646,16 @@ async fn metrics_counters_move_after_calls() {
             "INVALID_CURSOR",
         )
         .await;
+        let bad_cursor = PaginatedRequestParams::default().with_cursor(Some("garbage".into()));
+        assert!(client.list_resources(Some(bad_cursor)).await.is_err());
         let (status, after) = sidecar.get("/metrics").await;
         assert_eq!(status, 200);
         assert_eq!(sample(&after, ok) - sample(&before, ok), 2.0, "{after}");
         assert_eq!(sample(&after, bad) - sample(&before, bad), 1.0);
+        // One from the tool call, one from resources/list.
         assert_eq!(
             sample(&after, cursor_errors) - sample(&before, cursor_errors),
-            1.0
+            2.0
         );
         assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
         assert_eq!(sample(&after, items) - sample(&before, items), 35.0);

@@ -225,6 +225,23 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
         ("find_references", json!({"symbol": "get"}), 30),
         ("list_repos", json!({}), 5),
     ];
+    // A page of 100 lines with 10 context lines each would be ~10x the budget: the size
+    // bound ends it early, and the whole result (both blocks) stays near the bound.
+    let r = call(
+        &client,
+        "search",
+        json!({"query": "pagerLineMark", "context_lines": 10, "limit": 100}),
+    )
+    .await;
+    let sc = r.structured_content.clone().unwrap();
+    assert_eq!(sc["size_capped"], json!(true), "{sc}");
+    let whole = serde_json::to_string(&r).unwrap().chars().count();
+    eprintln!(
+        "search with 10 context lines, limit 100: {} items, whole result {whole} chars",
+        sc["count"]
+    );
+    assert!(whole < BUDGET * 11 / 10, "whole result is {whole} chars");
+    assert!(text(&r).contains("page shortened"), "{}", text(&r));
     for (tool, args, count) in cases {
         let r = call(&client, tool, args.clone()).await;
         assert_ne!(r.is_error, Some(true), "{tool} {args}");

@@ -1,7 +1,7 @@
 mod support;
 
 // The regression harness: recorded Zoekt exchanges served by wiremock (matched on method, path
-// and the exact JSON body, each once, in order), the recorded scenario run again through the
+// and the exact JSON body, each once; all of them must be asked for, in the recorded order), the recorded scenario run again through the
 // MCP tool dispatcher, and every result compared with its golden. No Zoekt, no Go needed.
 //
 // Recordings live in fixtures/recordings/<source>/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
@@ -63,13 +63,38 @@ async fn replay(rec: &Recording) -> Result<(), String> {
 
     let client = ZoektClient::new(&zoekt.uri(), ClientOptions::default()).unwrap();
     let server = PagerServer::new(Pager::new(client, PagerConfig::from(rec.settings)));
-    let results = harness::run(&server, &rec.scenario).await;
+    let results = harness::run(&server, &rec.scenario).await?;
     let mut report = Vec::new();
     for m in missing.lock().unwrap().iter() {
         report.push(format!(
             "scenario {}: a request the recording does not hold:\n    {m}",
             rec.scenario.name
         ));
+    }
+    // Every recorded exchange must be asked for, in the recorded order.
+    let sent = zoekt.received_requests().await.unwrap_or_default();
+    for (i, x) in rec.exchanges.iter().enumerate() {
+        let Some(s) = sent.get(i) else {
+            report.push(format!(
+                "scenario {}: recorded exchange {i} ({} {}) was never requested",
+                rec.scenario.name, x.method, x.path
+            ));
+            break;
+        };
+        let body: Value = if s.body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&s.body).unwrap_or(Value::Null)
+        };
+        if (s.method.as_str(), s.url.path(), &body)
+            != (x.method.as_str(), x.path.as_str(), &x.request)
+        {
+            report.push(format!(
+                "scenario {}: request {i} out of the recorded order:\n    recorded {} {} {}\n    sent     {} {} {body}",
+                rec.scenario.name, x.method, x.path, x.request, s.method, s.url.path()
+            ));
+            break;
+        }
     }
     for d in diff::compare(&rec.scenario.name, &rec.results, &results) {
         report.push(d.to_string());
@@ -211,6 +236,23 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
     assert!(
         report.contains("POST /api/search")
             && report.contains(&format!("\"MaxDocDisplayCount\":{max_docs}")),
+        "{report}"
+    );
+}
+
+#[tokio::test]
+async fn a_recorded_exchange_never_asked_for_fails() {
+    let mut rec = model_recording("repos-walk");
+    let extra = rec.exchanges[0].clone();
+    rec.exchanges.push(extra);
+    let report = replay(&rec)
+        .await
+        .expect_err("an unused exchange must fail");
+    let n = rec.exchanges.len() - 1;
+    assert!(
+        report.contains(&format!(
+            "recorded exchange {n} (POST /api/list) was never requested"
+        )),
         "{report}"
     );
 }

@@ -153,7 +153,7 @@ pub async fn record(
     let mut written = Vec::new();
     for s in scenarios {
         proxy.take();
-        let results = run(&server, s).await;
+        let results = run(&server, s).await?;
         let rec = Recording {
             format: FORMAT,
             source: source.to_string(),
@@ -207,16 +207,21 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, Strin
 pub async fn run<B: Backend + 'static>(
     server: &PagerServer<B>,
     scenario: &Scenario,
-) -> Vec<Outcome> {
+) -> Result<Vec<Outcome>, String> {
     let mut out: Vec<Outcome> = Vec::new();
     let mut first_cursors: Vec<Option<String>> = Vec::new();
     for (i, step) in scenario.steps.iter().enumerate() {
         let mut args = step.args.as_object().cloned().unwrap_or_default();
         if let Some(j) = step.cursor_from {
-            match first_cursors.get(j).cloned().flatten() {
-                Some(c) => args.insert("cursor".into(), json!(c)),
-                None => args.insert("cursor".into(), json!("<no cursor from step>")),
-            };
+            // A scenario whose cursor source ran dry is broken: recording it would make a
+            // golden of a cursor error nobody meant to test.
+            let c = first_cursors.get(j).cloned().flatten().ok_or_else(|| {
+                format!(
+                    "scenario {}: step {i} takes its cursor from step {j}, whose first page has no next_cursor",
+                    scenario.name
+                )
+            })?;
+            args.insert("cursor".into(), json!(c));
         }
         let limits = step.walk.clone();
         let mut page = 0usize;
@@ -252,7 +257,7 @@ pub async fn run<B: Backend + 'static>(
         }
         first_cursors.push(first_cursor);
     }
-    out
+    Ok(out)
 }
 
 fn next_cursor(result: &Value) -> Option<String> {
@@ -305,6 +310,17 @@ pub fn normalise(v: &mut Value) {
                     }
                     _ => normalise(val),
                 }
+            }
+            // Zoekt lists repositories in random order; the order carries no meaning.
+            if let Some(Value::Array(repos)) = m.get_mut("Repos") {
+                repos.sort_by(|a, b| {
+                    let name = |v: &Value| {
+                        v.pointer("/Repository/Name")
+                            .and_then(Value::as_str)
+                            .map(String::from)
+                    };
+                    name(a).cmp(&name(b))
+                });
             }
         }
         Value::Array(a) => a.iter_mut().for_each(normalise),

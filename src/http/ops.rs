@@ -49,7 +49,7 @@ async fn readyz<B: Backend>(State(ops): State<Arc<Ops<B>>>) -> impl IntoResponse
         Ok(Ok(r)) => (
             StatusCode::SERVICE_UNAVAILABLE,
             format!(
-                "not ready: Zoekt /readyz answered HTTP {}: {}\n",
+                "not ready: Zoekt answered HTTP {}: {}\n",
                 r.readyz_status, r.detail
             ),
         ),

@@ -424,7 +424,12 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
             .await
         {
             Ok(p) => p,
-            Err(e) => return Err(rpc_error(&e)),
+            Err(e) => {
+                if matches!(e.code, ErrorCode::InvalidCursor | ErrorCode::CursorMismatch) {
+                    self.metrics.cursor_error(e.code.as_str());
+                }
+                return Err(rpc_error(&e));
+            }
         };
         let items = page
             .items

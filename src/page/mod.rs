@@ -53,7 +53,7 @@ impl Default for PagerConfig {
             max_window: 5_000,
             max_context_lines: 10,
             effort: Effort::default(),
-            max_page_bytes: 40_000,
+            max_page_bytes: 20_000,
             read: ReadLimits::default(),
         }
     }

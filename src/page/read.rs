@@ -33,6 +33,9 @@ pub struct FileSlice {
     pub repo: String,
     pub path: String,
     pub language: String,
+    /// Branches holding this version of the file (empty for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// First line returned (1-based).
     pub start_line: u32,
     /// Last line returned (inclusive); `start_line - 1` when no line was returned.
@@ -84,11 +87,16 @@ impl<B: Backend> Pager<B> {
             },
         };
         let result = self.backend.search(&req).await?;
-        let Some(file) = result
+        // One document per distinct version: with several branches holding different
+        // content, always the same one (first by branch names), so reads that continue with
+        // next_start_line never stitch two versions together.
+        let mut candidates: Vec<_> = result
             .files
             .into_iter()
-            .find(|f| f.repository == repo && f.file_name == path)
-        else {
+            .filter(|f| f.repository == repo && f.file_name == path)
+            .collect();
+        candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
+        let Some(file) = candidates.into_iter().next() else {
             return Err(PageError {
                 code: ErrorCode::NotFound,
                 message: format!("no file `{path}` in repository `{repo}`"),
@@ -98,13 +106,15 @@ impl<B: Backend> Pager<B> {
             });
         };
         let content = file.content.map(|c| c.0).unwrap_or_default();
-        slice_lines(
+        let mut slice = slice_lines(
             &content,
             start,
             end_line,
             self.cfg.read,
             (file.repository, file.file_name, file.language),
-        )
+        )?;
+        slice.branches = file.branches;
+        Ok(slice)
     }
 }
 
@@ -154,6 +164,7 @@ fn slice_lines(
         repo,
         path,
         language,
+        branches: Vec::new(),
         start_line: start,
         end_line: end,
         total_lines: total,

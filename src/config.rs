@@ -23,7 +23,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_DEFAULT_LIMIT",
-        default_value_t = 30,
+        default_value_t = defaults().default_limit,
         global = true
     )]
     pub default_limit: u32,
@@ -31,7 +31,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_LIMIT",
-        default_value_t = 100,
+        default_value_t = defaults().max_limit,
         global = true
     )]
     pub max_limit: u32,
@@ -39,7 +39,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_OFFSET",
-        default_value_t = 5_000,
+        default_value_t = defaults().max_offset,
         global = true
     )]
     pub max_offset: u64,
@@ -47,7 +47,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_WINDOW",
-        default_value_t = 5_000,
+        default_value_t = defaults().max_window,
         global = true
     )]
     pub max_window: u32,
@@ -55,18 +55,18 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_TIMEOUT_MS",
-        default_value_t = 30_000,
+        default_value_t = ClientOptions::default().timeout.as_millis() as u64,
         global = true
     )]
     pub timeout_ms: u64,
     /// Retries when Zoekt refuses connections or answers 502/503/504.
-    #[arg(long, env = "ZOEKT_PAGER_RETRIES", default_value_t = 2, global = true)]
+    #[arg(long, env = "ZOEKT_PAGER_RETRIES", default_value_t = ClientOptions::default().retries, global = true)]
     pub retries: u32,
     /// Zoekt ShardMaxMatchCount, the same for every page of every query.
     #[arg(
         long,
         env = "ZOEKT_PAGER_SHARD_MAX_MATCH_COUNT",
-        default_value_t = 10_000,
+        default_value_t = defaults().effort.shard_max_match_count,
         global = true
     )]
     pub shard_max_match_count: u32,
@@ -74,7 +74,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_TOTAL_MAX_MATCH_COUNT",
-        default_value_t = 100_000,
+        default_value_t = defaults().effort.total_max_match_count,
         global = true
     )]
     pub total_max_match_count: u32,
@@ -82,7 +82,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_WALL_TIME_MS",
-        default_value_t = 10_000,
+        default_value_t = defaults().effort.max_wall_time.as_millis() as u64,
         global = true
     )]
     pub max_wall_time_ms: u64,
@@ -92,7 +92,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
-        default_value_t = 40_000,
+        default_value_t = defaults().max_page_bytes * 2,
         global = true
     )]
     pub max_response_bytes: usize,
@@ -100,7 +100,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_READ_LINES",
-        default_value_t = 400,
+        default_value_t = defaults().read.max_lines,
         global = true
     )]
     pub max_read_lines: u32,
@@ -108,7 +108,7 @@ pub struct Config {
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_READ_BYTES",
-        default_value_t = 32_000,
+        default_value_t = defaults().read.max_bytes,
         global = true
     )]
     pub max_read_bytes: usize,
@@ -121,6 +121,11 @@ pub struct Config {
         global = true
     )]
     pub log_format: String,
+}
+
+/// The engine's defaults: the one place the default numbers live (flags show them as theirs).
+fn defaults() -> PagerConfig {
+    PagerConfig::default()
 }
 
 impl Config {
@@ -164,12 +169,13 @@ impl Config {
             max_limit: self.max_limit,
             max_offset: self.max_offset,
             max_window: self.max_window,
-            max_context_lines: 10,
+            max_context_lines: defaults().max_context_lines,
             effort: Effort {
                 shard_max_match_count: self.shard_max_match_count,
                 total_max_match_count: self.total_max_match_count,
                 max_wall_time: Duration::from_millis(self.max_wall_time_ms),
             },
+            // The text block repeats the items, so their JSON gets half of the bound.
             max_page_bytes: self.max_response_bytes / 2,
             read: ReadLimits {
                 max_lines: self.max_read_lines,

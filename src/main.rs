@@ -153,14 +153,6 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Command::Record {
-        scenarios,
-        out,
-        source,
-    } = &cli.command
-    {
-        return record(&cli.config, &client, scenarios, out, source.clone()).await;
-    }
     let metrics = Arc::new(Metrics::new());
     let pager = Pager::new(
         Instrumented::new(client, Arc::clone(&metrics)),
@@ -171,7 +163,20 @@ async fn main() -> ExitCode {
             None => serve_stdio(pager, metrics).await,
             Some(addr) => serve_http(pager, metrics, &http, addr).await,
         },
-        Command::Record { .. } => unreachable!("handled above"),
+        Command::Record {
+            scenarios,
+            out,
+            source,
+        } => {
+            record(
+                &cli.config,
+                pager.backend().inner(),
+                &scenarios,
+                &out,
+                source,
+            )
+            .await
+        }
         Command::Symbols {
             query,
             kinds,

@@ -85,8 +85,7 @@ pub async fn serve<B: Backend + 'static>(
     let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
         let _ = stop_rx.await;
     });
-    let serving = std::pin::pin!(serving.into_future());
-    let mut serving = serving;
+    let mut serving = std::pin::pin!(serving.into_future());
     let result = tokio::select! {
         r = &mut serving => r,
         () = shutdown => {

@@ -38,10 +38,6 @@ impl Sidecar {
     /// Starts a sidecar against `zoekt_url`; `env` adds settings on top of the defaults (the
     /// test environment's own ZOEKT_PAGER_* settings are dropped).
     async fn start(zoekt_url: &str, env: &[(&str, &str)]) -> Sidecar {
-        Self::start_args(zoekt_url, env, &[]).await
-    }
-
-    async fn start_args(zoekt_url: &str, env: &[(&str, &str)], args: &[&str]) -> Sidecar {
         let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "sidecar-{}-{}.log",
             std::process::id(),
@@ -52,7 +48,6 @@ impl Sidecar {
             cmd.env_remove(k);
         }
         cmd.args(["serve", "--http", "127.0.0.1:0"])
-            .args(args)
             .env("ZOEKT_URL", zoekt_url)
             .env("ZOEKT_PAGER_LOG", "info")
             .envs(env.iter().copied())
@@ -105,6 +100,21 @@ impl Sidecar {
 
     fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// POSTs an MCP `initialize` to /mcp with extra headers, as a raw HTTP client would.
+    async fn post_initialize(&self, headers: &[(&str, &str)]) -> reqwest::Response {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        let mut r = http()
+            .post(self.url("/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .json(&init);
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.send().await.expect("POST /mcp")
     }
 
     async fn get(&self, path: &str) -> (u16, String) {
@@ -406,36 +416,20 @@ async fn a_walk_continues_on_another_replica() {
 async fn a_configured_token_is_required() {
     let model = support::fixture_model().await;
     let sidecar = Sidecar::start(&model.url(), &[("ZOEKT_PAGER_AUTH_TOKEN", "t0ken-xyz")]).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let post = |auth: Option<&'static str>| {
-        let mut r = http()
-            .post(sidecar.url("/mcp"))
-            .header("Accept", "application/json, text/event-stream")
-            .json(&init);
-        if let Some(a) = auth {
-            r = r.header("Authorization", a);
-        }
-        r.send()
-    };
-    for auth in [
-        None,
-        Some("Bearer wrong"),
-        Some("Bearer t0ken-xy"),
-        Some("Basic t0ken-xyz"),
-    ] {
-        let r = post(auth).await.unwrap();
+    for auth in ["", "Bearer wrong", "Bearer t0ken-xy", "Basic t0ken-xyz"] {
+        let headers: &[(&str, &str)] = if auth.is_empty() {
+            &[]
+        } else {
+            &[("Authorization", auth)]
+        };
+        let r = sidecar.post_initialize(headers).await;
         assert_eq!(r.status().as_u16(), 401, "{auth:?}");
         assert_eq!(r.headers()["www-authenticate"], "Bearer");
     }
-    assert_eq!(
-        post(Some("Bearer t0ken-xyz"))
-            .await
-            .unwrap()
-            .status()
-            .as_u16(),
-        200
-    );
+    let ok = sidecar
+        .post_initialize(&[("Authorization", "Bearer t0ken-xyz")])
+        .await;
+    assert_eq!(ok.status().as_u16(), 200);
 
     let client = sidecar.client_with(Some("t0ken-xyz")).await;
     let r = call(&client, "list_repos", json!({})).await;
@@ -450,37 +444,20 @@ async fn a_configured_token_is_required() {
 async fn host_and_origin_are_checked() {
     let model = support::fixture_model().await;
     let sidecar = Sidecar::start(&model.url(), &[]).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let status = |headers: Vec<(&'static str, &'static str)>| {
-        let mut r = http()
-            .post(sidecar.url("/mcp"))
-            .header("Accept", "application/json, text/event-stream")
-            .json(&init);
-        for (k, v) in headers {
-            r = r.header(k, v);
-        }
-        async move { r.send().await.unwrap().status().as_u16() }
-    };
-    assert_eq!(status(vec![("Host", "evil.example")]).await, 403);
-    assert_eq!(status(vec![("Host", "evil.example:80")]).await, 403);
-    assert_eq!(status(vec![("Origin", "http://evil.example")]).await, 403);
-    assert_eq!(status(vec![("Origin", "http://localhost:5173")]).await, 200);
-    assert_eq!(status(vec![]).await, 200);
+    let status =
+        async |headers: &[(&str, &str)]| sidecar.post_initialize(headers).await.status().as_u16();
+    assert_eq!(status(&[("Host", "evil.example")]).await, 403);
+    assert_eq!(status(&[("Host", "evil.example:80")]).await, 403);
+    assert_eq!(status(&[("Origin", "http://evil.example")]).await, 403);
+    assert_eq!(status(&[("Origin", "http://localhost:5173")]).await, 200);
+    assert_eq!(status(&[]).await, 200);
 
     let open = Sidecar::start(
         &model.url(),
         &[("ZOEKT_PAGER_ALLOWED_HOSTS", "code.internal")],
     )
     .await;
-    let r = http()
-        .post(open.url("/mcp"))
-        .header("Host", "code.internal")
-        .header("Accept", "application/json, text/event-stream")
-        .json(&init)
-        .send()
-        .await
-        .unwrap();
+    let r = open.post_initialize(&[("Host", "code.internal")]).await;
     assert_eq!(r.status().as_u16(), 200);
 }
 
@@ -552,14 +529,12 @@ async fn readyz_follows_zoekt_going_away_and_coming_back() {
 /// The same against a real zoekt-webserver this test starts and stops itself (CI exports the
 /// binary and the index it built).
 async fn live_readyz_follows_a_restarted_zoekt() {
-    let (Ok(bin), Ok(index)) = (
-        std::env::var("ZOEKT_PAGER_LIVE_WEBSERVER"),
-        std::env::var("ZOEKT_PAGER_LIVE_INDEX_DIR"),
-    ) else {
-        support::live_url(
-            "ZOEKT_PAGER_LIVE_WEBSERVER",
-            "readyz_follows_a_restarted_zoekt",
-        );
+    // Each variable on its own: in CI a missing one fails (see support::live_url), never a
+    // quiet return because only its partner was set.
+    const TEST: &str = "readyz_follows_a_restarted_zoekt";
+    let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
+    let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
+    let (Some(bin), Some(index)) = (bin, index) else {
         return;
     };
     let port = std::net::TcpListener::bind("127.0.0.1:0")

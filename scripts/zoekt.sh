@@ -10,16 +10,26 @@
 #   scripts/zoekt.sh url              print the URL of the running webserver
 #   scripts/zoekt.sh paths            print the webserver binary and the index folder
 #
-# Exit codes: 0 ok; 1 failure; 4 the Go module proxy refuses to serve Zoekt (nothing this
-# script can fix; .ci/run reports it separately).
+# Exit codes: 0 ok; 1 failure (any failure to get a Zoekt is one).
+#
+# How Zoekt is installed: `go install` of the pinned version first (what a machine with
+# internet gets). When the Go module proxy refuses the Zoekt module itself (it does on this
+# project's machines, while serving all of Zoekt's dependencies), the same version is built
+# from its source archive, ../shared/zoekt/zoekt-<version>.tar.gz by default, after checking
+# the archive's sha256 against the one pinned below.
 #
 # Settings (env): ZOEKT_PORT (default 6070), ZOEKT_STATE_DIR (index, logs, pid; default .zoekt/
 # in the repo), ZOEKT_BIN_CACHE (where pinned binaries are kept across clones; default
-# ~/.cache/zoekt-pager/zoekt), ZOEKT_READY_TIMEOUT (seconds, default 90).
+# ~/.cache/zoekt-pager/zoekt), ZOEKT_READY_TIMEOUT (seconds, default 90),
+# ZOEKT_SOURCE_ARCHIVE (the source archive to build from when `go install` is refused; it
+# must unpack to zoekt-<version>/), ZOEKT_SOURCE_SHA256 (that archive's checksum, when it is
+# not the pinned one: an archive made with your own git and gzip has other bytes).
 set -euo pipefail
 
-# A pseudo-version of github.com/sourcegraph/zoekt (no tags exist). Change it in one place.
-ZOEKT_VERSION="v0.0.0-20260724095353-2b2ce2e398e6"
+# A pseudo-version of github.com/sourcegraph/zoekt (no tags exist), and the sha256 of its
+# `git archive` tarball. Change them here, in one place.
+ZOEKT_VERSION="v0.0.0-20260807124253-c4d8f3537f7a"
+ZOEKT_ARCHIVE_SHA256="d16c63ff6c048ba8f5ceb18bd8f21d1703ae6153baf9e80e8415dcb7cb1acf56"
 ZOEKT_MODULE="github.com/sourcegraph/zoekt"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +42,9 @@ URL="http://127.0.0.1:$PORT"
 PIDFILE="$STATE/webserver.pid"
 LOG="$STATE/webserver.log"
 READY_TIMEOUT="${ZOEKT_READY_TIMEOUT:-90}"
+ARCHIVE="${ZOEKT_SOURCE_ARCHIVE:-$ROOT/../shared/zoekt/zoekt-$ZOEKT_VERSION.tar.gz}"
+# An archive you made yourself has other bytes (gzip differs): name its checksum explicitly.
+ARCHIVE_SHA256="${ZOEKT_SOURCE_SHA256:-$ZOEKT_ARCHIVE_SHA256}"
 
 say() { printf 'zoekt.sh: %s\n' "$*" >&2; }
 
@@ -56,24 +69,48 @@ install_ctags() {
 }
 
 install_zoekt() {
-  if [ -x "$BIN/zoekt-index" ] && [ -x "$BIN/zoekt-webserver" ]; then
+  if [ -x "$BIN/zoekt-index" ] && [ -x "$BIN/zoekt-webserver" ] && [ -x "$BIN/zoekt-git-index" ]; then
     return 0
   fi
-  command -v go >/dev/null || { say "Go is not installed: cannot build Zoekt"; exit 1; }
-  say "installing Zoekt $ZOEKT_VERSION with go install"
-  mkdir -p "$BIN"
-  local out
-  if ! out="$(GOBIN="$BIN" GOFLAGS=-mod=mod go install \
+  command -v go >/dev/null || { say "Go is not installed: cannot build Zoekt (install Go 1.23+ first)"; exit 1; }
+  # Build into a scratch folder and move the binaries in only when all of them exist, so an
+  # interrupted build never leaves a half-filled cache that the check above would accept.
+  local tmp; tmp="$(mktemp -d "${TMPDIR:-/tmp}/zoekt-build.XXXXXX")"
+  local started=$SECONDS out
+  say "installing Zoekt $ZOEKT_VERSION: trying go install"
+  if out="$(GOBIN="$tmp/bin" GOFLAGS=-mod=mod go install \
       "$ZOEKT_MODULE/cmd/zoekt-index@$ZOEKT_VERSION" \
+      "$ZOEKT_MODULE/cmd/zoekt-git-index@$ZOEKT_VERSION" \
       "$ZOEKT_MODULE/cmd/zoekt-webserver@$ZOEKT_VERSION" 2>&1)"; then
-    printf '%s\n' "$out" >&2
-    if grep -q "403 Forbidden" <<<"$out"; then
-      say "the Go module proxy refuses $ZOEKT_MODULE (HTTP 403): Zoekt cannot be installed here"
-      exit 4
-    fi
-    say "go install failed"
-    exit 1
+    say "go install of $ZOEKT_VERSION worked"
+  else
+    say "go install failed: $(grep -m1 -E 'Forbidden|not available|error|fatal' <<<"$out" || tail -1 <<<"$out")"
+    build_from_archive "$tmp"
   fi
+  mkdir -p "$BIN"
+  mv -f "$tmp/bin/zoekt-index" "$tmp/bin/zoekt-git-index" "$tmp/bin/zoekt-webserver" "$BIN/"
+  rm -rf "$tmp"
+  say "Zoekt $ZOEKT_VERSION installed in $BIN ($((SECONDS - started))s)"
+}
+
+# Builds the pinned version from its source archive; Zoekt's dependencies still come from the
+# Go module proxy. The archive's checksum is checked first: a different tree is refused.
+build_from_archive() {
+  local tmp="$1"
+  [ -f "$ARCHIVE" ] || { say "no source archive at $ARCHIVE (set ZOEKT_SOURCE_ARCHIVE): cannot build Zoekt"; exit 1; }
+  local sum; sum="$(sha256sum "$ARCHIVE" | cut -d' ' -f1)"
+  [ "$sum" = "$ARCHIVE_SHA256" ] || {
+    say "$ARCHIVE has sha256 $sum, expected $ARCHIVE_SHA256 for $ZOEKT_VERSION: refusing it"
+    say "(for an archive of your own, set ZOEKT_SOURCE_SHA256 to its checksum)"; exit 1; }
+  say "building Zoekt $ZOEKT_VERSION from $ARCHIVE (checksum ok)."
+  say "A cold build takes a few minutes and downloads about 1.1 GB of Go modules; later builds take seconds."
+  tar xzf "$ARCHIVE" -C "$tmp"
+  local src="$tmp/zoekt-$ZOEKT_VERSION"
+  [ -f "$src/go.mod" ] || { say "$ARCHIVE does not hold zoekt-$ZOEKT_VERSION/go.mod"; exit 1; }
+  mkdir -p "$tmp/bin"
+  (cd "$src" && GOFLAGS=-mod=mod go build -trimpath -o "$tmp/bin/" \
+      ./cmd/zoekt-index ./cmd/zoekt-git-index ./cmd/zoekt-webserver) \
+    || { say "go build of $ZOEKT_VERSION from the archive failed"; exit 1; }
 }
 
 index_corpus() {

@@ -1,55 +1,63 @@
 #!/usr/bin/env bash
-# The test command: brings a real Zoekt up on fixtures/corpus (and a second one on the
-# generated 12,000-file corpus), runs every test against it and against the Zoekt model,
-# and brings Zoekt down again, also on failure.
+# The test command. Gets the pinned Zoekt (scripts/zoekt.sh install: go install, or a build from
+# the source archive), brings up one real zoekt-webserver per test corpus, runs every test
+# against them, and brings them down again, also on failure.
 #
-# Live tests read ZOEKT_PAGER_LIVE_URL / ZOEKT_PAGER_LIVE_BIG_URL. When the Go module proxy
-# refuses to serve Zoekt (scripts/zoekt.sh exit 4), the reason is passed to the tests in
-# ZOEKT_PAGER_LIVE_BLOCKED and every live test prints a loud NOT RUN line; any other failure
-# to bring Zoekt up fails the run when CI=true.
+#   fixtures/corpus            -> ZOEKT_PAGER_LIVE_URL       (hand-made, exact counts)
+#   target/gen-corpus-12000    -> ZOEKT_PAGER_LIVE_BIG_URL   (scripts/gen-corpus.py)
+#   target/gen-ties            -> ZOEKT_PAGER_LIVE_TIES_URL  (scripts/gen-ties.py: real ties)
+#
+# Live tests are mandatory: failing to get or start Zoekt fails this script, and a live test
+# run without its variable fails. Only the replay and unit tests need no Zoekt and no Go:
+# `cargo test --lib --test replay`.
+#
+# Extra arguments go to `cargo test` (e.g. --locked, or a test name filter after --).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 BIG_CORPUS="$ROOT/target/gen-corpus-12000"
+TIES_CORPUS="$ROOT/target/gen-ties"
 SMALL_PORT="${ZOEKT_PORT:-6070}"
 BIG_PORT="${ZOEKT_BIG_PORT:-6071}"
+TIES_PORT="${ZOEKT_TIES_PORT:-6072}"
 
-banner() { printf '\n################################################################\n# %s\n################################################################\n\n' "$*" >&2; }
+say() { printf 'test.sh: %s\n' "$*" >&2; }
+
+zoekt() { # zoekt NAME PORT ARGS...: scripts/zoekt.sh with that server's port and state folder
+  local name="$1" port="$2"; shift 2
+  ZOEKT_PORT="$port" ZOEKT_STATE_DIR="$ROOT/.zoekt/$name" scripts/zoekt.sh "$@"
+}
 
 stop_all() {
-  ZOEKT_PORT="$SMALL_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/small" scripts/zoekt.sh down || true
-  ZOEKT_PORT="$BIG_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/big" scripts/zoekt.sh down || true
+  zoekt small "$SMALL_PORT" down || true
+  zoekt big "$BIG_PORT" down || true
+  zoekt ties "$TIES_PORT" down || true
 }
 trap stop_all EXIT
 
-# ctags is needed by the Zoekt model too, whatever happens to Zoekt itself.
-scripts/zoekt.sh ctags
+# Generated corpora are deterministic; a stamp holds the generator's checksum, so a change to
+# the generator regenerates them.
+generate() { # generate SCRIPT OUT ARGS...
+  local script="$1" out="$2"; shift 2
+  local stamp; stamp="$(sha256sum "$script" | cut -d' ' -f1) $*"
+  if [ "$(cat "$out/.done" 2>/dev/null || true)" != "$stamp" ]; then
+    rm -rf "$out"
+    python3 "$script" "$out" "$@" >&2
+    printf '%s' "$stamp" >"$out/.done"
+  fi
+}
+generate scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
+generate scripts/gen-ties.py "$TIES_CORPUS"
 
-if [ ! -f "$BIG_CORPUS/.done" ]; then
-  rm -rf "$BIG_CORPUS"
-  python3 scripts/gen-corpus.py "$BIG_CORPUS" --files 12000 >&2
-  touch "$BIG_CORPUS/.done"
-fi
-
-set +e
 scripts/zoekt.sh install
-rc=$?
-set -e
-if [ "$rc" -eq 4 ]; then
-  export ZOEKT_PAGER_LIVE_BLOCKED="the Go module proxy refuses github.com/sourcegraph/zoekt (HTTP 403), so no real Zoekt can be installed on this machine"
-  banner "LIVE ZOEKT TESTS WILL NOT RUN: $ZOEKT_PAGER_LIVE_BLOCKED"
-elif [ "$rc" -ne 0 ]; then
-  banner "Zoekt could not be installed (exit $rc)"
-  [ "${CI:-}" = "true" ] && exit 1
-else
-  ZOEKT_PAGER_LIVE_URL="$(ZOEKT_PORT="$SMALL_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/small" scripts/zoekt.sh up fixtures/corpus)"
-  ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_PORT="$BIG_PORT" ZOEKT_STATE_DIR="$ROOT/.zoekt/big" scripts/zoekt.sh up "$BIG_CORPUS")"
-  # For the test that stops and restarts its own webserver on the fixture index.
-  read -r ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
-    < <(ZOEKT_STATE_DIR="$ROOT/.zoekt/small" scripts/zoekt.sh paths)
-  export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
-  banner "Live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)"
-fi
+ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"
+ZOEKT_PAGER_LIVE_BIG_URL="$(zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
+ZOEKT_PAGER_LIVE_TIES_URL="$(zoekt ties "$TIES_PORT" up "$TIES_CORPUS")"
+# For the test that stops and restarts its own webserver on the fixture index.
+read -r ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR < <(zoekt small "$SMALL_PORT" paths)
+export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
+  ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
+say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files), $ZOEKT_PAGER_LIVE_TIES_URL (ties)"
 
 cargo test --all-targets "$@"

@@ -2,9 +2,12 @@ mod support;
 
 // Sidecar mode end to end: the real `zoekt-pager serve --http` binary, driven over real HTTP
 // by rmcp's streamable-HTTP client (and by plain reqwest for the operator endpoints and the
-// guards), against the Zoekt model over fixtures/corpus and, when CI brought one up, a live
-// zoekt-webserver. wiremock stands in for Zoekt only where a real one cannot be made to
-// misbehave on demand (a slow answer, for the SIGTERM drain).
+// guards), against the real, pinned zoekt-webserver serving fixtures/corpus
+// (`ZOEKT_PAGER_LIVE_URL`; without it these tests fail, saying how to start one). The /readyz
+// test starts and kills its own zoekt-webserver (`ZOEKT_PAGER_LIVE_WEBSERVER`, over the
+// fixture index in `ZOEKT_PAGER_LIVE_INDEX_DIR`) on a free port. Expected values are fixture
+// facts (fixtures/README.md) or files on disk. wiremock stands in for Zoekt only where a real
+// one cannot be made to misbehave on demand (a slow answer, for the SIGTERM drain).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -23,7 +26,6 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use support::mcp::*;
-use support::zoekt_model::ModelServer;
 
 /// A running `zoekt-pager serve --http 127.0.0.1:0`, killed on drop.
 struct Sidecar {
@@ -127,16 +129,6 @@ fn http() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
-/// Where the checks run: the model always, a live Zoekt when there is one.
-async fn targets(test: &str) -> Vec<(String, Option<ModelServer>)> {
-    let model = support::fixture_model().await;
-    let mut t = vec![(model.url(), Some(model))];
-    if let Some(url) = support::live_url("ZOEKT_PAGER_LIVE_URL", test) {
-        t.push((url, None));
-    }
-    t
-}
-
 fn fixture_text(repo: &str, path: &str) -> String {
     std::fs::read_to_string(support::fixtures_corpus().join(repo).join(path)).unwrap()
 }
@@ -148,274 +140,278 @@ fn structured(r: &CallToolResult) -> Value {
 
 #[tokio::test]
 async fn every_tool_works_over_http() {
-    for (url, _model) in targets("every_tool_works_over_http").await {
-        let sidecar = Sidecar::start(&url, &[]).await;
-        let client = sidecar.client().await;
-        let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 7, "{url}");
+    let url = support::fixture_zoekt("every_tool_works_over_http");
+    let sidecar = Sidecar::start(&url, &[]).await;
+    let client = sidecar.client().await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 7, "{url}");
 
-        let syms = page_items(
-            &walk(
-                &client,
-                "search_symbols",
-                json!({"query": r"pagerItem\d+"}),
-                &[30],
-            )
-            .await,
-        );
-        assert_eq!((syms.len(), unique(&syms)), (100, 100), "{url}");
-        let files =
-            page_items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
-        assert_eq!(unique(&files), 4, "{url}");
-        let refs =
-            page_items(&walk(&client, "find_references", json!({"symbol": "get"}), &[10]).await);
-        assert_eq!(unique(&refs), 37, "{url}");
-        let lines =
-            page_items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[25]).await);
-        assert_eq!(unique(&lines), 75, "{url}");
-        let repos = page_items(&walk(&client, "list_repos", json!({}), &[2]).await);
-        assert_eq!(repos.len(), 5, "{url}");
-
-        // read_file: exactly the lines on disk.
-        let disk = fixture_text("alpha-rs", "src/lib.rs");
-        let want: String = disk.split_inclusive('\n').skip(1).take(3).collect();
-        let r = call(
+    let syms = page_items(
+        &walk(
             &client,
-            "read_file",
-            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 2, "end_line": 4}),
+            "search_symbols",
+            json!({"query": r"pagerItem\d+"}),
+            &[30],
         )
-        .await;
-        let f = structured(&r);
-        assert_eq!(f["content"], json!(want), "{url}");
-        assert_eq!(
-            (f["start_line"].clone(), f["end_line"].clone()),
-            (json!(2), json!(4))
-        );
-        assert_eq!(f["total_lines"], json!(disk.split_inclusive('\n').count()));
-        assert_eq!(f["truncated"], json!(false));
+        .await,
+    );
+    assert_eq!((syms.len(), unique(&syms)), (100, 100), "{url}");
+    let files =
+        page_items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
+    assert_eq!(unique(&files), 4, "{url}");
+    let refs = page_items(&walk(&client, "find_references", json!({"symbol": "get"}), &[10]).await);
+    assert_eq!(unique(&refs), 37, "{url}");
+    let lines =
+        page_items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[25]).await);
+    assert_eq!(unique(&lines), 75, "{url}");
+    let repos = page_items(&walk(&client, "list_repos", json!({}), &[2]).await);
+    assert_eq!(repos.len(), 5, "{url}");
 
-        let h = structured(&call(&client, "health", json!({})).await);
-        assert_eq!(
-            (h["reachable"].clone(), h["ready"].clone()),
-            (json!(true), json!(true)),
-            "{url}: {h}"
-        );
-        assert_eq!(h["repos"], json!(5), "{url}: {h}");
-        client.cancel().await.unwrap();
-    }
+    // read_file: exactly the lines on disk.
+    let disk = fixture_text("alpha-rs", "src/lib.rs");
+    let want: String = disk.split_inclusive('\n').skip(1).take(3).collect();
+    let r = call(
+        &client,
+        "read_file",
+        json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 2, "end_line": 4}),
+    )
+    .await;
+    let f = structured(&r);
+    assert_eq!(f["content"], json!(want), "{url}");
+    assert_eq!(
+        (f["start_line"].clone(), f["end_line"].clone()),
+        (json!(2), json!(4))
+    );
+    assert_eq!(f["total_lines"], json!(disk.split_inclusive('\n').count()));
+    assert_eq!(f["truncated"], json!(false));
+
+    let h = structured(&call(&client, "health", json!({})).await);
+    assert_eq!(
+        (h["reachable"].clone(), h["ready"].clone()),
+        (json!(true), json!(true)),
+        "{url}: {h}"
+    );
+    assert_eq!(h["repos"], json!(5), "{url}: {h}");
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn read_file_names_are_exact_and_bounded() {
-    for (url, _model) in targets("read_file_names_are_exact_and_bounded").await {
-        let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_MAX_READ_LINES", "4")]).await;
-        let client = sidecar.client().await;
-        // A case change, a prefix, a regex that would match, another repo: never a file.
-        for (repo, path) in [
-            ("alpha-rs", "src/LIB.rs"),
-            ("alpha-rs", "src/lib.r"),
-            ("alpha-rs", "src/lib.rs "),
-            ("alpha-rs", "src/li..rs"),
-            ("alpha-rs", ".*"),
-            ("alpha", "src/lib.rs"),
-            ("beta-go", "src/lib.rs"),
-        ] {
-            let args = json!({"repo": repo, "path": path});
-            expect_error(&client, "read_file", args, "NOT_FOUND").await;
-        }
-        expect_error(
-            &client,
-            "read_file",
-            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 0}),
-            "INVALID_ARGUMENT",
-        )
-        .await;
-        expect_error(
-            &client,
-            "read_file",
-            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 5, "end_line": 2}),
-            "INVALID_ARGUMENT",
-        )
-        .await;
-        expect_error(
-            &client,
-            "read_file",
-            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 999}),
-            "INVALID_ARGUMENT",
-        )
-        .await;
-
-        // The line bound cuts the range and says where to go on; following it reads the file.
-        let disk = fixture_text("alpha-rs", "src/lib.rs");
-        let mut text_read = String::new();
-        let mut start = 1;
-        loop {
-            let r = call(
-                &client,
-                "read_file",
-                json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": start}),
-            )
-            .await;
-            let f = structured(&r);
-            text_read.push_str(f["content"].as_str().unwrap());
-            match f.get("next_start_line").and_then(Value::as_u64) {
-                Some(n) => {
-                    assert_eq!(f["truncated"], json!(true));
-                    assert_eq!(n, f["end_line"].as_u64().unwrap() + 1);
-                    assert!(text(&r).contains(&format!("start_line={n}")));
-                    start = n;
-                }
-                None => break,
-            }
-        }
-        assert_eq!(text_read, disk, "{url}");
-        client.cancel().await.unwrap();
+    let url = support::fixture_zoekt("read_file_names_are_exact_and_bounded");
+    let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_MAX_READ_LINES", "4")]).await;
+    let client = sidecar.client().await;
+    // A case change, a prefix, a regex that would match, another repo: never a file.
+    for (repo, path) in [
+        ("alpha-rs", "src/LIB.rs"),
+        ("alpha-rs", "src/lib.r"),
+        ("alpha-rs", "src/lib.rs "),
+        ("alpha-rs", "src/li..rs"),
+        ("alpha-rs", ".*"),
+        ("alpha", "src/lib.rs"),
+        ("beta-go", "src/lib.rs"),
+    ] {
+        let args = json!({"repo": repo, "path": path});
+        expect_error(&client, "read_file", args, "NOT_FOUND").await;
     }
+    expect_error(
+        &client,
+        "read_file",
+        json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 0}),
+        "INVALID_ARGUMENT",
+    )
+    .await;
+    expect_error(
+        &client,
+        "read_file",
+        json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 5, "end_line": 2}),
+        "INVALID_ARGUMENT",
+    )
+    .await;
+    expect_error(
+        &client,
+        "read_file",
+        json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 999}),
+        "INVALID_ARGUMENT",
+    )
+    .await;
+
+    // The line bound cuts the range and says where to go on; following it reads the file.
+    let disk = fixture_text("alpha-rs", "src/lib.rs");
+    let mut text_read = String::new();
+    let mut start = 1;
+    loop {
+        let r = call(
+            &client,
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": start}),
+        )
+        .await;
+        let f = structured(&r);
+        text_read.push_str(f["content"].as_str().unwrap());
+        match f.get("next_start_line").and_then(Value::as_u64) {
+            Some(n) => {
+                assert_eq!(f["truncated"], json!(true));
+                assert_eq!(n, f["end_line"].as_u64().unwrap() + 1);
+                assert!(text(&r).contains(&format!("start_line={n}")));
+                start = n;
+            }
+            None => break,
+        }
+    }
+    assert_eq!(text_read, disk, "{url}");
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn resources_are_repositories_paged_with_mcp_cursors_and_files_by_template() {
-    for (url, _model) in targets("resources_are_paged").await {
-        let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_DEFAULT_LIMIT", "2")]).await;
-        let client = sidecar.client().await;
-        let mut names = Vec::new();
-        let mut cursor = None;
-        let mut pages = Vec::new();
-        loop {
-            let r = client
-                .list_resources(Some(
-                    PaginatedRequestParams::default().with_cursor(cursor.clone()),
-                ))
-                .await
-                .unwrap();
-            pages.push(r.resources.len());
-            names.extend(r.resources.iter().map(|x| x.name.clone()));
-            cursor = r.next_cursor.clone();
-            if cursor.is_none() {
-                break;
-            }
-        }
-        assert_eq!(pages, vec![2, 2, 1], "{url}");
-        assert_eq!(
-            names,
-            ["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"]
-        );
-
-        for bad in ["garbage", "AQUAAAAAAAAAAAAAAAAAAAAAAAAA"] {
-            let params = PaginatedRequestParams::default().with_cursor(Some(bad.into()));
-            match client.list_resources(Some(params)).await {
-                Err(ServiceError::McpError(e)) => {
-                    assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}")
-                }
-                other => panic!("bad cursor {bad} gave {other:?}"),
-            }
-        }
-        // A list_repos cursor is not a resources/list cursor.
-        let lr = structured(&call(&client, "list_repos", json!({})).await);
-        let params = PaginatedRequestParams::default()
-            .with_cursor(lr["next_cursor"].as_str().map(String::from));
-        assert!(
-            matches!(client.list_resources(Some(params)).await, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS)
-        );
-
-        let templates = client.list_resource_templates(None).await.unwrap();
-        assert_eq!(
-            templates.resource_templates[0].uri_template,
-            "zoekt://{repo}/{+path}"
-        );
-
-        let uri = "zoekt://beta-go/render/pipeline.go";
-        let read = client
-            .read_resource(ReadResourceRequestParams::new(uri))
+    let url = support::fixture_zoekt(
+        "resources_are_repositories_paged_with_mcp_cursors_and_files_by_template",
+    );
+    let sidecar = Sidecar::start(&url, &[("ZOEKT_PAGER_DEFAULT_LIMIT", "2")]).await;
+    let client = sidecar.client().await;
+    let mut names = Vec::new();
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let r = client
+            .list_resources(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
             .await
             .unwrap();
-        match &read.contents[0] {
-            ResourceContents::TextResourceContents { text, uri: u, .. } => {
-                assert_eq!(u, uri);
-                assert_eq!(
-                    text,
-                    &fixture_text("beta-go", "render/pipeline.go"),
-                    "{url}"
-                );
-            }
-            other => panic!("{other:?}"),
+        pages.push(r.resources.len());
+        names.extend(r.resources.iter().map(|x| x.name.clone()));
+        cursor = r.next_cursor.clone();
+        if cursor.is_none() {
+            break;
         }
-        let repo = client
-            .read_resource(ReadResourceRequestParams::new("zoekt://gamma-py/"))
-            .await
-            .unwrap();
-        let ResourceContents::TextResourceContents { text, .. } = &repo.contents[0] else {
-            panic!()
-        };
-        assert_eq!(
-            serde_json::from_str::<Value>(text).unwrap()["name"],
-            json!("gamma-py")
-        );
-        match client
-            .read_resource(ReadResourceRequestParams::new("zoekt://beta-go/no/such.go"))
-            .await
-        {
-            Err(ServiceError::McpError(e)) => {
-                assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{e:?}")
-            }
-            other => panic!("missing file gave {other:?}"),
-        }
-        match client
-            .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
-            .await
-        {
+    }
+    assert_eq!(pages, vec![2, 2, 1], "{url}");
+    assert_eq!(
+        names,
+        ["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"]
+    );
+
+    for bad in ["garbage", "AQUAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+        let params = PaginatedRequestParams::default().with_cursor(Some(bad.into()));
+        match client.list_resources(Some(params)).await {
             Err(ServiceError::McpError(e)) => {
                 assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}")
             }
-            other => panic!("foreign URI gave {other:?}"),
+            other => panic!("bad cursor {bad} gave {other:?}"),
         }
-        client.cancel().await.unwrap();
     }
+    // A list_repos cursor is not a resources/list cursor.
+    let lr = structured(&call(&client, "list_repos", json!({})).await);
+    let params =
+        PaginatedRequestParams::default().with_cursor(lr["next_cursor"].as_str().map(String::from));
+    assert!(
+        matches!(client.list_resources(Some(params)).await, Err(ServiceError::McpError(e)) if e.code == ErrorCode::INVALID_PARAMS)
+    );
+
+    let templates = client.list_resource_templates(None).await.unwrap();
+    assert_eq!(
+        templates.resource_templates[0].uri_template,
+        "zoekt://{repo}/{+path}"
+    );
+
+    let uri = "zoekt://beta-go/render/pipeline.go";
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap();
+    match &read.contents[0] {
+        ResourceContents::TextResourceContents { text, uri: u, .. } => {
+            assert_eq!(u, uri);
+            assert_eq!(
+                text,
+                &fixture_text("beta-go", "render/pipeline.go"),
+                "{url}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let repo = client
+        .read_resource(ReadResourceRequestParams::new("zoekt://gamma-py/"))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &repo.contents[0] else {
+        panic!()
+    };
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap()["name"],
+        json!("gamma-py")
+    );
+    match client
+        .read_resource(ReadResourceRequestParams::new("zoekt://beta-go/no/such.go"))
+        .await
+    {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{e:?}")
+        }
+        other => panic!("missing file gave {other:?}"),
+    }
+    match client
+        .read_resource(ReadResourceRequestParams::new("file:///etc/passwd"))
+        .await
+    {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}")
+        }
+        other => panic!("foreign URI gave {other:?}"),
+    }
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_walk_continues_on_another_replica() {
-    for (url, _model) in targets("a_walk_continues_on_another_replica").await {
-        let a = Sidecar::start(&url, &[]).await;
-        let b = Sidecar::start(&url, &[]).await;
-        assert_ne!(a.base, b.base);
-        let (ca, cb) = (a.client().await, b.client().await);
-        let q = r"pagerItem\d+";
-        let mut items = Vec::new();
-        let mut cursor: Option<String> = None;
-        for turn in 0.. {
-            let client = if turn % 2 == 0 { &ca } else { &cb };
-            let mut args = json!({"query": q, "limit": 7});
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = structured(&call(client, "search_symbols", args).await);
-            items.extend(page["items"].as_array().unwrap().clone());
-            cursor = page
-                .get("next_cursor")
-                .and_then(Value::as_str)
-                .map(String::from);
-            if cursor.is_none() {
-                assert!(turn >= 14, "15 pages of 7 for 100 items");
-                break;
-            }
+    let url = support::fixture_zoekt("a_walk_continues_on_another_replica");
+    let a = Sidecar::start(&url, &[]).await;
+    let b = Sidecar::start(&url, &[]).await;
+    assert_ne!(a.base, b.base);
+    let (ca, cb) = (a.client().await, b.client().await);
+    let q = r"pagerItem\d+";
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for turn in 0.. {
+        let client = if turn % 2 == 0 { &ca } else { &cb };
+        let mut args = json!({"query": q, "limit": 7});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
         }
-        let one = structured(&call(&cb, "search_symbols", json!({"query": q, "limit": 100})).await);
-        assert_eq!(
-            Value::Array(items.clone()),
-            one["items"],
-            "{url}: A/B walk == one page"
-        );
-        assert_eq!(unique(&items), 100);
-        ca.cancel().await.unwrap();
-        cb.cancel().await.unwrap();
+        let page = structured(&call(client, "search_symbols", args).await);
+        items.extend(page["items"].as_array().unwrap().clone());
+        cursor = page
+            .get("next_cursor")
+            .and_then(Value::as_str)
+            .map(String::from);
+        if cursor.is_none() {
+            assert!(turn >= 14, "15 pages of 7 for 100 items");
+            break;
+        }
     }
+    let one = structured(&call(&cb, "search_symbols", json!({"query": q, "limit": 100})).await);
+    assert_eq!(
+        Value::Array(items.clone()),
+        one["items"],
+        "{url}: A/B walk == one page"
+    );
+    assert_eq!(unique(&items), 100);
+    // fixtures/README.md section 4: exactly pagerItem001 .. pagerItem100.
+    let names: HashSet<String> = items
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect();
+    let want: HashSet<String> = (1..=100).map(|n| format!("pagerItem{n:03}")).collect();
+    assert_eq!(names, want, "{url}");
+    ca.cancel().await.unwrap();
+    cb.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn a_configured_token_is_required() {
-    let model = support::fixture_model().await;
-    let sidecar = Sidecar::start(&model.url(), &[("ZOEKT_PAGER_AUTH_TOKEN", "t0ken-xyz")]).await;
+    let zoekt = support::fixture_zoekt("a_configured_token_is_required");
+    let sidecar = Sidecar::start(&zoekt, &[("ZOEKT_PAGER_AUTH_TOKEN", "t0ken-xyz")]).await;
     for auth in ["", "Bearer wrong", "Bearer t0ken-xy", "Basic t0ken-xyz"] {
         let headers: &[(&str, &str)] = if auth.is_empty() {
             &[]
@@ -442,8 +438,8 @@ async fn a_configured_token_is_required() {
 
 #[tokio::test]
 async fn host_and_origin_are_checked() {
-    let model = support::fixture_model().await;
-    let sidecar = Sidecar::start(&model.url(), &[]).await;
+    let zoekt = support::fixture_zoekt("host_and_origin_are_checked");
+    let sidecar = Sidecar::start(&zoekt, &[]).await;
     let status =
         async |headers: &[(&str, &str)]| sidecar.post_initialize(headers).await.status().as_u16();
     assert_eq!(status(&[("Host", "evil.example")]).await, 403);
@@ -452,11 +448,7 @@ async fn host_and_origin_are_checked() {
     assert_eq!(status(&[("Origin", "http://localhost:5173")]).await, 200);
     assert_eq!(status(&[]).await, 200);
 
-    let open = Sidecar::start(
-        &model.url(),
-        &[("ZOEKT_PAGER_ALLOWED_HOSTS", "code.internal")],
-    )
-    .await;
+    let open = Sidecar::start(&zoekt, &[("ZOEKT_PAGER_ALLOWED_HOSTS", "code.internal")]).await;
     let r = open.post_initialize(&[("Host", "code.internal")]).await;
     assert_eq!(r.status().as_u16(), 200);
 }
@@ -498,45 +490,15 @@ async fn settings_that_would_silently_open_the_server_refuse_to_start() {
     }
 }
 
+/// /readyz follows a real zoekt-webserver that this test starts, kills and starts again on the
+/// same free port (never one of the shared ones), while one sidecar keeps running: 200, then
+/// 503 with the reason, then 200 again. `scripts/test.sh` exports the pinned webserver binary
+/// and the fixture index it built.
 #[tokio::test]
-async fn readyz_follows_zoekt_going_away_and_coming_back() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let corpus = support::fixture_model_corpus();
-    let model = ModelServer::start_on(corpus.clone(), listener).await;
-    let sidecar = Sidecar::start(&model.url(), &[("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000")]).await;
-    assert_eq!(sidecar.get("/readyz").await, (200, "ready\n".into()));
-
-    drop(model);
-    let (status, body) = sidecar.get("/readyz").await;
-    assert_eq!(status, 503, "{body}");
-    assert!(
-        body.starts_with("not ready: Zoekt is unreachable"),
-        "{body}"
-    );
-    assert_eq!(
-        sidecar.get("/healthz").await.0,
-        200,
-        "liveness does not follow Zoekt"
-    );
-
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("rebind the port");
-    let _model = ModelServer::start_on(corpus, listener).await;
-    assert_eq!(sidecar.get("/readyz").await.0, 200);
-    live_readyz_follows_a_restarted_zoekt().await;
-}
-
-/// The same against a real zoekt-webserver this test starts and stops itself (CI exports the
-/// binary and the index it built).
-async fn live_readyz_follows_a_restarted_zoekt() {
-    // Each variable on its own: in CI a missing one fails (see support::live_url), never a
-    // quiet return because only its partner was set.
+async fn readyz_follows_a_restarted_zoekt() {
     const TEST: &str = "readyz_follows_a_restarted_zoekt";
     let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
     let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
-    let (Some(bin), Some(index)) = (bin, index) else {
-        return;
-    };
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -558,25 +520,50 @@ async fn live_readyz_follows_a_restarted_zoekt() {
             .spawn()
             .expect("start zoekt-webserver")
     };
-    let mut zoekt = start();
-    let sidecar = Sidecar::start(&format!("http://127.0.0.1:{port}"), &[]).await;
-    let wait_for = async |want: u16| {
+    /// Kills the webserver even when an assertion fails first.
+    struct Webserver(std::process::Child);
+    impl Drop for Webserver {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let zoekt = Webserver(start());
+    let sidecar = Sidecar::start(
+        &format!("http://127.0.0.1:{port}"),
+        &[("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000")],
+    )
+    .await;
+    // A starting webserver takes a moment to listen and load its shards: poll, bounded.
+    let wait_for = async |want: u16| -> String {
+        let mut last = (0, String::new());
         for _ in 0..100 {
-            if sidecar.get("/readyz").await.0 == want {
-                return;
+            last = sidecar.get("/readyz").await;
+            if last.0 == want {
+                return last.1;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        panic!("/readyz never answered {want}");
+        panic!("/readyz never answered {want}; last {last:?}");
     };
-    wait_for(200).await;
-    zoekt.kill().unwrap();
-    zoekt.wait().unwrap();
-    wait_for(503).await;
-    let mut zoekt = start();
-    wait_for(200).await;
-    zoekt.kill().unwrap();
-    zoekt.wait().unwrap();
+    assert_eq!(wait_for(200).await, "ready\n");
+
+    drop(zoekt);
+    // Nothing listens on the port any more: the very next probe says so.
+    let (status, body) = sidecar.get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.starts_with("not ready: Zoekt is unreachable"),
+        "{body}"
+    );
+    assert_eq!(
+        sidecar.get("/healthz").await.0,
+        200,
+        "liveness does not follow Zoekt"
+    );
+
+    let _zoekt = Webserver(start());
+    assert_eq!(wait_for(200).await, "ready\n");
 }
 
 /// The value of one sample line in a metrics text, 0 when absent.
@@ -592,55 +579,54 @@ fn sample(metrics: &str, series: &str) -> f64 {
 
 #[tokio::test]
 async fn metrics_counters_move_after_calls() {
-    for (url, _model) in targets("metrics_counters_move_after_calls").await {
-        let sidecar = Sidecar::start(&url, &[]).await;
-        let client = sidecar.client().await;
-        let ok = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="ok"}"#;
-        let bad = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="INVALID_CURSOR"}"#;
-        let cursor_errors = r#"zoekt_pager_cursor_errors_total{code="INVALID_CURSOR"}"#;
-        let pages = r#"zoekt_pager_pages_total{tool="search_symbols"}"#;
-        let items = r#"zoekt_pager_items_total{tool="search_symbols"}"#;
-        let zoekt = r#"zoekt_pager_zoekt_request_seconds_count{endpoint="search",outcome="ok"}"#;
-        let before = sidecar.get("/metrics").await.1;
-        call(
-            &client,
-            "search_symbols",
-            json!({"query": r"pagerItem\d+", "limit": 30}),
-        )
-        .await;
-        call(
-            &client,
-            "search_symbols",
-            json!({"query": r"pagerItem\d+", "limit": 5}),
-        )
-        .await;
-        expect_error(
-            &client,
-            "search_symbols",
-            json!({"query": "x", "cursor": "garbage"}),
-            "INVALID_CURSOR",
-        )
-        .await;
-        let bad_cursor = PaginatedRequestParams::default().with_cursor(Some("garbage".into()));
-        assert!(client.list_resources(Some(bad_cursor)).await.is_err());
-        let (status, after) = sidecar.get("/metrics").await;
-        assert_eq!(status, 200);
-        assert_eq!(sample(&after, ok) - sample(&before, ok), 2.0, "{after}");
-        assert_eq!(sample(&after, bad) - sample(&before, bad), 1.0);
-        // One from the tool call, one from resources/list.
-        assert_eq!(
-            sample(&after, cursor_errors) - sample(&before, cursor_errors),
-            2.0
-        );
-        assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
-        assert_eq!(sample(&after, items) - sample(&before, items), 35.0);
-        assert!(
-            sample(&after, zoekt) - sample(&before, zoekt) >= 2.0,
-            "{after}"
-        );
-        assert!(after.contains("# TYPE zoekt_pager_zoekt_request_seconds histogram"));
-        client.cancel().await.unwrap();
-    }
+    let url = support::fixture_zoekt("metrics_counters_move_after_calls");
+    let sidecar = Sidecar::start(&url, &[]).await;
+    let client = sidecar.client().await;
+    let ok = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="ok"}"#;
+    let bad = r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="INVALID_CURSOR"}"#;
+    let cursor_errors = r#"zoekt_pager_cursor_errors_total{code="INVALID_CURSOR"}"#;
+    let pages = r#"zoekt_pager_pages_total{tool="search_symbols"}"#;
+    let items = r#"zoekt_pager_items_total{tool="search_symbols"}"#;
+    let zoekt = r#"zoekt_pager_zoekt_request_seconds_count{endpoint="search",outcome="ok"}"#;
+    let before = sidecar.get("/metrics").await.1;
+    call(
+        &client,
+        "search_symbols",
+        json!({"query": r"pagerItem\d+", "limit": 30}),
+    )
+    .await;
+    call(
+        &client,
+        "search_symbols",
+        json!({"query": r"pagerItem\d+", "limit": 5}),
+    )
+    .await;
+    expect_error(
+        &client,
+        "search_symbols",
+        json!({"query": "x", "cursor": "garbage"}),
+        "INVALID_CURSOR",
+    )
+    .await;
+    let bad_cursor = PaginatedRequestParams::default().with_cursor(Some("garbage".into()));
+    assert!(client.list_resources(Some(bad_cursor)).await.is_err());
+    let (status, after) = sidecar.get("/metrics").await;
+    assert_eq!(status, 200);
+    assert_eq!(sample(&after, ok) - sample(&before, ok), 2.0, "{after}");
+    assert_eq!(sample(&after, bad) - sample(&before, bad), 1.0);
+    // One from the tool call, one from resources/list.
+    assert_eq!(
+        sample(&after, cursor_errors) - sample(&before, cursor_errors),
+        2.0
+    );
+    assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
+    assert_eq!(sample(&after, items) - sample(&before, items), 35.0);
+    assert!(
+        sample(&after, zoekt) - sample(&before, zoekt) >= 2.0,
+        "{after}"
+    );
+    assert!(after.contains("# TYPE zoekt_pager_zoekt_request_seconds histogram"));
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
@@ -688,10 +674,10 @@ async fn a_call_in_flight_at_sigterm_still_gets_its_answer() {
 
 #[tokio::test]
 async fn logs_are_json_and_never_hold_cursors_or_tokens() {
-    let model = support::fixture_model().await;
+    let zoekt = support::fixture_zoekt("logs_are_json_and_never_hold_cursors_or_tokens");
     let token = "tok-3c1f9a0b";
     let sidecar = Sidecar::start(
-        &model.url(),
+        &zoekt,
         &[
             ("ZOEKT_PAGER_AUTH_TOKEN", token),
             ("ZOEKT_PAGER_LOG", "trace"),

@@ -1,8 +1,11 @@
 mod support;
 
 // The MCP face end to end: the real `zoekt-pager serve` binary over stdio, driven by rmcp's
-// client, against the Zoekt model over fixtures/corpus. Everything here goes through JSON-RPC
-// exactly as an assistant's client would see it.
+// client, against the real, pinned zoekt-webserver serving fixtures/corpus
+// (`ZOEKT_PAGER_LIVE_URL`; without it every test here fails, saying how to start one).
+// Everything goes through JSON-RPC exactly as an assistant's client would see it. Expected
+// values are fixture facts (fixtures/README.md) or Zoekt's own raw answer; only "backend
+// down" uses a stand-in (a closed port), since a real Zoekt cannot be made absent on demand.
 
 use std::collections::HashSet;
 
@@ -39,8 +42,8 @@ async fn spawn(url: &str) -> Client {
 
 #[tokio::test]
 async fn tools_list_has_seven_read_only_tools_with_limit_bounds() {
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("tools_list_has_seven_read_only_tools_with_limit_bounds");
+    let client = spawn(&zoekt).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: HashSet<&str> = tools.iter().map(|t| &*t.name).collect();
     assert_eq!(tools.len(), 7, "{names:?}");
@@ -74,8 +77,8 @@ async fn tools_list_has_seven_read_only_tools_with_limit_bounds() {
 
 #[tokio::test]
 async fn search_symbols_walk_over_mcp_is_exact() {
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("search_symbols_walk_over_mcp_is_exact");
+    let client = spawn(&zoekt).await;
     let q = json!({"query": r"pagerItem\d+"});
     let pages = walk(&client, "search_symbols", q, &[30]).await;
     assert_eq!(page_sizes(&pages), vec![30, 30, 30, 10]);
@@ -83,6 +86,9 @@ async fn search_symbols_walk_over_mcp_is_exact() {
     assert_eq!(unique(&all), 100);
     let names: HashSet<&str> = all.iter().map(|i| i["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 100, "100 distinct pagerItem names");
+    // fixtures/README.md section 4: exactly pagerItem001 .. pagerItem100.
+    let want: HashSet<String> = (1..=100).map(|n| format!("pagerItem{n:03}")).collect();
+    assert_eq!(names, want.iter().map(String::as_str).collect());
     let offsets: Vec<&Value> = pages.iter().map(|p| &p["offset"]).collect();
     assert_eq!(offsets, [&json!(0), &json!(30), &json!(60), &json!(90)]);
     assert!(pages.last().unwrap().get("next_cursor").is_none());
@@ -91,8 +97,8 @@ async fn search_symbols_walk_over_mcp_is_exact() {
 
 #[tokio::test]
 async fn every_paged_tool_walks_exactly_over_mcp() {
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("every_paged_tool_walks_exactly_over_mcp");
+    let client = spawn(&zoekt).await;
 
     let files =
         page_items(&walk(&client, "search_files", json!({"query": "widgetry"}), &[3]).await);
@@ -103,6 +109,20 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
             .iter()
             .all(|f| f["path"].as_str().unwrap().contains("widgetry"))
     );
+    // fixtures/README.md section 6: the four name-only widgetry files.
+    let found: HashSet<(&str, &str)> = files
+        .iter()
+        .map(|f| (f["repo"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        HashSet::from([
+            ("alpha-rs", "examples/widgetry_demo.rs"),
+            ("beta-go", "config/widgetry_config.go"),
+            ("gamma-py", "gamma/widgetry.py"),
+            ("delta-ts", "src/widgetry-table.ts"),
+        ])
+    );
 
     let refs = walk(&client, "find_references", json!({"symbol": "get"}), &[10]).await;
     assert_eq!(page_sizes(&refs), vec![10, 10, 10, 7]);
@@ -111,6 +131,20 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
     let roles: Vec<&str> = refs.iter().map(|r| r["role"].as_str().unwrap()).collect();
     assert_eq!(roles[..4], ["definition"; 4]);
     assert!(roles[4..].iter().all(|r| *r == "reference"), "{roles:?}");
+    // fixtures/README.md section 5: where `get` is defined.
+    let defs: HashSet<(&str, &str)> = refs[..4]
+        .iter()
+        .map(|r| (r["repo"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        defs,
+        HashSet::from([
+            ("alpha-rs", "src/cache.rs"),
+            ("beta-go", "store/store.go"),
+            ("gamma-py", "gamma/cache.py"),
+            ("delta-ts", "src/net.ts"),
+        ])
+    );
 
     let lines = page_items(&walk(&client, "search", json!({"query": "pagerLineMark"}), &[7]).await);
     assert_eq!(lines.len(), 75);
@@ -139,8 +173,8 @@ async fn every_paged_tool_walks_exactly_over_mcp() {
 
 #[tokio::test]
 async fn changing_limit_mid_walk_neither_repeats_nor_skips() {
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("changing_limit_mid_walk_neither_repeats_nor_skips");
+    let client = spawn(&zoekt).await;
     let q = json!({"query": r"pagerItem\d+"});
     let pages = walk(&client, "search_symbols", q.clone(), &[30, 50]).await;
     assert_eq!(page_sizes(&pages), vec![30, 50, 20]);
@@ -157,8 +191,8 @@ async fn changing_limit_mid_walk_neither_repeats_nor_skips() {
 
 #[tokio::test]
 async fn errors_are_tool_results_and_the_server_stays_up() {
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("errors_are_tool_results_and_the_server_stays_up");
+    let client = spawn(&zoekt).await;
     let first = call(
         &client,
         "search_files",
@@ -216,8 +250,13 @@ async fn backend_down_is_a_tool_error_and_the_server_stays_up() {
 #[tokio::test]
 async fn default_pages_of_broad_queries_fit_the_budget() {
     const BUDGET: usize = 40_000;
-    let model = support::fixture_model().await;
-    let client = spawn(&model.url()).await;
+    let zoekt = support::fixture_zoekt("default_pages_of_broad_queries_fit_the_budget");
+    let client = spawn(&zoekt).await;
+    // Each case has more items than a default page (30), so each page is full: 319 ctags
+    // symbols and 94 files (fixtures/README.md), 37 `get` lines (section 5), 5 repositories;
+    // for `func`, Zoekt's own raw answer.
+    let func = raw_zoekt_search(&zoekt, "func", json!({})).await;
+    assert!(raw_line_count(&func) >= 30, "raw Zoekt: {func}");
     let cases = [
         ("search_symbols", json!({"query": "."}), 30),
         ("search_files", json!({"query": "."}), 30),

@@ -1,11 +1,14 @@
-mod support;
+//! The regression harness: recorded exchanges of the pinned real Zoekt served by wiremock
+//! (matched on method, path and the exact JSON body, each once; all of them must be asked
+//! for, in the recorded order), the recorded scenario run again through the MCP tool
+//! dispatcher, and every result compared with its golden. No Zoekt and no Go needed: this
+//! file runs anywhere (`cargo test --test replay`). Re-recording against a live Zoekt is
+//! checked in tests/rerecord.rs.
+//!
+//! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
+//! your own (recorded with `zoekt-pager record` against your Zoekt).
 
-// The regression harness: recorded Zoekt exchanges served by wiremock (matched on method, path
-// and the exact JSON body, each once; all of them must be asked for, in the recorded order), the recorded scenario run again through the
-// MCP tool dispatcher, and every result compared with its golden. No Zoekt, no Go needed.
-//
-// Recordings live in fixtures/recordings/<source>/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
-// your own (recorded with `zoekt-pager record` against your Zoekt).
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -14,7 +17,7 @@ use serde_json::Value;
 use wiremock::matchers::{body_json, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use zoekt_pager::harness::{self, Recording, diff, scenario::Scenario};
+use zoekt_pager::harness::{self, Recording, diff};
 use zoekt_pager::mcp::PagerServer;
 use zoekt_pager::page::{Pager, PagerConfig};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
@@ -126,10 +129,11 @@ fn load(path: &Path) -> Recording {
     harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn model_recording(name: &str) -> Recording {
+/// A committed recording of the pinned real Zoekt.
+fn zoekt_recording(name: &str) -> Recording {
     load(
         &support::repo_root()
-            .join("fixtures/recordings/model")
+            .join("fixtures/recordings/zoekt")
             .join(format!("{name}.json")),
     )
 }
@@ -157,7 +161,7 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
     let mut codes = std::collections::BTreeSet::new();
     let (mut walks, mut limit_changes, mut empties) = (0, 0, 0);
     for file in
-        harness::recordings_in(&support::repo_root().join("fixtures/recordings/model")).unwrap()
+        harness::recordings_in(&support::repo_root().join("fixtures/recordings/zoekt")).unwrap()
     {
         let rec = load(&file);
         for s in &rec.scenario.steps {
@@ -196,7 +200,7 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
 
 #[tokio::test]
 async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
-    let mut rec = model_recording("symbols-walk");
+    let mut rec = zoekt_recording("symbols-walk");
     let name = rec.results[1]
         .result
         .pointer_mut("/structuredContent/items/3/name")
@@ -223,7 +227,7 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
 
 #[tokio::test]
 async fn a_request_the_recording_lacks_fails_and_is_printed() {
-    let mut rec = model_recording("search-lines");
+    let mut rec = zoekt_recording("search-lines");
     let dropped = rec.exchanges.pop().unwrap();
     let report = replay(&rec)
         .await
@@ -242,7 +246,7 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
 
 #[tokio::test]
 async fn a_recorded_exchange_never_asked_for_fails() {
-    let mut rec = model_recording("repos-walk");
+    let mut rec = zoekt_recording("repos-walk");
     let extra = rec.exchanges[0].clone();
     rec.exchanges.push(extra);
     let report = replay(&rec)
@@ -255,65 +259,4 @@ async fn a_recorded_exchange_never_asked_for_fails() {
         )),
         "{report}"
     );
-}
-
-/// Records `scenarios` against `url` into a scratch folder and compares the new goldens with
-/// the committed ones in `committed`.
-async fn rerecord_and_compare(url: &str, committed: &Path) {
-    let scenarios: Vec<Scenario> =
-        harness::scenario::load(&support::repo_root().join("fixtures/scenarios")).unwrap();
-    let out =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rerecord-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    harness::record(url, &scenarios, &out, &PagerConfig::default(), "rerecord")
-        .await
-        .unwrap();
-    let mut report = Vec::new();
-    for s in &scenarios {
-        let file = committed.join(format!("{}.json", s.name));
-        assert!(
-            file.exists(),
-            "scenario {} has no committed recording in {}: run scripts/record.sh",
-            s.name,
-            committed.display()
-        );
-        let old = load(&file);
-        let new = load(&out.join(format!("{}.json", s.name)));
-        assert_eq!(
-            old.scenario, new.scenario,
-            "scenario {} changed since it was recorded: re-record",
-            s.name
-        );
-        report.extend(
-            diff::compare(&s.name, &old.results, &new.results)
-                .iter()
-                .map(ToString::to_string),
-        );
-    }
-    assert!(
-        report.is_empty(),
-        "re-recording changed goldens:\n{}",
-        report.join("\n")
-    );
-}
-
-#[tokio::test]
-async fn rerecording_the_model_reproduces_its_committed_goldens() {
-    let model = support::fixture_model().await;
-    rerecord_and_compare(
-        &model.url(),
-        &support::repo_root().join("fixtures/recordings/model"),
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn rerecording_the_pinned_zoekt_reproduces_its_committed_goldens() {
-    if let Some(url) = support::live_url("ZOEKT_PAGER_LIVE_URL", "rerecording_the_pinned_zoekt") {
-        rerecord_and_compare(
-            &url,
-            &support::repo_root().join("fixtures/recordings/zoekt"),
-        )
-        .await;
-    }
 }

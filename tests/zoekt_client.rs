@@ -1,6 +1,5 @@
-//! The typed Zoekt client: what a real Zoekt answers (live, and the model), and what a real
-//! Zoekt cannot be made to do on demand (wiremock): 500s, malformed bodies, slow answers,
-//! restarts.
+//! The typed Zoekt client: what the real, pinned Zoekt answers, and what a real Zoekt cannot
+//! be made to do on demand (wiremock): 500s, malformed bodies, slow answers, restarts.
 
 mod support;
 
@@ -33,23 +32,15 @@ fn quick(url: &str, timeout_ms: u64) -> ZoektClient {
     ZoektClient::new(url, opts).unwrap()
 }
 
-// ---- against Zoekt (model always, live when available) ----
+// ---- against the real Zoekt on fixtures/corpus ----
 
 macro_rules! against_zoekt {
     ($check:ident) => {
         mod $check {
             #[tokio::test]
-            async fn model() {
-                let m = super::support::fixture_model().await;
-                super::$check(&m.url()).await;
-            }
-            #[tokio::test]
             async fn live() {
-                if let Some(url) =
-                    super::support::live_url("ZOEKT_PAGER_LIVE_URL", stringify!($check))
-                {
-                    super::$check(&url).await;
-                }
+                let url = super::support::fixture_zoekt(stringify!($check));
+                super::$check(&url).await;
             }
         }
     };

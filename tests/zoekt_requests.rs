@@ -1,5 +1,6 @@
-//! The exact requests the pager sends: the window is offset + limit + 1 files on a page's
-//! first fetch, and the effort caps never depend on the page.
+//! The exact requests the pager sends to the real Zoekt (seen through a recording tap): the
+//! window is offset + limit + 1 files on a page's first fetch, and the effort caps never
+//! depend on the page.
 
 mod support;
 
@@ -12,7 +13,10 @@ fn opt(v: &Value, k: &str) -> u64 {
 
 #[tokio::test]
 async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
-    let m = support::fixture_model().await;
+    let m = support::Tap::start(&support::fixture_zoekt(
+        "window_is_offset_plus_limit_plus_one_and_caps_are_fixed",
+    ))
+    .await;
     let cfg = PagerConfig::default();
     let p = support::pager_with(&m.url(), cfg.clone());
     let mut cursor = None;
@@ -69,7 +73,10 @@ async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
 
 #[tokio::test]
 async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
-    let m = support::fixture_model().await;
+    let m = support::Tap::start(&support::fixture_zoekt(
+        "window_grows_when_files_yield_few_items_and_stays_bounded",
+    ))
+    .await;
     // `kinds` drops most symbols client-side: the window must grow, but never past the cap.
     let cfg = PagerConfig {
         max_window: 64,
@@ -94,7 +101,10 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
 
 #[tokio::test]
 async fn context_lines_are_sent_and_bounded() {
-    let m = support::fixture_model().await;
+    let m = support::Tap::start(&support::fixture_zoekt(
+        "context_lines_are_sent_and_bounded",
+    ))
+    .await;
     let p = support::pager(&m.url());
     p.lines("pagerLineMark", 3, &PageArgs::default())
         .await

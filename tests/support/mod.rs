@@ -1,18 +1,15 @@
 //! Shared test support: which Zoekt a test talks to, and walking pages.
 //!
-//! Contract tests run twice: against the Zoekt MODEL (always; see `zoekt_model`) and against
-//! a LIVE zoekt-webserver when `.ci/run` brought one up (`ZOEKT_PAGER_LIVE_URL`). In CI
-//! (`CI=true`) a missing live Zoekt fails the test unless `.ci/run` recorded why Zoekt cannot
-//! be installed on this machine (`ZOEKT_PAGER_LIVE_BLOCKED`), in which case the skip is loud.
+//! Contract tests run against a real zoekt-webserver, the pinned version that
+//! `scripts/test.sh` builds and starts (`ZOEKT_PAGER_LIVE_URL` and friends). Without one they
+//! fail, saying how to get one. In-process fakes stand in only for what a real Zoekt cannot be
+//! made to do on demand (see `adversary`).
 #![allow(dead_code)]
 
 pub mod mcp;
-pub mod zoekt_model;
+pub mod oracle;
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
-
-use zoekt_model::{Corpus, ModelServer};
 
 use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
@@ -25,57 +22,37 @@ pub fn fixtures_corpus() -> PathBuf {
     repo_root().join("fixtures/corpus")
 }
 
-/// The >10k-file corpus, generated once per test binary into target/ (never committed).
-pub fn generated_corpus() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = repo_root().join("target/gen-corpus-12000");
-        if !dir.join(".done").exists() {
-            let _ = std::fs::remove_dir_all(&dir);
-            let out = std::process::Command::new("python3")
-                .arg(repo_root().join("scripts/gen-corpus.py"))
-                .arg(&dir)
-                .args(["--files", "12000"])
-                .output()
-                .expect("run scripts/gen-corpus.py");
-            assert!(
-                out.status.success(),
-                "gen-corpus failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::write(dir.join(".done"), b"").unwrap();
-        }
-        dir
-    })
-    .clone()
+/// The value of `var`, which `scripts/test.sh` exports for a live zoekt-webserver (or one of its
+/// paths). A test that needs it and finds none FAILS, with how to get one: live tests never
+/// skip, and never pass without asserting.
+pub fn live_url(var: &str, test: &str) -> String {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => v,
+        _ => panic!(
+            "{test} needs a live zoekt-webserver, but {var} is unset.\n\
+             Run the suite with `scripts/test.sh` (it builds the pinned Zoekt if needed and starts \
+             one on each test corpus), or start one yourself with \
+             `scripts/zoekt.sh up fixtures/corpus` and export {var}.\n\
+             Only the replay tests and unit tests run without Zoekt: \
+             `cargo test --lib --test replay`."
+        ),
+    }
 }
 
-/// URL of the live Zoekt for `var`, or `None` after a loud message when it may be skipped.
-pub fn live_url(var: &str, test: &str) -> Option<String> {
-    if let Ok(url) = std::env::var(var)
-        && !url.is_empty()
-    {
-        return Some(url);
-    }
-    let blocked = std::env::var("ZOEKT_PAGER_LIVE_BLOCKED").unwrap_or_default();
-    if std::env::var("CI").is_ok_and(|v| v == "true") && blocked.is_empty() {
-        panic!(
-            "{test}: CI needs a live Zoekt ({var} is unset) and .ci/run recorded no reason it cannot run"
-        );
-    }
-    // Written to the real stderr, not through eprintln!: the test harness captures the
-    // macros' output of passing tests, which would make the skip silent.
-    use std::io::Write as _;
-    let reason = if blocked.is_empty() {
-        String::new()
-    } else {
-        format!("; {blocked}")
-    };
-    let _ = writeln!(
-        std::io::stderr(),
-        "!!! LIVE ZOEKT TEST NOT RUN: {test} ({var} unset{reason})"
-    );
-    None
+/// The live Zoekt serving `fixtures/corpus` (`ZOEKT_PAGER_LIVE_URL`).
+pub fn fixture_zoekt(test: &str) -> String {
+    live_url("ZOEKT_PAGER_LIVE_URL", test)
+}
+
+/// The live Zoekt serving the generated 12,000-file corpus (`ZOEKT_PAGER_LIVE_BIG_URL`).
+pub fn big_zoekt(test: &str) -> String {
+    live_url("ZOEKT_PAGER_LIVE_BIG_URL", test)
+}
+
+/// The live Zoekt serving the generated tie corpus (`ZOEKT_PAGER_LIVE_TIES_URL`): identical
+/// repositories whose copies of one file score exactly the same (see `fixtures/README.md`).
+pub fn ties_zoekt(test: &str) -> String {
+    live_url("ZOEKT_PAGER_LIVE_TIES_URL", test)
 }
 
 pub fn client(url: &str) -> ZoektClient {
@@ -134,21 +111,39 @@ pub fn all_items<T: Clone>(pages: &[Page<T>]) -> Vec<T> {
     pages.iter().flat_map(|p| p.items.clone()).collect()
 }
 
-/// The fixture corpus, loaded (with ctags) once per test binary.
-pub fn fixture_model_corpus() -> Arc<Corpus> {
-    static C: OnceLock<Arc<Corpus>> = OnceLock::new();
-    C.get_or_init(|| Arc::new(Corpus::load(&fixtures_corpus())))
-        .clone()
+/// A pass-through in front of a real Zoekt that keeps every request the pager sends, so a
+/// test can check what went over the wire (the harness's recording proxy).
+pub struct Tap {
+    proxy: zoekt_pager::harness::proxy::Proxy,
+    seen: std::sync::Mutex<Vec<serde_json::Value>>,
 }
 
-/// The generated >10k-file corpus, loaded once per test binary.
-pub fn generated_model_corpus() -> Arc<Corpus> {
-    static C: OnceLock<Arc<Corpus>> = OnceLock::new();
-    C.get_or_init(|| Arc::new(Corpus::load(&generated_corpus())))
-        .clone()
-}
+impl Tap {
+    /// Starts a tap in front of the Zoekt at `url`.
+    pub async fn start(url: &str) -> Tap {
+        Tap {
+            proxy: zoekt_pager::harness::proxy::Proxy::start(url)
+                .await
+                .expect("start the recording proxy"),
+            seen: std::sync::Mutex::new(Vec::new()),
+        }
+    }
 
-/// A model Zoekt over the fixture corpus.
-pub async fn fixture_model() -> ModelServer {
-    ModelServer::start(fixture_model_corpus()).await
+    /// The URL to point the pager at.
+    pub fn url(&self) -> String {
+        self.proxy.url().to_string()
+    }
+
+    /// Every /api/search request body sent through the tap so far, oldest first.
+    pub async fn search_requests(&self) -> Vec<serde_json::Value> {
+        let mut seen = self.seen.lock().unwrap();
+        seen.extend(
+            self.proxy
+                .take()
+                .into_iter()
+                .filter(|x| x.path == "/api/search")
+                .map(|x| x.request),
+        );
+        seen.clone()
+    }
 }

@@ -1,0 +1,73 @@
+//! Re-recording every scenario against the live, pinned Zoekt reproduces the committed
+//! goldens in fixtures/recordings/zoekt/: the recordings replayed by tests/replay.rs are still
+//! what this Zoekt answers. Needs the live Zoekt on fixtures/corpus (`scripts/test.sh`).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use zoekt_pager::harness::{self, Recording, diff, scenario::Scenario};
+use zoekt_pager::page::PagerConfig;
+
+fn load(path: &Path) -> Recording {
+    harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Records `scenarios` against `url` into a scratch folder of its own (named by `label` and
+/// the process, so two callers in one test process never share one) and compares the new
+/// goldens with the committed ones in `committed`.
+async fn rerecord_and_compare(url: &str, committed: &Path, label: &str) {
+    let scenarios: Vec<Scenario> =
+        harness::scenario::load(&support::repo_root().join("fixtures/scenarios")).unwrap();
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("rerecord-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    harness::record(url, &scenarios, &out, &PagerConfig::default(), "rerecord")
+        .await
+        .unwrap();
+    let mut report = Vec::new();
+    for s in &scenarios {
+        let file = committed.join(format!("{}.json", s.name));
+        assert!(
+            file.exists(),
+            "scenario {} has no committed recording in {}: run scripts/record.sh",
+            s.name,
+            committed.display()
+        );
+        let old = load(&file);
+        let new = load(&out.join(format!("{}.json", s.name)));
+        assert_eq!(
+            old.scenario, new.scenario,
+            "scenario {} changed since it was recorded: re-record",
+            s.name
+        );
+        assert_eq!(
+            old.settings, new.settings,
+            "scenario {}: the engine's default settings changed since it was recorded: re-record",
+            s.name
+        );
+        report.extend(
+            diff::compare(&s.name, &old.results, &new.results)
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(
+        report.is_empty(),
+        "re-recording changed goldens (run scripts/record.sh and explain the change):\n{}",
+        report.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn rerecording_the_pinned_zoekt_reproduces_its_committed_goldens() {
+    let url =
+        support::fixture_zoekt("rerecording_the_pinned_zoekt_reproduces_its_committed_goldens");
+    rerecord_and_compare(
+        &url,
+        &support::repo_root().join("fixtures/recordings/zoekt"),
+        "zoekt",
+    )
+    .await;
+}

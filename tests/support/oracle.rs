@@ -1,0 +1,227 @@
+//! The ground truth a walk must reproduce, computed WITHOUT the code under test.
+//!
+//! One raw POST to Zoekt's /api/search (hand-written JSON, no display cut, the documented
+//! default effort caps), decoded with serde_json and base64 here, files ordered by the
+//! contract's rule (score descending, then repository, then path), items inside a file by
+//! position. Items are compared as keys (repo, path, line and, for symbols, the name), which
+//! is what makes an item's identity and place; tests compare field values separately.
+//!
+//! Queries are literal strings in the tests, not built by `zoekt_pager::zoekt::query`.
+
+use std::collections::BTreeSet;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// `ShardMaxMatchCount` and `TotalMaxMatchCount`: the engine's documented defaults.
+pub const SHARD_MAX_MATCH_COUNT: u64 = 10_000;
+pub const TOTAL_MAX_MATCH_COUNT: u64 = 100_000;
+
+/// One file of Zoekt's answer, decoded.
+#[derive(Debug, Clone)]
+pub struct RawFile {
+    pub repo: String,
+    pub path: String,
+    pub score: f64,
+    pub lines: Vec<RawLine>,
+}
+
+/// One line match of a file.
+#[derive(Debug, Clone)]
+pub struct RawLine {
+    pub number: u32,
+    pub file_name: bool,
+    pub text: String,
+    /// (byte offset into the line, symbol name when the fragment came from `sym:`)
+    pub fragments: Vec<(u64, Option<String>)>,
+}
+
+fn b64(v: &Value) -> String {
+    let s = v.as_str().unwrap_or_default();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .unwrap_or_else(|e| panic!("Zoekt sent bad base64 {s:?}: {e}"));
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Every file Zoekt holds for `q` (with `context` lines, no display cut), in contract order.
+/// Panics when Zoekt's answer was incomplete: a truth must be whole.
+pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
+    let body = json!({
+        "Q": q,
+        "Opts": {
+            "ShardMaxMatchCount": SHARD_MAX_MATCH_COUNT,
+            "TotalMaxMatchCount": TOTAL_MAX_MATCH_COUNT,
+            "MaxWallTime": 10_000_000_000u64,
+        }
+    });
+    let resp: Value = reqwest::Client::new()
+        .post(format!("{url}/api/search"))
+        .json(&body)
+        .send()
+        .await
+        .expect("raw Zoekt search")
+        .json()
+        .await
+        .expect("raw Zoekt JSON");
+    let result = &resp["Result"];
+    for stat in ["FilesSkipped", "ShardsSkipped", "Crashes"] {
+        assert_eq!(
+            result[stat].as_u64().unwrap_or(0),
+            0,
+            "{stat} in the truth for {q:?}"
+        );
+    }
+    let mut out: Vec<RawFile> = result["Files"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|f| RawFile {
+            repo: f["Repository"].as_str().unwrap().to_string(),
+            path: f["FileName"].as_str().unwrap().to_string(),
+            score: f["Score"].as_f64().unwrap_or(0.0),
+            lines: f["LineMatches"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|l| RawLine {
+                    number: l["LineNumber"].as_u64().unwrap() as u32,
+                    file_name: l["FileName"].as_bool().unwrap_or(false),
+                    text: b64(&l["Line"]),
+                    fragments: l["LineFragments"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|fr| {
+                            (
+                                fr["LineOffset"].as_u64().unwrap(),
+                                fr["SymbolInfo"]["Sym"].as_str().map(String::from),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.repo.cmp(&b.repo))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let distinct: BTreeSet<_> = out.iter().map(|f| (&f.repo, &f.path)).collect();
+    assert_eq!(
+        distinct.len(),
+        out.len(),
+        "one file twice in the truth for {q:?}"
+    );
+    out
+}
+
+/// (repo, path, line, symbol name) of every symbol fragment, by file then position.
+pub async fn symbols(url: &str, q: &str) -> Vec<(String, String, u32, String)> {
+    let mut out = Vec::new();
+    for f in files(url, q).await {
+        let mut here: Vec<(u32, u64, String)> = f
+            .lines
+            .iter()
+            .filter(|l| !l.file_name)
+            .flat_map(|l| {
+                l.fragments
+                    .iter()
+                    .filter_map(move |(off, sym)| sym.clone().map(|s| (l.number, *off, s)))
+            })
+            .collect();
+        here.sort();
+        here.dedup();
+        out.extend(
+            here.into_iter()
+                .map(|(line, _, name)| (f.repo.clone(), f.path.clone(), line, name)),
+        );
+    }
+    out
+}
+
+/// (repo, path) of every file whose path matched.
+pub async fn file_names(url: &str, q: &str) -> Vec<(String, String)> {
+    files(url, q)
+        .await
+        .into_iter()
+        .filter(|f| f.lines.iter().any(|l| l.file_name))
+        .map(|f| (f.repo, f.path))
+        .collect()
+}
+
+/// (repo, path, line) of every matching line (line 0: the path matched), by file then line.
+pub async fn lines(url: &str, q: &str) -> Vec<(String, String, u32)> {
+    let mut out = Vec::new();
+    for f in files(url, q).await {
+        let mut here: Vec<u32> = f
+            .lines
+            .iter()
+            .map(|l| if l.file_name { 0 } else { l.number })
+            .collect();
+        here.sort();
+        here.dedup();
+        out.extend(
+            here.into_iter()
+                .map(|n| (f.repo.clone(), f.path.clone(), n)),
+        );
+    }
+    out
+}
+
+/// Whether `word` occurs in `text` as a whole token (letters, digits and `_` make words).
+pub fn has_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|t| t == word)
+}
+
+/// find_references' truth for an identifier `symbol`: every definition (a `sym:` fragment
+/// named exactly `symbol`), then every other line holding it as a whole, case-sensitive word.
+/// Each as (is_definition, repo, path, line).
+pub async fn references(url: &str, symbol: &str) -> Vec<(bool, String, String, u32)> {
+    let mut defs = Vec::new();
+    for f in files(url, &format!("case:yes sym:^{symbol}$")).await {
+        let mut here: Vec<u32> = f
+            .lines
+            .iter()
+            .filter(|l| {
+                l.fragments
+                    .iter()
+                    .any(|(_, s)| s.as_deref() == Some(symbol))
+            })
+            .map(|l| l.number)
+            .collect();
+        here.sort();
+        here.dedup();
+        defs.extend(
+            here.into_iter()
+                .map(|n| (true, f.repo.clone(), f.path.clone(), n)),
+        );
+    }
+    let def_lines: BTreeSet<_> = defs
+        .iter()
+        .map(|(_, r, p, n)| (r.clone(), p.clone(), *n))
+        .collect();
+    let mut uses = Vec::new();
+    for f in files(url, &format!(r"case:yes content:\b{symbol}\b")).await {
+        let mut here: Vec<u32> = f
+            .lines
+            .iter()
+            .filter(|l| !l.file_name && has_word(&l.text, symbol))
+            .map(|l| l.number)
+            .filter(|n| !def_lines.contains(&(f.repo.clone(), f.path.clone(), *n)))
+            .collect();
+        here.sort();
+        here.dedup();
+        uses.extend(
+            here.into_iter()
+                .map(|n| (false, f.repo.clone(), f.path.clone(), n)),
+        );
+    }
+    defs.into_iter().chain(uses).collect()
+}

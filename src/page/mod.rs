@@ -2,7 +2,7 @@
 //!
 //! request → validate → cursor → window fetch → flatten → slice. It knows Zoekt only through
 //! the [`Backend`] trait and knows nothing of MCP: the MCP layer and the CLI render what it
-//! returns. See `shared/design.md`, "Paging contract".
+//! returns. See `docs/contract.md`, "Paging rules".
 
 pub mod cursor;
 pub mod flatten;

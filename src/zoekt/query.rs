@@ -1,7 +1,7 @@
 //! Building Zoekt query strings from what a tool caller typed.
 //!
 //! Zoekt's query language is powerful and full of traps for generated queries (see
-//! `shared/zoekt-api.md`): a token starting with `-` negates, `type:` changes the shape of the
+//! `docs/zoekt.md`, section 4): a token starting with `-` negates, `type:` changes the shape of the
 //! whole answer, newlines are parse errors, `sym:lang:go` silently searches for a symbol named
 //! `lang:go`. So tools never paste user text into a template. The text is split into tokens;
 //! filter atoms (`lang:`, `repo:`, `file:`, `case:` ... and their negations) are kept as

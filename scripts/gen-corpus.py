@@ -19,7 +19,9 @@ per definition, and `sym:genSym` finds the same definitions through ctags.
 Roughly one logical file in ten is "shared": it is written with identical
 bytes at the same relative path into both repositories of its language
 (e.g. gen-go-a/pkg003/unit_000930.go and gen-go-b/pkg003/unit_000930.go).
-Shared files tie on score across repositories. Each copy counts towards N
+Shared copies do NOT tie on score in Zoekt (its score ends with a doc-order term and
+the two repositories' shards differ), but they are twins a careless re-sort would swap;
+real ties come from scripts/gen-ties.py. Each copy counts towards N
 and towards the genSym definition count.
 
 The output depends only on N and the seed. OUT_DIR must not exist or must

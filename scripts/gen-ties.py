@@ -14,14 +14,16 @@ the same bytes:
     src/helper.go       func tieHelper, which calls TieGroupProbe once
 
 Why they tie: Zoekt scores a file as 10^7 x its match score, plus 100 x the repository's rank
-(0 for every repository indexed from a folder), plus 10 x (1 - doc / docs-in-shard). Identical
-repositories put each file at the same doc position in a shard of the same size, so every
-copy of a file gets the same score, bit for bit. (The fixture corpus's twin-go files do NOT
+(0 for every repository indexed from a folder), plus 10 x (1 - doc / (docs in shard + 1)).
+Identical repositories put each file at the same doc position in a shard of the same size, so
+every copy of a file gets the same score, bit for bit. (The fixture corpus's twin-go files do NOT
 tie with beta-go's: their shards differ in size.) The tests check the scores are equal.
 
 Facts the tests rely on (N = 40):
     tieLineProbe      3 lines in each src/tiegroup.go: 120 line items in 40 files
-    TieGroupProbe     1 definition per repository (40), 1 call per repository (40)
+    TieGroupProbe     1 definition per repository (40); as a whole word also on the doc
+                      comment above it and in the call in helper.go: 40 definitions and
+                      80 usages, 120 find_references items
     LICENSE           40 files named LICENSE
 """
 

@@ -178,12 +178,30 @@ pub fn page_order(a: &FileMatch, b: &FileMatch) -> Ordering {
         .then_with(|| a.file_name.cmp(&b.file_name))
 }
 
+/// A file's extension as Zoekt's novelty boost sees it (Go's `path.Ext`): from the last dot of
+/// the last path element, or empty.
+fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rfind('.').map_or("", |i| &name[i..])
+}
+
 /// Sorts the window into page order and keeps the files whose place in the global order is
 /// certain. `files` is in Zoekt's order, which is needed to spot a boosted file.
 fn trusted_files(mut files: Vec<FileMatch>, exhausted: bool) -> Vec<FileMatch> {
-    // Zoekt moves at most one file with a "novel extension" up to position 3 (index 2). Such a
-    // file may come from far below the cut, so its score says nothing about the edge.
-    let boosted = (files.len() > 3 && files[2].score < files[3].score).then_some(2);
+    // Zoekt sorts every file, moves the first one whose extension is not among the top two's
+    // up to position 3 (index 2), and only then cuts the list. Such a file may come from far
+    // below the cut, so its score says nothing about the edge. With a fourth file, a boosted
+    // third scores below it; in a window of exactly three there is no fourth to compare, so a
+    // third file with a new extension may have been boosted (docs/zoekt.md, "Ordering").
+    let boosted = match files.len() {
+        3 => {
+            let ext = extension(&files[2].file_name);
+            (extension(&files[0].file_name) != ext && extension(&files[1].file_name) != ext)
+                .then_some(2)
+        }
+        n if n > 3 => (files[2].score < files[3].score).then_some(2),
+        _ => None,
+    };
     let edge = files
         .iter()
         .enumerate()
@@ -224,6 +242,27 @@ mod tests {
         let window = vec![f("b", "x", 9.0), f("a", "y", 5.0), f("c", "z", 5.0)];
         assert_eq!(names(&trusted_files(window.clone(), false)), ["b/x"]);
         assert_eq!(names(&trusted_files(window, true)), ["b/x", "a/y", "c/z"]);
+    }
+
+    #[test]
+    fn a_third_file_with_a_new_extension_in_a_window_of_three_is_not_the_edge() {
+        // Zoekt may have boosted a.rs from far below: b/y and c/y tie, and a third copy of
+        // README.md could sit between them and a.rs. Only b/x is certain.
+        let window = vec![
+            f("b", "x.md", 9.0),
+            f("b", "y.md", 8.0),
+            f("a", "z.rs", 1.0),
+        ];
+        assert_eq!(names(&trusted_files(window.clone(), false)), ["b/x.md"]);
+        // The same extension as the top two: nothing was boosted, the edge is a.
+        let plain = vec![
+            f("b", "x.md", 9.0),
+            f("b", "y.md", 8.0),
+            f("a", "z.md", 1.0),
+        ];
+        assert_eq!(names(&trusted_files(plain, false)), ["b/x.md", "b/y.md"]);
+        assert_eq!(extension("dir.d/LICENSE"), "");
+        assert_eq!(extension("src/a.tar.gz"), ".gz");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! made to do on demand (see `adversary`).
 #![allow(dead_code)]
 
+pub mod adversary;
 pub mod mcp;
 pub mod oracle;
 

@@ -1,0 +1,390 @@
+//! Ties: files whose scores are exactly equal, paged at every limit.
+//!
+//! Zoekt sorts files by score with an unstable sort and no tie-break, and reshuffles equal
+//! scores from run to run; the engine's documented order is (score desc, repository, path).
+//! Against the real Zoekt serving the generated tie corpus (`scripts/gen-ties.py`: 40
+//! identical repositories tie-00 .. tie-39), every walk at every limit must give the same
+//! items, without a duplicate, in the order computed here from the generator's facts. Each
+//! test first asks raw Zoekt whether its query really ties, so it fails if the fixture stops
+//! tying. The in-process `adversary` then springs what a real Zoekt cannot be made to do on
+//! demand: every tie group reshuffled on every call, a novel-extension file boosted from
+//! beyond the cut.
+
+mod support;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use serde_json::{Value, json};
+use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig, ReferenceRole};
+use zoekt_pager::zoekt::query;
+
+use support::adversary::{self, Adversary};
+use support::{pager, walk};
+
+/// Repositories of the tie corpus, in the order the engine must list tied copies.
+fn tie_repos() -> Vec<String> {
+    (0..40).map(|i| format!("tie-{i:02}")).collect()
+}
+
+/// Limit sequences walked over every tied query (the last limit repeats).
+const LIMITS: [&[u32]; 5] = [&[1], &[3], &[7], &[30], &[1, 7, 3, 30]];
+
+/// One file of a raw Zoekt answer.
+#[derive(Debug, Clone)]
+struct RawFile {
+    repo: String,
+    path: String,
+    score: f64,
+    /// Matching line numbers, ascending (Zoekt sends them by score).
+    lines: Vec<u32>,
+}
+
+/// Asks Zoekt directly (not through the crate's client) for up to `max_docs` files.
+async fn raw_search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
+    let body = json!({"Q": q, "Opts": {
+        "MaxDocDisplayCount": max_docs,
+        "ShardMaxMatchCount": 10_000,
+        "TotalMaxMatchCount": 100_000,
+    }});
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{url}/api/search"))
+        .json(&body)
+        .send()
+        .await
+        .and_then(|r| r.error_for_status())
+        .unwrap_or_else(|e| panic!("raw Zoekt search `{q}` at {url}: {e}"))
+        .json()
+        .await
+        .expect("raw Zoekt answer is JSON");
+    let files = answer["Result"]["Files"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    files
+        .iter()
+        .map(|f| RawFile {
+            repo: f["Repository"].as_str().unwrap_or_default().to_string(),
+            path: f["FileName"].as_str().unwrap_or_default().to_string(),
+            score: f["Score"].as_f64().expect("a numeric Score"),
+            lines: f["LineMatches"]
+                .as_array()
+                .map(|ls| {
+                    ls.iter()
+                        .filter_map(|l| l["LineNumber"].as_u64())
+                        .map(|n| n as u32)
+                        .collect::<BTreeSet<u32>>()
+                        .into_iter()
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Fails unless every file has bit-for-bit the same score, listing the scores if not.
+fn assert_same_score(what: &str, files: &[RawFile]) {
+    assert!(!files.is_empty(), "{what}: Zoekt found no file");
+    let bits = files[0].score.to_bits();
+    if files.iter().any(|f| f.score.to_bits() != bits) {
+        let listed: Vec<String> = files
+            .iter()
+            .map(|f| format!("  {:?}  {}/{}", f.score, f.repo, f.path))
+            .collect();
+        panic!(
+            "{what}: the files do not tie, so this test would test no tie:\n{}",
+            listed.join("\n")
+        );
+    }
+}
+
+/// Raw Zoekt's answer to `q`, after asserting every file of it has the same score.
+async fn assert_all_tied(url: &str, q: &str) -> Vec<RawFile> {
+    let files = raw_search(url, q, 1000).await;
+    assert_same_score(&format!("`{q}`"), &files);
+    assert_eq!(files.len(), 40, "`{q}`: one file per tie repository");
+    files
+}
+
+/// Raw Zoekt's answer to `q`, after asserting that the 40 copies of each path tie; returns
+/// the paths by descending score (the engine's order between the tie groups).
+async fn assert_tied_per_path(url: &str, q: &str) -> Vec<String> {
+    let files = raw_search(url, q, 1000).await;
+    let mut groups: Vec<(String, Vec<RawFile>)> = Vec::new();
+    for f in files {
+        match groups.iter_mut().find(|(p, _)| *p == f.path) {
+            Some((_, g)) => g.push(f),
+            None => groups.push((f.path.clone(), vec![f])),
+        }
+    }
+    for (path, g) in &groups {
+        assert_same_score(&format!("`{q}`, {path}"), g);
+        assert_eq!(g.len(), 40, "`{q}`: {path} in every tie repository");
+    }
+    groups.sort_by(|a, b| b.1[0].score.total_cmp(&a.1[0].score));
+    assert!(
+        groups.windows(2).all(|w| w[0].1[0].score > w[1].1[0].score),
+        "`{q}`: different paths must not tie with each other"
+    );
+    groups.into_iter().map(|(p, _)| p).collect()
+}
+
+/// Walks with every limit sequence in `limits` and checks each walk against `expected`:
+/// consecutive offsets, no duplicate, the same items in the same order.
+async fn check_walks<T, K, F>(
+    what: &str,
+    limits: &[&[u32]],
+    expected: &[K],
+    key: impl Fn(&T) -> K,
+    mut fetch: F,
+) where
+    T: Clone,
+    K: Eq + Hash + Debug + Clone,
+    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, PageError>,
+{
+    for limits in limits {
+        let pages = walk(limits, async |a| fetch(a).await).await;
+        let mut keys = Vec::new();
+        let mut page_of = Vec::new();
+        for (n, p) in pages.iter().enumerate() {
+            assert_eq!(
+                p.offset,
+                keys.len() as u64,
+                "{what}, limits {limits:?}: page {}",
+                n + 1
+            );
+            keys.extend(p.items.iter().map(&key));
+            page_of.extend(std::iter::repeat_n(n + 1, p.count));
+        }
+        let mut seen = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(first) = seen.insert(k.clone(), i) {
+                panic!(
+                    "{what}, limits {limits:?}: {k:?} is item {first} (page {}) and again item \
+                     {i} (page {})",
+                    page_of[first], page_of[i]
+                );
+            }
+        }
+        if let Some(i) =
+            (0..keys.len().max(expected.len())).find(|&i| keys.get(i) != expected.get(i))
+        {
+            panic!(
+                "{what}, limits {limits:?}: {} items, {} expected; item {i} (page {}) is {:?}, \
+                 expected {:?}",
+                keys.len(),
+                expected.len(),
+                page_of.get(i).map_or("-".into(), |p| p.to_string()),
+                keys.get(i),
+                expected.get(i)
+            );
+        }
+    }
+}
+
+type LineKey = (String, String, u32);
+
+fn line_key(m: &zoekt_pager::page::MatchItem) -> LineKey {
+    (m.repo.clone(), m.path.clone(), m.line)
+}
+
+/// `tieLineProbe`: 3 lines in each src/tiegroup.go, 120 line items in 40 tied files.
+fn tie_line_items() -> Vec<LineKey> {
+    tie_repos()
+        .into_iter()
+        .flat_map(|r| [6, 7, 8].map(|l| (r.clone(), "src/tiegroup.go".to_string(), l)))
+        .collect()
+}
+
+#[tokio::test]
+async fn lines_of_tied_files_page_identically_at_every_limit() {
+    let url = support::ties_zoekt("lines_of_tied_files_page_identically_at_every_limit");
+    let q = query::search_query("tieLineProbe").unwrap();
+    let raw = assert_all_tied(&url, &q).await;
+    assert!(raw.iter().all(|f| f.lines == [6, 7, 8]), "{raw:?}");
+    let p = pager(&url);
+    let expected = tie_line_items();
+    assert_eq!(expected.len(), 120);
+    check_walks(
+        "search tieLineProbe",
+        &LIMITS,
+        &expected,
+        line_key,
+        async |a| p.lines("tieLineProbe", 0, a).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn limit_one_walks_survive_zoekts_reshuffling() {
+    let url = support::ties_zoekt("limit_one_walks_survive_zoekts_reshuffling");
+    let q = query::search_query("tieLineProbe").unwrap();
+    assert_all_tied(&url, &q).await;
+    let p = pager(&url);
+    let expected = tie_line_items();
+    for run in 1..=5 {
+        let what = format!("search tieLineProbe, run {run}");
+        check_walks(&what, &[&[1]], &expected, line_key, async |a| {
+            p.lines("tieLineProbe", 0, a).await
+        })
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn tied_file_names_page_identically_at_every_limit() {
+    let url = support::ties_zoekt("tied_file_names_page_identically_at_every_limit");
+    assert_all_tied(&url, &query::files_query("LICENSE").unwrap()).await;
+    let p = pager(&url);
+    let expected: Vec<(String, String)> = tie_repos()
+        .into_iter()
+        .map(|r| (r, "LICENSE".to_string()))
+        .collect();
+    check_walks(
+        "search_files LICENSE",
+        &LIMITS,
+        &expected,
+        |f: &zoekt_pager::page::FileItem| (f.repo.clone(), f.path.clone()),
+        async |a| p.files("LICENSE", a).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn tied_symbols_page_identically_at_every_limit() {
+    let url = support::ties_zoekt("tied_symbols_page_identically_at_every_limit");
+    assert_all_tied(&url, &query::symbols_query("TieGroupProbe").unwrap()).await;
+    let p = pager(&url);
+    let expected: Vec<(String, String, u32, String)> = tie_repos()
+        .into_iter()
+        .map(|r| (r, "src/tiegroup.go".into(), 4, "TieGroupProbe".into()))
+        .collect();
+    check_walks(
+        "search_symbols TieGroupProbe",
+        &LIMITS,
+        &expected,
+        |s: &zoekt_pager::page::SymbolItem| {
+            (s.repo.clone(), s.path.clone(), s.line, s.name.clone())
+        },
+        async |a| p.symbols("TieGroupProbe", &[], a).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn tied_references_page_identically_at_every_limit() {
+    let url = support::ties_zoekt("tied_references_page_identically_at_every_limit");
+    let qs = query::references_queries("TieGroupProbe", "").unwrap();
+    assert_all_tied(&url, &qs.definitions).await;
+    // Usages come from two tied groups: the line above the definition (the doc comment names
+    // TieGroupProbe as a whole word) and the call in src/helper.go.
+    let usage_paths = assert_tied_per_path(&url, &qs.usages).await;
+    let usage_line = |path: &str| match path {
+        "src/tiegroup.go" => 3,
+        "src/helper.go" => 4,
+        other => panic!("`{}` matched unexpected {other}", qs.usages),
+    };
+    let mut expected: Vec<(&str, String, String, u32)> = tie_repos()
+        .into_iter()
+        .map(|r| ("definition", r, "src/tiegroup.go".into(), 4))
+        .collect();
+    for path in &usage_paths {
+        for r in tie_repos() {
+            expected.push(("usage", r, path.clone(), usage_line(path)));
+        }
+    }
+    assert_eq!(expected.len(), 120, "40 definitions, then 80 usages");
+    let p = pager(&url);
+    check_walks(
+        "find_references TieGroupProbe",
+        &LIMITS,
+        &expected,
+        |r: &zoekt_pager::page::ReferenceItem| {
+            let role = match r.role {
+                ReferenceRole::Definition => "definition",
+                ReferenceRole::Reference => "usage",
+            };
+            (role, r.repo.clone(), r.path.clone(), r.line)
+        },
+        async |a| p.references("TieGroupProbe", "", a).await,
+    )
+    .await;
+}
+
+/// A real Zoekt trap on tied files: README.md (2 lines each, 40 tied copies) scores just
+/// above src/helper.go, whose `.go` is a novel extension next to two README.md files, so
+/// Zoekt boosts a helper.go to position 3. In a 3-file window that leaves two of the 40 tied
+/// README.md files, picked by Zoekt's unstable sort, ahead of the boosted one.
+#[tokio::test]
+async fn tied_files_ahead_of_a_boosted_file_page_identically() {
+    let url = support::ties_zoekt("tied_files_ahead_of_a_boosted_file_page_identically");
+    let q = "repository or ieHelper";
+    let paths = assert_tied_per_path(&url, q).await;
+    assert_eq!(paths, ["README.md", "src/helper.go", "src/tiegroup.go"]);
+    let lines: HashMap<&str, &[u32]> = [
+        ("README.md", &[1, 3][..]),
+        ("src/helper.go", &[3][..]),
+        ("src/tiegroup.go", &[3][..]),
+    ]
+    .into();
+    let raw = raw_search(&url, q, 1000).await;
+    assert!(
+        raw.iter().all(|f| f.lines == lines[f.path.as_str()]),
+        "{raw:?}"
+    );
+    let window = raw_search(&url, q, 3).await;
+    assert_eq!(
+        window[2].path, "src/helper.go",
+        "Zoekt no longer boosts the novel extension: {window:?}"
+    );
+    let mut expected: Vec<LineKey> = Vec::new();
+    for path in &paths {
+        for r in tie_repos() {
+            for &l in lines[path.as_str()] {
+                expected.push((r.clone(), path.clone(), l));
+            }
+        }
+    }
+    assert_eq!(expected.len(), 160);
+    let p = pager(&url);
+    for run in 1..=10 {
+        check_walks(
+            &format!("search `{q}`, run {run}"),
+            &[&[2], &[1]],
+            &expected[..],
+            line_key,
+            async |a| p.lines(q, 0, a).await,
+        )
+        .await;
+    }
+}
+
+/// The adversary: every tie group reshuffled on every call and a novel file boosted from
+/// beyond the cut; walks at several limits, over 20 seeds, all give the fixture's order.
+#[tokio::test]
+async fn adversarial_ties_and_boosts_page_identically() {
+    let files = adversary::fixture();
+    let expected = adversary::expected_order(&files);
+    assert_eq!(expected.len(), 54);
+    let mut boosted = 0;
+    for seed in 1..=20 {
+        let p = Pager::new(Adversary::new(files.clone(), seed), PagerConfig::default());
+        check_walks(
+            &format!("adversary seed {seed}"),
+            &[&[1], &[2], &[3], &[7]],
+            &expected,
+            line_key,
+            async |a| p.lines("advProbe", 0, a).await,
+        )
+        .await;
+        boosted += p
+            .backend()
+            .boosts_from_beyond_cut
+            .load(std::sync::atomic::Ordering::Relaxed);
+    }
+    assert!(
+        boosted > 0,
+        "the adversary never boosted from beyond the cut"
+    );
+}

@@ -19,6 +19,12 @@ export ZOEKT_PORT="${ZOEKT_RECORD_PORT:-6079}" ZOEKT_STATE_DIR="$ROOT/.zoekt/rec
 trap 'scripts/zoekt.sh down || true' EXIT
 URL="$(scripts/zoekt.sh up fixtures/corpus)"
 
+VERSION="$(sed -n 's/^ZOEKT_VERSION="\(.*\)"$/\1/p' scripts/zoekt.sh)"
+# Record into a scratch folder first: a failed recording leaves the committed one alone.
+NEW="$(mktemp -d "${TMPDIR:-/tmp}/zoekt-record.XXXXXX")"
+trap 'rm -rf "$NEW"; scripts/zoekt.sh down || true' EXIT
+"$PAGER" --zoekt-url "$URL" record --scenarios fixtures/scenarios --out "$NEW/zoekt" \
+  --source "zoekt $VERSION (scripts/zoekt.sh), fixtures/corpus"
 rm -rf "$OUT"
-"$PAGER" --zoekt-url "$URL" record --scenarios fixtures/scenarios --out "$OUT"
+mv "$NEW/zoekt" "$OUT"
 git --no-pager diff --stat -- "$OUT" || true

@@ -23,6 +23,9 @@ BIG_PORT="${ZOEKT_BIG_PORT:-6071}"
 TIES_PORT="${ZOEKT_TIES_PORT:-6072}"
 
 say() { printf 'test.sh: %s\n' "$*" >&2; }
+for tool in cargo python3 curl; do
+  command -v "$tool" >/dev/null || { say "$tool is missing: install it first (see README, Quick start)"; exit 1; }
+done
 
 zoekt() { # zoekt NAME PORT ARGS...: scripts/zoekt.sh with that server's port and state folder
   local name="$1" port="$2"; shift 2
@@ -55,7 +58,9 @@ ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"
 ZOEKT_PAGER_LIVE_BIG_URL="$(zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
 ZOEKT_PAGER_LIVE_TIES_URL="$(zoekt ties "$TIES_PORT" up "$TIES_CORPUS")"
 # For the test that stops and restarts its own webserver on the fixture index.
-read -r ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR < <(zoekt small "$SMALL_PORT" paths)
+paths="$(zoekt small "$SMALL_PORT" paths)"
+ZOEKT_PAGER_LIVE_WEBSERVER="$(sed -n 1p <<<"$paths")"
+ZOEKT_PAGER_LIVE_INDEX_DIR="$(sed -n 2p <<<"$paths")"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
   ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
 say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files), $ZOEKT_PAGER_LIVE_TIES_URL (ties)"

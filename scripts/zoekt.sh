@@ -8,7 +8,7 @@
 #                                     wait until /readyz says the shards are loaded
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
-#   scripts/zoekt.sh paths            print the webserver binary and the index folder
+#   scripts/zoekt.sh paths            print the webserver binary and the index folder, a line each
 #
 # Exit codes: 0 ok; 1 failure (any failure to get a Zoekt is one).
 #
@@ -49,11 +49,18 @@ ARCHIVE_SHA256="${ZOEKT_SOURCE_SHA256:-$ZOEKT_ARCHIVE_SHA256}"
 say() { printf 'zoekt.sh: %s\n' "$*" >&2; }
 
 ctags_bin() {
-  command -v ctags-universal || command -v universal-ctags || true
+  local c
+  for c in ctags-universal universal-ctags ctags; do
+    if command -v "$c" >/dev/null && "$c" --version 2>/dev/null | grep -q "Universal Ctags"; then
+      command -v "$c"; return
+    fi
+  done
 }
 
 install_ctags() {
   if [ -z "$(ctags_bin)" ]; then
+    command -v apt-get >/dev/null || {
+      say "universal-ctags is missing and this is not a Debian-like system: install Universal Ctags (with +json and +interactive) yourself"; exit 1; }
     say "installing universal-ctags (Debian package)"
     local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
@@ -72,10 +79,12 @@ install_zoekt() {
   if [ -x "$BIN/zoekt-index" ] && [ -x "$BIN/zoekt-webserver" ] && [ -x "$BIN/zoekt-git-index" ]; then
     return 0
   fi
-  command -v go >/dev/null || { say "Go is not installed: cannot build Zoekt (install Go 1.23+ first)"; exit 1; }
+  command -v go >/dev/null || { say "Go is not installed: cannot build Zoekt (install Go 1.25.9 or newer first)"; exit 1; }
   # Build into a scratch folder and move the binaries in only when all of them exist, so an
   # interrupted build never leaves a half-filled cache that the check above would accept.
   local tmp; tmp="$(mktemp -d "${TMPDIR:-/tmp}/zoekt-build.XXXXXX")"
+  # shellcheck disable=SC2064 # expand now: $tmp is local
+  trap "rm -rf '$tmp'" EXIT
   local started=$SECONDS out
   say "installing Zoekt $ZOEKT_VERSION: trying go install"
   if out="$(GOBIN="$tmp/bin" GOFLAGS=-mod=mod go install \
@@ -129,19 +138,22 @@ index_corpus() {
   say "indexed $n repositories from $corpus"
 }
 
+# The pid in the pidfile, only while it is still a zoekt-webserver (a stale pidfile after a
+# reboot may name an unrelated process by now).
 running_pid() {
-  [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null && cat "$PIDFILE"
+  local pid
+  [ -f "$PIDFILE" ] || return 1
+  pid="$(cat "$PIDFILE")"
+  kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q zoekt-webserver \
+    && echo "$pid"
 }
 
 wait_ready() {
   local deadline=$((SECONDS + READY_TIMEOUT)) code
   while [ $SECONDS -lt $deadline ]; do
     running_pid >/dev/null || { say "zoekt-webserver exited (see $LOG)"; tail -20 "$LOG" >&2; return 1; }
+    # /readyz, not /healthz: /healthz answers 200 while shards are still loading.
     code="$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz" || true)"
-    # Builds without /readyz answer 404: fall back to /healthz, which runs a real search.
-    if [ "$code" = 404 ]; then
-      code="$(curl -s -o /dev/null -w '%{http_code}' "$URL/healthz" || true)"
-    fi
     [ "$code" = 200 ] && return 0
     sleep 0.2
   done
@@ -155,6 +167,10 @@ up() {
   install_ctags
   install_zoekt
   down >/dev/null 2>&1 || true
+  # Another server on this port would answer our readiness checks and the tests in its place.
+  if curl -s -o /dev/null --max-time 2 "$URL/"; then
+    say "something already answers at $URL: stop it, or choose another port with ZOEKT_PORT"; exit 1
+  fi
   mkdir -p "$STATE"; : >"$STATE/index.log"
   index_corpus "$corpus"
   # The watchdog would exit the server after failed self-checks; off for a test server.
@@ -177,12 +193,14 @@ down() {
   rm -f "$PIDFILE"
 }
 
+command -v curl >/dev/null || { say "curl is missing (apt-get install curl)"; exit 1; }
+
 case "${1:-}" in
   ctags) install_ctags ;;
   install) install_ctags; install_zoekt ;;
   up) shift; up "$@" ;;
   down) down ;;
   url) echo "$URL" ;;
-  paths) echo "$BIN/zoekt-webserver $INDEX" ;;
-  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+  paths) printf '%s\n%s\n' "$BIN/zoekt-webserver" "$INDEX" ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
 esac

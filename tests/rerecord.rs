@@ -19,6 +19,20 @@ fn load(path: &Path) -> Recording {
 async fn rerecord_and_compare(url: &str, committed: &Path, label: &str) {
     let scenarios: Vec<Scenario> =
         harness::scenario::load(&support::repo_root().join("fixtures/scenarios")).unwrap();
+    // Every scenario has a committed recording and every recording a scenario: a recording
+    // whose scenario was removed would otherwise never be checked again.
+    let names: std::collections::BTreeSet<String> =
+        scenarios.iter().map(|s| s.name.clone()).collect();
+    let committed_names: std::collections::BTreeSet<String> = harness::recordings_in(committed)
+        .unwrap()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() >= 15, "only {} scenarios", names.len());
+    assert_eq!(
+        names, committed_names,
+        "scenarios and committed recordings differ"
+    );
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("rerecord-{label}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);

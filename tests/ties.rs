@@ -18,7 +18,6 @@ use std::hash::Hash;
 
 use serde_json::{Value, json};
 use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig, ReferenceRole};
-use zoekt_pager::zoekt::query;
 
 use support::adversary::{self, Adversary};
 use support::{pager, walk};
@@ -200,8 +199,8 @@ fn tie_line_items() -> Vec<LineKey> {
 #[tokio::test]
 async fn lines_of_tied_files_page_identically_at_every_limit() {
     let url = support::ties_zoekt("lines_of_tied_files_page_identically_at_every_limit");
-    let q = query::search_query("tieLineProbe").unwrap();
-    let raw = assert_all_tied(&url, &q).await;
+    let q = "tieLineProbe";
+    let raw = assert_all_tied(&url, q).await;
     assert!(raw.iter().all(|f| f.lines == [6, 7, 8]), "{raw:?}");
     let p = pager(&url);
     let expected = tie_line_items();
@@ -219,8 +218,8 @@ async fn lines_of_tied_files_page_identically_at_every_limit() {
 #[tokio::test]
 async fn limit_one_walks_survive_zoekts_reshuffling() {
     let url = support::ties_zoekt("limit_one_walks_survive_zoekts_reshuffling");
-    let q = query::search_query("tieLineProbe").unwrap();
-    assert_all_tied(&url, &q).await;
+    let q = "tieLineProbe";
+    assert_all_tied(&url, q).await;
     let p = pager(&url);
     let expected = tie_line_items();
     for run in 1..=5 {
@@ -235,7 +234,7 @@ async fn limit_one_walks_survive_zoekts_reshuffling() {
 #[tokio::test]
 async fn tied_file_names_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_file_names_page_identically_at_every_limit");
-    assert_all_tied(&url, &query::files_query("LICENSE").unwrap()).await;
+    assert_all_tied(&url, "file:LICENSE").await;
     let p = pager(&url);
     let expected: Vec<(String, String)> = tie_repos()
         .into_iter()
@@ -254,7 +253,7 @@ async fn tied_file_names_page_identically_at_every_limit() {
 #[tokio::test]
 async fn tied_symbols_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_symbols_page_identically_at_every_limit");
-    assert_all_tied(&url, &query::symbols_query("TieGroupProbe").unwrap()).await;
+    assert_all_tied(&url, "sym:TieGroupProbe").await;
     let p = pager(&url);
     let expected: Vec<(String, String, u32, String)> = tie_repos()
         .into_iter()
@@ -275,15 +274,19 @@ async fn tied_symbols_page_identically_at_every_limit() {
 #[tokio::test]
 async fn tied_references_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_references_page_identically_at_every_limit");
-    let qs = query::references_queries("TieGroupProbe", "").unwrap();
-    assert_all_tied(&url, &qs.definitions).await;
+    // Literal queries (not built by the crate): definitions by symbol, usages by whole word.
+    let (definitions, usages) = (
+        "case:yes sym:^TieGroupProbe$",
+        r"case:yes content:\bTieGroupProbe\b",
+    );
+    assert_all_tied(&url, definitions).await;
     // Usages come from two tied groups: the line above the definition (the doc comment names
     // TieGroupProbe as a whole word) and the call in src/helper.go.
-    let usage_paths = assert_tied_per_path(&url, &qs.usages).await;
+    let usage_paths = assert_tied_per_path(&url, usages).await;
     let usage_line = |path: &str| match path {
         "src/tiegroup.go" => 3,
         "src/helper.go" => 4,
-        other => panic!("`{}` matched unexpected {other}", qs.usages),
+        other => panic!("`{usages}` matched unexpected {other}"),
     };
     let mut expected: Vec<(&str, String, String, u32)> = tie_repos()
         .into_iter()

@@ -90,8 +90,10 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
     let reqs = m.search_requests().await;
     let windows: Vec<u64> = reqs.iter().map(|r| opt(r, "MaxDocDisplayCount")).collect();
     assert_eq!(windows[0], 4);
+    assert!(windows.len() > 1, "the window must grow: {windows:?}");
     assert!(windows.windows(2).all(|w| w[1] > w[0]), "{windows:?}");
     assert!(windows.iter().all(|w| *w <= 64), "{windows:?}");
+    assert_eq!(page.count, 3, "{:?}", page.items);
     assert!(
         page.items.iter().all(|s| s.kind == "class"),
         "{:?}",

@@ -113,7 +113,7 @@ impl From<Settings> for PagerConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recording {
     pub format: u32,
-    /// What answered: e.g. `zoekt v0.0.0-...` or the test model.
+    /// What answered, e.g. `zoekt v0.0.0-20260807124253-c4d8f3537f7a (scripts/zoekt.sh), fixtures/corpus`.
     pub source: String,
     pub settings: Settings,
     /// The scenario as it was run, so a replay needs nothing but this file.

@@ -31,12 +31,28 @@ pub fn live_url(var: &str, test: &str) -> String {
         Ok(v) if !v.is_empty() => v,
         _ => panic!(
             "{test} needs a live zoekt-webserver, but {var} is unset.\n\
-             Run the suite with `scripts/test.sh` (it builds the pinned Zoekt if needed and starts \
-             one on each test corpus), or start one yourself with \
-             `scripts/zoekt.sh up fixtures/corpus` and export {var}.\n\
-             Only the replay tests and unit tests run without Zoekt: \
-             `cargo test --lib --test replay`."
+             Run the suite with `scripts/test.sh`: it builds the pinned Zoekt if needed, starts \
+             one on each test corpus and exports every ZOEKT_PAGER_LIVE_* variable.\n\
+             By hand: {}.\n\
+             Only the replay tests and unit tests run without Zoekt: `cargo test --lib --test replay`.",
+            by_hand(var)
         ),
+    }
+}
+
+/// How to provide `var` without scripts/test.sh.
+fn by_hand(var: &str) -> &'static str {
+    match var {
+        "ZOEKT_PAGER_LIVE_URL" => "`scripts/zoekt.sh up fixtures/corpus` prints the URL to export",
+        "ZOEKT_PAGER_LIVE_BIG_URL" => {
+            "`python3 scripts/gen-corpus.py target/gen-corpus-12000 --files 12000`, then \
+             `ZOEKT_PORT=6071 ZOEKT_STATE_DIR=.zoekt/big scripts/zoekt.sh up target/gen-corpus-12000`"
+        }
+        "ZOEKT_PAGER_LIVE_TIES_URL" => {
+            "`python3 scripts/gen-ties.py target/gen-ties`, then \
+             `ZOEKT_PORT=6072 ZOEKT_STATE_DIR=.zoekt/ties scripts/zoekt.sh up target/gen-ties`"
+        }
+        _ => "`scripts/zoekt.sh paths` prints the webserver binary and the index folder to export",
     }
 }
 
@@ -51,7 +67,7 @@ pub fn big_zoekt(test: &str) -> String {
 }
 
 /// The live Zoekt serving the generated tie corpus (`ZOEKT_PAGER_LIVE_TIES_URL`): identical
-/// repositories whose copies of one file score exactly the same (see `fixtures/README.md`).
+/// repositories whose copies of one file score exactly the same (see `scripts/gen-ties.py`).
 pub fn ties_zoekt(test: &str) -> String {
     live_url("ZOEKT_PAGER_LIVE_TIES_URL", test)
 }

@@ -1,7 +1,7 @@
 //! The ground truth a walk must reproduce, computed WITHOUT the code under test.
 //!
-//! One raw POST to Zoekt's /api/search (hand-written JSON, no display cut, the documented
-//! default effort caps), decoded with serde_json and base64 here, files ordered by the
+//! One raw POST to Zoekt's /api/search (hand-written JSON, no display cut, the engine's
+//! default per-shard cap and no cross-shard cap), decoded with serde_json and base64 here, files ordered by the
 //! contract's rule (score descending, then repository, then path), items inside a file by
 //! position. Items are compared as keys (repo, path, line and, for symbols, the name), which
 //! is what makes an item's identity and place; tests compare field values separately.
@@ -13,9 +13,11 @@ use std::collections::BTreeSet;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-/// `ShardMaxMatchCount` and `TotalMaxMatchCount`: the engine's documented defaults.
+/// `ShardMaxMatchCount`: the engine's documented default. No `TotalMaxMatchCount` is sent
+/// (0: no cross-shard cap, docs/zoekt.md), since a total cap stops dispatching shards at a
+/// timing-dependent point without saying so in FilesSkipped or ShardsSkipped; a shard that
+/// reaches its own cap does say so (FilesSkipped), and that fails the truth.
 pub const SHARD_MAX_MATCH_COUNT: u64 = 10_000;
-pub const TOTAL_MAX_MATCH_COUNT: u64 = 100_000;
 
 /// One file of Zoekt's answer, decoded.
 #[derive(Debug, Clone)]
@@ -51,7 +53,6 @@ pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
         "Q": q,
         "Opts": {
             "ShardMaxMatchCount": SHARD_MAX_MATCH_COUNT,
-            "TotalMaxMatchCount": TOTAL_MAX_MATCH_COUNT,
             "MaxWallTime": 10_000_000_000u64,
         }
     });

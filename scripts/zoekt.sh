@@ -151,7 +151,9 @@ running_pid() {
 wait_ready() {
   local deadline=$((SECONDS + READY_TIMEOUT)) code
   while [ $SECONDS -lt $deadline ]; do
-    running_pid >/dev/null || { say "zoekt-webserver exited (see $LOG)"; tail -20 "$LOG" >&2; return 1; }
+    # Our own child, just started: alive is enough (its cmdline may not show the exec yet).
+    kill -0 "$(cat "$PIDFILE")" 2>/dev/null || {
+      say "zoekt-webserver exited (see $LOG)"; tail -20 "$LOG" >&2; return 1; }
     # /readyz, not /healthz: /healthz answers 200 while shards are still loading.
     code="$(curl -s -o /dev/null -w '%{http_code}' "$URL/readyz" || true)"
     [ "$code" = 200 ] && return 0

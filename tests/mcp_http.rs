@@ -399,7 +399,7 @@ async fn a_walk_continues_on_another_replica() {
     assert_eq!(unique(&items), 100);
     // The order is the one raw Zoekt gives, sorted by the contract's rule (not the pager's own).
     assert_eq!(
-        symbol_keys(&items),
+        support::mcp::symbol_keys(&items),
         support::oracle::symbols(&url, r"sym:pagerItem\d+").await,
         "{url}: A/B walk == the independent truth"
     );
@@ -737,19 +737,4 @@ async fn logs_are_json_and_never_hold_cursors_or_tokens() {
         assert!(!log.contains(secret), "the log holds {secret}");
     }
     assert!(log.contains("page served") && log.contains("without a valid bearer token"));
-}
-
-/// (repo, path, line, name) of symbol items, as the oracle gives them.
-fn symbol_keys(items: &[Value]) -> Vec<(String, String, u32, String)> {
-    items
-        .iter()
-        .map(|i| {
-            (
-                i["repo"].as_str().unwrap().to_string(),
-                i["path"].as_str().unwrap().to_string(),
-                i["line"].as_u64().unwrap() as u32,
-                i["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }

@@ -187,17 +187,7 @@ async fn changing_limit_mid_walk_neither_repeats_nor_skips() {
     assert_eq!(page_sizes(&one), vec![100]);
     assert_eq!(page_items(&pages), page_items(&one));
     // And that order is the independent truth: raw Zoekt, sorted by the contract's rule.
-    let keys: Vec<_> = page_items(&pages)
-        .iter()
-        .map(|i| {
-            (
-                i["repo"].as_str().unwrap().to_string(),
-                i["path"].as_str().unwrap().to_string(),
-                i["line"].as_u64().unwrap() as u32,
-                i["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let keys = support::mcp::symbol_keys(&page_items(&pages));
     assert_eq!(
         keys,
         support::oracle::symbols(&zoekt, r"sym:pagerItem\d+").await

@@ -169,3 +169,18 @@ pub fn raw_line_count(result: &Value) -> usize {
         })
         .unwrap_or(0)
 }
+
+/// (repo, path, line, name) of symbol items, the keys `support::oracle::symbols` gives.
+pub fn symbol_keys(items: &[Value]) -> Vec<(String, String, u32, String)> {
+    items
+        .iter()
+        .map(|i| {
+            (
+                i["repo"].as_str().unwrap().to_string(),
+                i["path"].as_str().unwrap().to_string(),
+                i["line"].as_u64().unwrap() as u32,
+                i["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}

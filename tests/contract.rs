@@ -17,11 +17,9 @@ use zoekt_pager::zoekt::query;
 
 use support::{all_items, oracle, pager, pager_with, sizes, walk};
 
-/// The live Zoekt on fixtures/corpus, for the test named by the calling function.
-macro_rules! zoekt {
-    () => {
-        support::fixture_zoekt(module_path!())
-    };
+/// The live Zoekt on fixtures/corpus.
+fn zoekt() -> String {
+    support::fixture_zoekt("tests/contract.rs")
 }
 
 fn symbol_keys(items: &[SymbolItem]) -> Vec<(String, String, u32, String)> {
@@ -69,7 +67,7 @@ fn assert_no_duplicates<T: Serialize>(items: &[T]) {
 
 #[tokio::test]
 async fn symbols_walk_30_30_30_10() {
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager(&url);
     let pages = walk(&[30], async |a| p.symbols(r"pagerItem\d+", &[], a).await).await;
     assert_eq!(sizes(&pages), [30, 30, 30, 10]);
@@ -108,7 +106,7 @@ async fn symbols_walk_30_30_30_10() {
 
 #[tokio::test]
 async fn limit_counts_items_not_files() {
-    let p = pager(&zoekt!());
+    let p = pager(&zoekt());
     let five = p
         .symbols(r"pagerItem\d+", &[], &support::first_page(5))
         .await
@@ -130,7 +128,7 @@ async fn limit_counts_items_not_files() {
 
 #[tokio::test]
 async fn limit_changes_mid_walk() {
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager(&url);
     let truth = oracle::symbols(&url, r"sym:pagerItem\d+").await;
     assert_eq!(truth.len(), 100);
@@ -148,7 +146,7 @@ async fn limit_changes_mid_walk() {
 
 #[tokio::test]
 async fn files_match_by_name_only() {
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager(&url);
     let pages = walk(&[1], async |a| p.files("widgetry", a).await).await;
     let paths: BTreeSet<String> = all_items(&pages)
@@ -181,7 +179,7 @@ async fn files_match_by_name_only() {
 
 #[tokio::test]
 async fn references_are_whole_word_definitions_first() {
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager(&url);
     let pages = walk(&[5], async |a| p.references("get", "", a).await).await;
     let items = all_items(&pages);
@@ -226,7 +224,7 @@ async fn references_are_whole_word_definitions_first() {
 
 #[tokio::test]
 async fn search_lines_walk() {
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager(&url);
     let pages = walk(&[30], async |a| p.lines("pagerLineMark", 0, a).await).await;
     assert_eq!(
@@ -269,7 +267,7 @@ async fn search_lines_walk() {
 #[tokio::test]
 async fn size_bound_shortens_pages_without_gaps() {
     const BOUND: usize = 3_000;
-    let url = zoekt!();
+    let url = zoekt();
     let p = pager_with(
         &url,
         PagerConfig {
@@ -302,7 +300,7 @@ async fn size_bound_shortens_pages_without_gaps() {
 
 #[tokio::test]
 async fn repos_are_sorted_and_paged() {
-    let p = pager(&zoekt!());
+    let p = pager(&zoekt());
     let pages = walk(&[2], async |a| p.repos("", a).await).await;
     let names: Vec<_> = all_items(&pages).into_iter().map(|r| r.name).collect();
     assert_eq!(
@@ -321,7 +319,7 @@ async fn repos_are_sorted_and_paged() {
 
 #[tokio::test]
 async fn cursor_errors_and_past_the_end() {
-    let p = pager(&zoekt!());
+    let p = pager(&zoekt());
     let first = p
         .symbols(r"pagerItem\d+", &[], &support::first_page(10))
         .await

@@ -12,14 +12,14 @@
 
 mod support;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use serde_json::{Value, json};
 use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig, ReferenceRole};
 
 use support::adversary::{self, Adversary};
+use support::oracle::{self, RawFile};
 use support::{pager, walk};
 
 /// Repositories of the tie corpus, in the order the engine must list tied copies.
@@ -29,58 +29,6 @@ fn tie_repos() -> Vec<String> {
 
 /// Limit sequences walked over every tied query (the last limit repeats).
 const LIMITS: [&[u32]; 5] = [&[1], &[3], &[7], &[30], &[1, 7, 3, 30]];
-
-/// One file of a raw Zoekt answer.
-#[derive(Debug, Clone)]
-struct RawFile {
-    repo: String,
-    path: String,
-    score: f64,
-    /// Matching line numbers, ascending (Zoekt sends them by score).
-    lines: Vec<u32>,
-}
-
-/// Asks Zoekt directly (not through the crate's client) for up to `max_docs` files.
-async fn raw_search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
-    let body = json!({"Q": q, "Opts": {
-        "MaxDocDisplayCount": max_docs,
-        "ShardMaxMatchCount": 10_000,
-        "TotalMaxMatchCount": 100_000,
-    }});
-    let answer: Value = reqwest::Client::new()
-        .post(format!("{url}/api/search"))
-        .json(&body)
-        .send()
-        .await
-        .and_then(|r| r.error_for_status())
-        .unwrap_or_else(|e| panic!("raw Zoekt search `{q}` at {url}: {e}"))
-        .json()
-        .await
-        .expect("raw Zoekt answer is JSON");
-    let files = answer["Result"]["Files"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    files
-        .iter()
-        .map(|f| RawFile {
-            repo: f["Repository"].as_str().unwrap_or_default().to_string(),
-            path: f["FileName"].as_str().unwrap_or_default().to_string(),
-            score: f["Score"].as_f64().expect("a numeric Score"),
-            lines: f["LineMatches"]
-                .as_array()
-                .map(|ls| {
-                    ls.iter()
-                        .filter_map(|l| l["LineNumber"].as_u64())
-                        .map(|n| n as u32)
-                        .collect::<BTreeSet<u32>>()
-                        .into_iter()
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect()
-}
 
 /// Fails unless every file has bit-for-bit the same score, listing the scores if not.
 fn assert_same_score(what: &str, files: &[RawFile]) {
@@ -100,18 +48,17 @@ fn assert_same_score(what: &str, files: &[RawFile]) {
 
 /// Raw Zoekt's answer to `q`, after asserting every file of it has the same score.
 async fn assert_all_tied(url: &str, q: &str) -> Vec<RawFile> {
-    let files = raw_search(url, q, 1000).await;
+    let files = oracle::search(url, q, 0).await;
     assert_same_score(&format!("`{q}`"), &files);
     assert_eq!(files.len(), 40, "`{q}`: one file per tie repository");
     files
 }
 
-/// Raw Zoekt's answer to `q`, after asserting that the 40 copies of each path tie; returns
-/// the paths by descending score (the engine's order between the tie groups).
-async fn assert_tied_per_path(url: &str, q: &str) -> Vec<String> {
-    let files = raw_search(url, q, 1000).await;
+/// Asserts that the 40 copies of each path among raw Zoekt's `files` for `q` tie; returns the
+/// paths by descending score (the engine's order between the tie groups).
+fn assert_tied_per_path(q: &str, files: &[RawFile]) -> Vec<String> {
     let mut groups: Vec<(String, Vec<RawFile>)> = Vec::new();
-    for f in files {
+    for f in files.iter().cloned() {
         match groups.iter_mut().find(|(p, _)| *p == f.path) {
             Some((_, g)) => g.push(f),
             None => groups.push((f.path.clone(), vec![f])),
@@ -201,7 +148,7 @@ async fn lines_of_tied_files_page_identically_at_every_limit() {
     let url = support::ties_zoekt("lines_of_tied_files_page_identically_at_every_limit");
     let q = "tieLineProbe";
     let raw = assert_all_tied(&url, q).await;
-    assert!(raw.iter().all(|f| f.lines == [6, 7, 8]), "{raw:?}");
+    assert!(raw.iter().all(|f| f.line_numbers() == [6, 7, 8]), "{raw:?}");
     let p = pager(&url);
     let expected = tie_line_items();
     assert_eq!(expected.len(), 120);
@@ -282,7 +229,7 @@ async fn tied_references_page_identically_at_every_limit() {
     assert_all_tied(&url, definitions).await;
     // Usages come from two tied groups: the line above the definition (the doc comment names
     // TieGroupProbe as a whole word) and the call in src/helper.go.
-    let usage_paths = assert_tied_per_path(&url, usages).await;
+    let usage_paths = assert_tied_per_path(usages, &oracle::search(&url, usages, 0).await);
     let usage_line = |path: &str| match path {
         "src/tiegroup.go" => 3,
         "src/helper.go" => 4,
@@ -323,7 +270,8 @@ async fn tied_references_page_identically_at_every_limit() {
 async fn tied_files_ahead_of_a_boosted_file_page_identically() {
     let url = support::ties_zoekt("tied_files_ahead_of_a_boosted_file_page_identically");
     let q = "repository or ieHelper";
-    let paths = assert_tied_per_path(&url, q).await;
+    let raw = oracle::search(&url, q, 0).await;
+    let paths = assert_tied_per_path(q, &raw);
     assert_eq!(paths, ["README.md", "src/helper.go", "src/tiegroup.go"]);
     let lines: HashMap<&str, &[u32]> = [
         ("README.md", &[1, 3][..]),
@@ -331,12 +279,12 @@ async fn tied_files_ahead_of_a_boosted_file_page_identically() {
         ("src/tiegroup.go", &[3][..]),
     ]
     .into();
-    let raw = raw_search(&url, q, 1000).await;
     assert!(
-        raw.iter().all(|f| f.lines == lines[f.path.as_str()]),
+        raw.iter()
+            .all(|f| f.line_numbers() == lines[f.path.as_str()]),
         "{raw:?}"
     );
-    let window = raw_search(&url, q, 3).await;
+    let window = oracle::search(&url, q, 3).await;
     assert_eq!(
         window[2].path, "src/helper.go",
         "Zoekt no longer boosts the novel extension: {window:?}"

@@ -136,40 +136,6 @@ pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) 
     assert!(body.starts_with(&format!("Error {code}: ")), "{body}");
 }
 
-/// Zoekt's own answer to `q`, asked directly (POST `{url}/api/search` with `{"Q", "Opts"}`),
-/// never through the code under test: the `Result` object.
-pub async fn raw_zoekt_search(url: &str, q: &str, opts: Value) -> Value {
-    let r = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap()
-        .post(format!("{url}/api/search"))
-        .json(&json!({"Q": q, "Opts": opts}))
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("raw Zoekt search {q:?}: {e}"));
-    let status = r.status();
-    let body: Value = r.json().await.expect("Zoekt answers JSON");
-    assert!(
-        status.is_success(),
-        "raw Zoekt search {q:?}: {status} {body}"
-    );
-    body["Result"].clone()
-}
-
-/// The number of matching lines in a raw Zoekt result, summed over its files.
-pub fn raw_line_count(result: &Value) -> usize {
-    result["Files"]
-        .as_array()
-        .map(|files| {
-            files
-                .iter()
-                .map(|f| f["LineMatches"].as_array().map_or(0, Vec::len))
-                .sum()
-        })
-        .unwrap_or(0)
-}
-
 /// (repo, path, line, name) of symbol items, the keys `support::oracle::symbols` gives.
 pub fn symbol_keys(items: &[Value]) -> Vec<(String, String, u32, String)> {
     items

@@ -1,10 +1,12 @@
 //! The ground truth a walk must reproduce, computed WITHOUT the code under test.
 //!
-//! One raw POST to Zoekt's /api/search (hand-written JSON, no display cut, the engine's
-//! default per-shard cap and no cross-shard cap), decoded with serde_json and base64 here, files ordered by the
-//! contract's rule (score descending, then repository, then path), items inside a file by
-//! position. Items are compared as keys (repo, path, line and, for symbols, the name), which
-//! is what makes an item's identity and place; tests compare field values separately.
+//! One raw POST to Zoekt's /api/search (hand-written JSON, the engine's default per-shard cap
+//! and no cross-shard cap), decoded with serde_json and base64 here. `search` gives Zoekt's
+//! answer as sent; the truths built on `files` take every file (no display cut), ordered by
+//! the contract's rule (score descending, then repository, then path), and items inside a
+//! file by position. Items are compared as keys (repo, path, line and, for symbols, the
+//! name), which is what makes an item's identity and place; tests compare fields separately.
+//! This is the one place tests talk to raw Zoekt.
 //!
 //! Queries are literal strings in the tests, not built by `zoekt_pager::zoekt::query`.
 
@@ -38,6 +40,14 @@ pub struct RawLine {
     pub fragments: Vec<(u64, Option<String>)>,
 }
 
+impl RawFile {
+    /// Every matching line number, ascending and once each (0: the path matched).
+    pub fn line_numbers(&self) -> Vec<u32> {
+        let numbers: BTreeSet<u32> = self.lines.iter().map(|l| l.number).collect();
+        numbers.into_iter().collect()
+    }
+}
+
 fn b64(v: &Value) -> String {
     let s = v.as_str().unwrap_or_default();
     let bytes = base64::engine::general_purpose::STANDARD
@@ -46,12 +56,14 @@ fn b64(v: &Value) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Every file Zoekt holds for `q` (with `context` lines, no display cut), in contract order.
-/// Panics when Zoekt's answer was incomplete: a truth must be whole.
-pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
+/// Zoekt's answer to `q` exactly as it sent it: at most `max_docs` files (0: no cut), in
+/// Zoekt's own order (unstable among equal scores, one novel extension boosted to third).
+/// Panics when the answer was partial (skipped files or shards, crashes): a truth must be whole.
+pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
     let body = json!({
         "Q": q,
         "Opts": {
+            "MaxDocDisplayCount": max_docs,
             "ShardMaxMatchCount": SHARD_MAX_MATCH_COUNT,
             "MaxWallTime": 10_000_000_000u64,
         }
@@ -61,7 +73,8 @@ pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
         .json(&body)
         .send()
         .await
-        .expect("raw Zoekt search")
+        .and_then(|r| r.error_for_status())
+        .unwrap_or_else(|e| panic!("raw Zoekt search {q:?} at {url}: {e}"))
         .json()
         .await
         .expect("raw Zoekt JSON");
@@ -73,7 +86,7 @@ pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
             "{stat} in the truth for {q:?}"
         );
     }
-    let mut out: Vec<RawFile> = result["Files"]
+    result["Files"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default()
@@ -106,7 +119,13 @@ pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
                 })
                 .collect(),
         })
-        .collect();
+        .collect()
+}
+
+/// Every file Zoekt holds for `q` (no display cut), in contract order: score descending,
+/// then repository, then path.
+pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
+    let mut out = search(url, q, 0).await;
     out.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
@@ -160,15 +179,9 @@ pub async fn file_names(url: &str, q: &str) -> Vec<(String, String)> {
 pub async fn lines(url: &str, q: &str) -> Vec<(String, String, u32)> {
     let mut out = Vec::new();
     for f in files(url, q).await {
-        let mut here: Vec<u32> = f
-            .lines
-            .iter()
-            .map(|l| if l.file_name { 0 } else { l.number })
-            .collect();
-        here.sort();
-        here.dedup();
         out.extend(
-            here.into_iter()
+            f.line_numbers()
+                .into_iter()
                 .map(|n| (f.repo.clone(), f.path.clone(), n)),
         );
     }

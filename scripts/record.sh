@@ -19,7 +19,7 @@ export ZOEKT_PORT="${ZOEKT_RECORD_PORT:-6079}" ZOEKT_STATE_DIR="$ROOT/.zoekt/rec
 trap 'scripts/zoekt.sh down || true' EXIT
 URL="$(scripts/zoekt.sh up fixtures/corpus)"
 
-VERSION="$(sed -n 's/^ZOEKT_VERSION="\(.*\)"$/\1/p' scripts/zoekt.sh)"
+VERSION="$(scripts/zoekt.sh version)"
 # Record into a scratch folder first: a failed recording leaves the committed one alone.
 NEW="$(mktemp -d "${TMPDIR:-/tmp}/zoekt-record.XXXXXX")"
 trap 'rm -rf "$NEW"; scripts/zoekt.sh down || true' EXIT

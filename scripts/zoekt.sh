@@ -9,6 +9,7 @@
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
 #   scripts/zoekt.sh paths            print the webserver binary and the index folder, a line each
+#   scripts/zoekt.sh version          print the pinned Zoekt version
 #
 # Exit codes: 0 ok; 1 failure (any failure to get a Zoekt is one).
 #
@@ -203,6 +204,7 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
   url) echo "$URL" ;;
+  version) echo "$ZOEKT_VERSION" ;;
   paths) printf '%s\n%s\n' "$BIN/zoekt-webserver" "$INDEX" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;
 esac

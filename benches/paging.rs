@@ -7,57 +7,51 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use zoekt_pager::mcp::PagerServer;
-use zoekt_pager::page::{Backend, PageArgs, Pager, PagerConfig};
-use zoekt_pager::zoekt::wire::{
-    B64Text, FileMatch, LineFragmentMatch, LineMatch, RepoList, SearchRequest, SearchResult,
-    SymbolInfo,
+use zoekt_pager::backend::{
+    Backend, BackendError, FileSearch, Fragment, MatchedLine, RankedFile, RankedFiles, Readiness,
+    RepoListing, SearchStats, Symbol,
 };
-use zoekt_pager::zoekt::{Readiness, ZoektError};
+use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
+use zoekt_pager::{Pager, PagerConfig, PagerServer};
 
 const FILES: usize = 20_000;
 const SYMBOLS_PER_FILE: usize = 3;
 
 struct Synthetic {
-    files: Vec<FileMatch>,
+    files: Vec<RankedFile>,
 }
 
 impl Synthetic {
     fn new() -> Self {
         let files = (0..FILES)
             .map(|i| {
-                let line_matches = (0..SYMBOLS_PER_FILE)
+                let lines = (0..SYMBOLS_PER_FILE)
                     .map(|k| {
                         let name = format!("benchSym{i}_{k}");
-                        let line = format!("func {name}(ctx context.Context) error {{\n");
-                        LineMatch {
-                            line: B64Text(line.clone()),
-                            line_number: 10 * (k as u32 + 1),
-                            line_start: 100 * k as u64,
-                            line_end: 100 * k as u64 + line.len() as u64,
-                            line_fragments: vec![LineFragmentMatch {
-                                line_offset: 5,
-                                offset: 100 * k as u64 + 5,
-                                match_length: name.len() as u32,
-                                symbol_info: Some(SymbolInfo {
-                                    sym: name,
+                        MatchedLine {
+                            text: format!("func {name}(ctx context.Context) error {{\n"),
+                            number: 10 * (k as u32 + 1),
+                            fragments: vec![Fragment {
+                                byte_offset: 5,
+                                symbol: Some(Symbol {
+                                    name,
                                     kind: "function".into(),
                                     parent: String::new(),
                                     parent_kind: String::new(),
                                 }),
                             }],
-                            ..LineMatch::default()
+                            ..MatchedLine::default()
                         }
                     })
                     .collect();
-                FileMatch {
-                    file_name: format!("pkg{:03}/file{i:05}.go", i % 500),
-                    repository: format!("repo{:02}", i % 40),
+                RankedFile {
+                    path: format!("pkg{:03}/file{i:05}.go", i % 500),
+                    repo: format!("repo{:02}", i % 40),
                     language: "Go".into(),
                     // Groups of 8 equal scores, descending: ties at most window edges.
                     score: 1_000_000.0 - (i / 8) as f64,
-                    line_matches,
-                    ..FileMatch::default()
+                    lines,
+                    ..RankedFile::default()
                 }
             })
             .collect();
@@ -66,26 +60,38 @@ impl Synthetic {
 }
 
 impl Backend for Synthetic {
-    async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
-        let n = match req.opts.max_doc_display_count as usize {
+    async fn search(&self, req: &FileSearch) -> Result<RankedFiles, BackendError> {
+        let n = match req.max_files as usize {
             0 => self.files.len(),
             n => n.min(self.files.len()),
         };
-        Ok(SearchResult {
-            file_count: self.files.len() as u64,
-            match_count: (self.files.len() * SYMBOLS_PER_FILE) as u64,
+        Ok(RankedFiles {
+            stats: SearchStats {
+                file_count: self.files.len() as u64,
+                match_count: (self.files.len() * SYMBOLS_PER_FILE) as u64,
+                ..SearchStats::default()
+            },
             files: self.files[..n].to_vec(),
-            ..SearchResult::default()
         })
     }
-    async fn list(&self, _query: &str) -> Result<RepoList, ZoektError> {
-        Ok(RepoList::default())
+    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+        Ok(RepoListing::default())
     }
-    async fn readiness(&self) -> Result<Readiness, ZoektError> {
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
         Ok(Readiness {
-            readyz_status: 200,
+            status: 200,
             detail: String::new(),
         })
+    }
+}
+
+/// `search_symbols benchSym` at this limit and cursor.
+fn args(limit: Option<u32>, cursor: Option<String>) -> SearchSymbolsArgs {
+    SearchSymbolsArgs {
+        query: "benchSym".into(),
+        kinds: None,
+        limit,
+        cursor,
     }
 }
 
@@ -122,7 +128,7 @@ async fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         let pager = Pager::new(Synthetic::new(), PagerConfig::default());
         let page = pager
-            .symbols("benchSym", &[], &PageArgs::default())
+            .page::<SearchSymbols>(&args(None, None))
             .await
             .unwrap();
         assert_eq!(page.count, 30);
@@ -139,16 +145,13 @@ async fn main() {
 
     // A whole walk at limit 30 up to the paging ceiling: the window grows with the offset.
     for limit in [30u32, 100] {
-        let mut args = PageArgs {
-            limit: Some(limit),
-            cursor: None,
-        };
+        let mut args = args(Some(limit), None);
         let mut times = Vec::new();
         let mut items = 0;
         let started = Instant::now();
         loop {
             let t = Instant::now();
-            let page = pager.symbols("benchSym", &[], &args).await.unwrap();
+            let page = pager.page::<SearchSymbols>(&args).await.unwrap();
             times.push(t.elapsed());
             items += page.count;
             match page.next_cursor {
@@ -169,24 +172,18 @@ async fn main() {
         let mut cursor = None;
         if offset_pages > 0 {
             // Reach the page by walking (cursors are opaque).
-            let mut args = PageArgs {
-                limit: Some(30),
-                cursor: None,
-            };
+            let mut args = args(Some(30), None);
             for _ in 0..offset_pages {
-                let p = pager.symbols("benchSym", &[], &args).await.unwrap();
+                let p = pager.page::<SearchSymbols>(&args).await.unwrap();
                 args.cursor = p.next_cursor;
             }
             cursor = args.cursor;
         }
-        let args = PageArgs {
-            limit: Some(30),
-            cursor,
-        };
+        let args = args(Some(30), cursor);
         let mut times = Vec::new();
         for _ in 0..30 {
             let t = Instant::now();
-            pager.symbols("benchSym", &[], &args).await.unwrap();
+            pager.page::<SearchSymbols>(&args).await.unwrap();
             times.push(t.elapsed());
         }
         stats(

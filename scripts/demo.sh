@@ -17,8 +17,8 @@ export ZOEKT_URL="$URL"
 BIN="${CARGO_TARGET_DIR:-target}/release/zoekt-pager"
 
 echo "== search_symbols 'pagerItem\d+' --limit 30 --all   (Zoekt at $URL)"
-"$BIN" symbols 'pagerItem\d+' --limit 30 --all
-echo; echo "== search_files widgetry"; "$BIN" files widgetry
-echo; echo "== find_references get --limit 8"; "$BIN" refs get --limit 8
-echo; echo "== search pagerLineMark --limit 5 --context 1"; "$BIN" search pagerLineMark --limit 5 --context 1
-echo; echo "== list_repos"; "$BIN" repos
+"$BIN" search_symbols 'pagerItem\d+' --limit 30 --all
+echo; echo "== search_files widgetry"; "$BIN" search_files widgetry
+echo; echo "== find_references get --limit 8"; "$BIN" find_references get --limit 8
+echo; echo "== search pagerLineMark --limit 5 --context-lines 1"; "$BIN" search pagerLineMark --limit 5 --context-lines 1
+echo; echo "== list_repos"; "$BIN" list_repos

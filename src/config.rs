@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::page::{Effort, PagerConfig, ReadLimits};
+use crate::engine::config::PagerConfig;
 use crate::zoekt::ClientOptions;
 
+/// Settings of the server and the CLI: where Zoekt is, how to talk to it, the engine's
+/// limits, and logging.
 #[derive(Debug, Clone, Args)]
 pub struct Config {
     /// Base URL of a zoekt-webserver started with -rpc.
@@ -19,99 +21,12 @@ pub struct Config {
         global = true
     )]
     pub zoekt_url: String,
-    /// Items per page when a call gives no limit.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_DEFAULT_LIMIT",
-        default_value_t = defaults().default_limit,
-        global = true
-    )]
-    pub default_limit: u32,
-    /// Largest limit a call may ask for.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_LIMIT",
-        default_value_t = defaults().max_limit,
-        global = true
-    )]
-    pub max_limit: u32,
-    /// Largest item offset a cursor may reach.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_OFFSET",
-        default_value_t = defaults().max_offset,
-        global = true
-    )]
-    pub max_offset: u64,
-    /// Largest number of files asked of Zoekt in one request (MaxDocDisplayCount ceiling).
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_WINDOW",
-        default_value_t = defaults().max_window,
-        global = true
-    )]
-    pub max_window: u32,
-    /// Timeout of one HTTP request to Zoekt, in milliseconds.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_TIMEOUT_MS",
-        default_value_t = ClientOptions::default().timeout.as_millis() as u64,
-        global = true
-    )]
-    pub timeout_ms: u64,
-    /// Retries when Zoekt refuses connections or answers 502/503/504.
-    #[arg(long, env = "ZOEKT_PAGER_RETRIES", default_value_t = ClientOptions::default().retries, global = true)]
-    pub retries: u32,
-    /// Zoekt ShardMaxMatchCount, the same for every page of every query.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_SHARD_MAX_MATCH_COUNT",
-        default_value_t = defaults().effort.shard_max_match_count,
-        global = true
-    )]
-    pub shard_max_match_count: u32,
-    /// Zoekt TotalMaxMatchCount, the same for every page of every query.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_TOTAL_MAX_MATCH_COUNT",
-        default_value_t = defaults().effort.total_max_match_count,
-        global = true
-    )]
-    pub total_max_match_count: u32,
-    /// Zoekt MaxWallTime, in milliseconds.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_WALL_TIME_MS",
-        default_value_t = defaults().effort.max_wall_time.as_millis() as u64,
-        global = true
-    )]
-    pub max_wall_time_ms: u64,
-    /// Approximate bound, in bytes, on one tool result (text block + structured content): a
-    /// bigger page ends early and its cursor continues after the last item, keeping results
-    /// inside a model's token budget. The text repeats the items, so their JSON gets half.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
-        default_value_t = defaults().max_page_bytes * 2,
-        global = true
-    )]
-    pub max_response_bytes: usize,
-    /// Most lines one read_file call (or file resource) returns.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_READ_LINES",
-        default_value_t = defaults().read.max_lines,
-        global = true
-    )]
-    pub max_read_lines: u32,
-    /// Most bytes of file content one read_file call (or file resource) returns.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_MAX_READ_BYTES",
-        default_value_t = defaults().read.max_bytes,
-        global = true
-    )]
-    pub max_read_bytes: usize,
+    /// How to talk to Zoekt.
+    #[command(flatten)]
+    pub client: ClientOptions,
+    /// The paging engine's limits.
+    #[command(flatten)]
+    pub pager: PagerConfig,
     /// Log format on stderr: text or json.
     #[arg(
         long,
@@ -123,37 +38,10 @@ pub struct Config {
     pub log_format: String,
 }
 
-/// The engine's defaults: the one place the default numbers live (flags show them as theirs).
-fn defaults() -> PagerConfig {
-    PagerConfig::default()
-}
-
 impl Config {
     /// Checks that the settings make sense together; the message names the flag to fix.
     pub fn validate(&self) -> Result<(), String> {
-        if self.max_limit == 0 || self.default_limit == 0 {
-            return Err("--default-limit and --max-limit must be at least 1".into());
-        }
-        if self.default_limit > self.max_limit {
-            return Err(format!(
-                "--default-limit ({}) is larger than --max-limit ({})",
-                self.default_limit, self.max_limit
-            ));
-        }
-        if self.max_window == 0 {
-            return Err("--max-window must be at least 1".into());
-        }
-        if self.shard_max_match_count == 0 || self.total_max_match_count == 0 {
-            return Err("Zoekt match counts must be at least 1 (0 lets Zoekt derive them from the page, which breaks paging)".into());
-        }
-        if self.max_response_bytes < 1_000 {
-            return Err("--max-response-bytes must be at least 1000".into());
-        }
-        if self.max_read_lines == 0 || self.max_read_bytes < 100 {
-            return Err(
-                "--max-read-lines must be at least 1 and --max-read-bytes at least 100".into(),
-            );
-        }
+        self.pager.validate()?;
         if !(self.zoekt_url.starts_with("http://") || self.zoekt_url.starts_with("https://")) {
             return Err(format!(
                 "--zoekt-url must start with http:// or https:// (got {})",
@@ -161,35 +49,6 @@ impl Config {
             ));
         }
         Ok(())
-    }
-
-    pub fn pager(&self) -> PagerConfig {
-        PagerConfig {
-            default_limit: self.default_limit,
-            max_limit: self.max_limit,
-            max_offset: self.max_offset,
-            max_window: self.max_window,
-            max_context_lines: defaults().max_context_lines,
-            effort: Effort {
-                shard_max_match_count: self.shard_max_match_count,
-                total_max_match_count: self.total_max_match_count,
-                max_wall_time: Duration::from_millis(self.max_wall_time_ms),
-            },
-            // The text block repeats the items, so their JSON gets half of the bound.
-            max_page_bytes: self.max_response_bytes / 2,
-            read: ReadLimits {
-                max_lines: self.max_read_lines,
-                max_bytes: self.max_read_bytes,
-            },
-        }
-    }
-
-    pub fn client(&self) -> ClientOptions {
-        ClientOptions {
-            timeout: Duration::from_millis(self.timeout_ms),
-            retries: self.retries,
-            ..ClientOptions::default()
-        }
     }
 }
 
@@ -215,7 +74,7 @@ pub struct HttpArgs {
         default_value = "localhost,127.0.0.1,::1"
     )]
     pub allowed_hosts: Vec<String>,
-    /// Browser Origin values /mcp accepts (comma separated, e.g. https://app.example:443;
+    /// Browser Origin values /mcp accepts (comma separated, e.g. `https://app.example:443`;
     /// `*` accepts any). Default: the allowed hosts, http or https, any port.
     #[arg(long, env = "ZOEKT_PAGER_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,

@@ -1,15 +1,34 @@
 //! zoekt-pager: exact, bounded, resumable pages of Zoekt code-search results for AI
 //! assistants.
 //!
-//! Data flows one way: request → validate → cursor → window fetch → flatten → slice → render.
-//! - [`zoekt`] finds: the typed client and query building. It knows nothing of pages.
-//! - [`page`] decides what a page is. It knows nothing of MCP.
-//! - [`mcp`] and the CLI print.
+//! Data flows one way: request → plan → cursor → window fetch → flatten → cut → render.
+//! - [`tools`]: each tool in one module: its arguments, items, query and flattening.
+//! - the paging engine ([`Pager`]) decides what a page is, the same way for every tool. It
+//!   knows the backend only through [`backend::Backend`] and knows nothing of MCP.
+//! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
+//!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
+//! - [`PagerServer`] (MCP over stdio, or HTTP with [`http`]) and the CLI only translate.
 
-pub mod config;
+#![deny(missing_docs)]
+
+mod config;
+mod engine;
+#[cfg(feature = "harness")]
 pub mod harness;
 pub mod http;
-pub mod mcp;
-pub mod metrics;
-pub mod page;
+mod mcp;
+mod metrics;
+pub mod tools;
 pub mod zoekt;
+
+pub use config::{Config, HttpArgs};
+pub use engine::Pager;
+pub use engine::backend;
+pub use engine::config::{Effort, PagerConfig, ReadLimits};
+pub use engine::cursor::{CursorError, RequestKey, Scope};
+pub use engine::error::{ArgumentError, Error};
+pub use engine::page::{Collected, Page, PageArgs, Total};
+pub use engine::window::Window;
+pub use mcp::render::{error_text, page_text};
+pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError};
+pub use metrics::{Instrumented, Metrics};

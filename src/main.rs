@@ -1,112 +1,149 @@
-//! `zoekt-pager`: the MCP server (`serve`) and human commands that print pages.
+//! `zoekt-pager`: the MCP server (`serve`) and one command per tool that prints pages.
+//!
+//! The tool commands come from the tool table (`zoekt_pager::tools::visit_all`): each
+//! tool's arguments are its flags, so the CLI never names a tool.
 
 use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::process::ExitCode;
-
-use clap::{Parser, Subcommand};
-use rmcp::ServiceExt;
-use serde::Serialize;
-use tracing_subscriber::EnvFilter;
-
 use std::sync::Arc;
 
-use zoekt_pager::config::{Config, HttpArgs};
-use zoekt_pager::mcp::PagerServer;
-use zoekt_pager::mcp::render::{RenderLine, error_text, page_text};
-use zoekt_pager::metrics::{Instrumented, Metrics};
-use zoekt_pager::page::{Page, PageArgs, PageError, Pager};
+use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use rmcp::ServiceExt;
+use tracing_subscriber::EnvFilter;
+
+use zoekt_pager::tools::{AnswerTool, PagedArgs, PagedTool, ToolInfo, ToolVisitor, visit_all};
 use zoekt_pager::zoekt::ZoektClient;
+use zoekt_pager::{
+    Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, ToolError, error_text, page_text,
+};
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "zoekt-pager",
-    version,
-    about = "Exact, resumable pages of Zoekt code search for AI assistants"
-)]
-struct Cli {
-    #[command(flatten)]
-    config: Config,
-    #[command(subcommand)]
-    command: Command,
+/// Options of `record` (only in builds with the `harness` feature).
+#[cfg(feature = "harness")]
+#[derive(Debug, clap::Args)]
+struct RecordArgs {
+    /// A scenario file (TOML) or a folder of them.
+    #[arg(long, default_value = "fixtures/scenarios")]
+    scenarios: std::path::PathBuf,
+    /// Folder for the recordings (one JSON file per scenario).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// What answers, written into each recording (default: "zoekt " + the Zoekt version
+    /// from the index metadata).
+    #[arg(long)]
+    source: Option<String>,
 }
 
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Serve MCP over stdio (for Claude Code, Cursor and other MCP clients), or over
-    /// streamable HTTP with --http (sidecar mode).
-    Serve {
-        #[command(flatten)]
-        http: HttpArgs,
-    },
-    /// Run regression scenarios against a live Zoekt and write recordings (every Zoekt
-    /// exchange plus the MCP results, the goldens) for replay without Zoekt.
-    Record {
-        /// A scenario file (TOML) or a folder of them.
-        #[arg(long, default_value = "fixtures/scenarios")]
-        scenarios: std::path::PathBuf,
-        /// Folder for the recordings (one JSON file per scenario).
-        #[arg(long)]
-        out: std::path::PathBuf,
-        /// What answers, written into each recording (default: "zoekt " + the Zoekt version
-        /// from the index metadata).
-        #[arg(long)]
-        source: Option<String>,
-    },
-    /// Print a page of symbol definitions.
-    Symbols {
-        query: String,
-        /// Keep only these ctags kinds (comma separated).
-        #[arg(long, value_delimiter = ',')]
-        kinds: Vec<String>,
-        #[command(flatten)]
-        paging: Paging,
-    },
-    /// Print a page of files whose path matches.
-    Files {
-        query: String,
-        #[command(flatten)]
-        paging: Paging,
-    },
-    /// Print a page of a symbol's definitions, then usages.
-    Refs {
-        symbol: String,
-        /// Filters only, e.g. "lang:go -file:_test".
-        #[arg(long, default_value = "")]
-        filters: String,
-        #[command(flatten)]
-        paging: Paging,
-    },
-    /// Print a page of matching lines for a raw Zoekt query.
-    Search {
-        query: String,
-        #[arg(long, default_value_t = 0)]
-        context: u32,
-        #[command(flatten)]
-        paging: Paging,
-    },
-    /// Print a page of indexed repositories.
-    Repos {
-        #[arg(default_value = "")]
-        query: String,
-        #[command(flatten)]
-        paging: Paging,
-    },
+/// The command line: global settings, `serve`, `record`, and one subcommand per tool.
+fn command_line() -> Command {
+    let cli = Command::new("zoekt-pager")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Exact, resumable pages of Zoekt code search for AI assistants")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    let mut cli =
+        Config::augment_args(cli).subcommand(HttpArgs::augment_args(Command::new("serve").about(
+            "Serve MCP over stdio (for Claude Code, Cursor and other MCP clients), or over \
+             streamable HTTP with --http (sidecar mode).",
+        )));
+    #[cfg(feature = "harness")]
+    {
+        cli = cli.subcommand(RecordArgs::augment_args(Command::new("record").about(
+            "Run regression scenarios against a live Zoekt and write recordings (every Zoekt \
+             exchange plus the MCP results, the goldens) for replay without Zoekt.",
+        )));
+    }
+    let mut commands = ToolCommands(Vec::new());
+    visit_all(&mut commands);
+    for c in commands.0 {
+        cli = cli.subcommand(c);
+    }
+    cli
 }
 
-#[derive(Debug, Clone, clap::Args)]
-struct Paging {
-    /// Items per page.
-    #[arg(long)]
-    limit: Option<u32>,
-    /// Cursor printed by the previous page.
-    #[arg(long)]
-    cursor: Option<String>,
-    /// Walk every page, then print a summary (items, pages, duplicates).
-    #[arg(long)]
-    all: bool,
-    /// Print each page as JSON (one line per page) instead of text.
-    #[arg(long)]
-    json: bool,
+/// One subcommand per tool, its flags from the tool's arguments.
+struct ToolCommands(Vec<Command>);
+
+impl ToolVisitor for ToolCommands {
+    fn paged<T: PagedTool>(&mut self) {
+        let command = T::Args::augment_args(tool_command::<T>())
+            .arg(
+                clap::Arg::new("all")
+                    .long("all")
+                    .action(ArgAction::SetTrue)
+                    .help("Walk every page, then print a summary (items, pages, duplicates)"),
+            )
+            .arg(
+                clap::Arg::new("json")
+                    .long("json")
+                    .action(ArgAction::SetTrue)
+                    .help("Print each page as JSON (one line per page) instead of text"),
+            );
+        self.0.push(command);
+    }
+
+    fn answer<T: AnswerTool>(&mut self) {
+        self.0.push(T::Args::augment_args(tool_command::<T>()));
+    }
+}
+
+fn tool_command<T: ToolInfo>() -> Command {
+    Command::new(T::NAME)
+        .about(T::TITLE)
+        .long_about(T::DESCRIPTION)
+}
+
+type Backend = Instrumented<ZoektClient>;
+
+/// Runs the tool subcommand `name`, if there is one by that name.
+struct RunTool<'a> {
+    name: &'a str,
+    matches: &'a ArgMatches,
+    pager: &'a Pager<Backend>,
+    run: Option<Pin<Box<dyn Future<Output = ExitCode> + 'a>>>,
+}
+
+impl RunTool<'_> {
+    fn args<A: FromArgMatches>(&self) -> Result<A, clap::Error> {
+        A::from_arg_matches(self.matches)
+    }
+}
+
+impl ToolVisitor for RunTool<'_> {
+    fn paged<T: PagedTool>(&mut self) {
+        if self.name != T::NAME {
+            return;
+        }
+        let all = self.matches.get_flag("all");
+        let json = self.matches.get_flag("json");
+        self.run = Some(match self.args::<T::Args>() {
+            Ok(args) => Box::pin(walk::<T>(self.pager, args, all, json)),
+            Err(e) => Box::pin(async move { e.exit() }),
+        });
+    }
+
+    fn answer<T: AnswerTool>(&mut self) {
+        if self.name != T::NAME {
+            return;
+        }
+        let pager = self.pager;
+        self.run = Some(match self.args::<T::Args>() {
+            Ok(args) => Box::pin(async move {
+                match T::answer(pager, &args).await {
+                    Ok(out) => {
+                        println!("{}", T::text(&out));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("{}", error_text(&ToolError::from(&e)));
+                        ExitCode::FAILURE
+                    }
+                }
+            }),
+            Err(e) => Box::pin(async move { e.exit() }),
+        });
+    }
 }
 
 /// Logs go to stderr (stdout is the MCP channel in stdio mode). Other crates are held at
@@ -140,13 +177,17 @@ fn init_logging(format: &str) {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
-    init_logging(&cli.config.log_format);
-    if let Err(e) = cli.config.validate() {
+    let matches = command_line().get_matches();
+    let config = match Config::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    init_logging(&config.log_format);
+    if let Err(e) = config.validate() {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
     }
-    let client = match ZoektClient::new(&cli.config.zoekt_url, cli.config.client()) {
+    let client = match ZoektClient::new(&config.zoekt_url, config.client.clone()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("zoekt-pager: {e}");
@@ -156,73 +197,52 @@ async fn main() -> ExitCode {
     let metrics = Arc::new(Metrics::new());
     let pager = Pager::new(
         Instrumented::new(client, Arc::clone(&metrics)),
-        cli.config.pager(),
+        config.pager.clone(),
     );
-    match cli.command {
-        Command::Serve { http } => match http.http {
-            None => serve_stdio(pager, metrics).await,
-            Some(addr) => serve_http(pager, metrics, &http, addr).await,
-        },
-        Command::Record {
-            scenarios,
-            out,
-            source,
-        } => {
+    let Some((name, sub)) = matches.subcommand() else {
+        return ExitCode::from(2);
+    };
+    match name {
+        "serve" => {
+            let http = match HttpArgs::from_arg_matches(sub) {
+                Ok(h) => h,
+                Err(e) => e.exit(),
+            };
+            match http.http {
+                None => serve_stdio(pager, metrics).await,
+                Some(addr) => serve_http(pager, metrics, &http, addr).await,
+            }
+        }
+        #[cfg(feature = "harness")]
+        "record" => {
+            let args = match RecordArgs::from_arg_matches(sub) {
+                Ok(a) => a,
+                Err(e) => e.exit(),
+            };
             record(
-                &cli.config,
+                &config,
                 pager.backend().inner(),
-                &scenarios,
-                &out,
-                source,
+                &args.scenarios,
+                &args.out,
+                args.source,
             )
             .await
         }
-        Command::Symbols {
-            query,
-            kinds,
-            paging,
-        } => {
-            walk("search_symbols", &paging, async |a| {
-                pager.symbols(&query, &kinds, a).await
-            })
-            .await
-        }
-        Command::Files { query, paging } => {
-            walk("search_files", &paging, async |a| {
-                pager.files(&query, a).await
-            })
-            .await
-        }
-        Command::Refs {
-            symbol,
-            filters,
-            paging,
-        } => {
-            walk("find_references", &paging, async |a| {
-                pager.references(&symbol, &filters, a).await
-            })
-            .await
-        }
-        Command::Search {
-            query,
-            context,
-            paging,
-        } => {
-            walk("search", &paging, async |a| {
-                pager.lines(&query, context, a).await
-            })
-            .await
-        }
-        Command::Repos { query, paging } => {
-            walk("list_repos", &paging, async |a| {
-                pager.repos(&query, a).await
-            })
-            .await
+        _ => {
+            let mut run = RunTool {
+                name,
+                matches: sub,
+                pager: &pager,
+                run: None,
+            };
+            visit_all(&mut run);
+            match run.run {
+                Some(f) => f.await,
+                None => ExitCode::from(2),
+            }
         }
     }
 }
-
-type Backend = Instrumented<ZoektClient>;
 
 async fn serve_stdio(pager: Pager<Backend>, metrics: Arc<Metrics>) -> ExitCode {
     tracing::info!(
@@ -294,6 +314,7 @@ async fn serve_http(
     }
 }
 
+#[cfg(feature = "harness")]
 async fn record(
     config: &Config,
     client: &ZoektClient,
@@ -345,7 +366,7 @@ async fn record(
             }
         },
     };
-    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager(), &source)
+    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager, &source)
         .await
     {
         Ok(files) => {
@@ -381,23 +402,20 @@ async fn shutdown_signal() {
 
 /// Prints one page, or every page with `--all`, then a summary that shows whether the walk
 /// repeated anything.
-async fn walk<T, F>(tool: &str, paging: &Paging, mut fetch: F) -> ExitCode
-where
-    T: Serialize + RenderLine,
-    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, PageError>,
-{
-    let mut args = PageArgs {
-        limit: paging.limit,
-        cursor: paging.cursor.clone(),
-    };
+async fn walk<T: PagedTool>(
+    pager: &Pager<Backend>,
+    mut args: T::Args,
+    all: bool,
+    json: bool,
+) -> ExitCode {
     let (mut pages, mut items) = (0usize, 0usize);
     let mut seen = HashSet::new();
     let mut duplicates = 0usize;
     loop {
-        let page = match fetch(&args).await {
+        let page = match pager.page::<T>(&args).await {
             Ok(p) => p,
             Err(e) => {
-                eprintln!("{}", error_text(&e));
+                eprintln!("{}", error_text(&ToolError::from(&e)));
                 return ExitCode::FAILURE;
             }
         };
@@ -408,17 +426,21 @@ where
                 duplicates += 1;
             }
         }
-        if paging.json {
+        if json {
             println!("{}", serde_json::to_string(&page).unwrap_or_default());
         } else {
-            println!("{}", page_text(tool, &page));
+            println!("{}", page_text(T::NAME, &page));
         }
-        match (&page.next_cursor, paging.all) {
-            (Some(c), true) => args.cursor = Some(c.clone()),
+        match (&page.next_cursor, all) {
+            (Some(c), true) => {
+                let mut paging = args.paging();
+                paging.cursor = Some(c.clone());
+                args.set_paging(paging);
+            }
             _ => break,
         }
     }
-    if paging.all {
+    if all {
         eprintln!(
             "walked {pages} page(s): {items} items, {} unique, {duplicates} duplicate(s)",
             seen.len()

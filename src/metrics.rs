@@ -14,9 +14,10 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::page::Backend;
-use crate::zoekt::wire::{RepoList, SearchRequest, SearchResult};
-use crate::zoekt::{Readiness, ZoektError};
+use crate::engine::backend::{
+    Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
+};
+use crate::mcp::ErrorCode;
 
 /// Content type of [`Metrics::render`].
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -68,6 +69,7 @@ fn latency_histogram() -> Histogram {
 }
 
 impl Metrics {
+    /// Every metric, registered, at zero.
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("zoekt_pager");
         let tool_calls = Family::<CallLabels, Counter>::default();
@@ -103,24 +105,24 @@ impl Metrics {
         }
     }
 
-    /// One finished tool call; `outcome` is `ok` or an error code.
-    pub fn tool_call(&self, tool: &str, outcome: &str) {
+    /// One finished tool call: `None` when it succeeded, else its error code.
+    pub fn tool_call(&self, tool: &str, error: Option<ErrorCode>) {
         self.tool_calls
             .get_or_create(&CallLabels {
                 tool: tool.to_string(),
-                outcome: outcome.to_string(),
+                outcome: error.map_or("ok", ErrorCode::as_str).to_string(),
             })
             .inc();
-        if matches!(outcome, "INVALID_CURSOR" | "CURSOR_MISMATCH") {
-            self.cursor_error(outcome);
+        if let Some(code) = error.filter(|c| c.is_cursor_error()) {
+            self.cursor_error(code);
         }
     }
 
-    /// A rejected cursor outside a tool call (MCP `resources/list`).
-    pub fn cursor_error(&self, code: &str) {
+    /// A rejected cursor (counted by tool calls, and by MCP `resources/list` directly).
+    pub fn cursor_error(&self, code: ErrorCode) {
         self.cursor_errors
             .get_or_create(&CodeLabel {
-                code: code.to_string(),
+                code: code.as_str().to_string(),
             })
             .inc();
     }
@@ -160,10 +162,12 @@ pub struct Instrumented<B> {
 }
 
 impl<B> Instrumented<B> {
+    /// Times every request `inner` makes, into `metrics`.
     pub fn new(inner: B, metrics: Arc<Metrics>) -> Self {
         Instrumented { inner, metrics }
     }
 
+    /// The backend being timed.
     pub fn inner(&self) -> &B {
         &self.inner
     }
@@ -171,17 +175,13 @@ impl<B> Instrumented<B> {
     async fn timed<T>(
         &self,
         endpoint: &str,
-        call: impl Future<Output = Result<T, ZoektError>>,
-    ) -> Result<T, ZoektError> {
+        call: impl Future<Output = Result<T, BackendError>>,
+    ) -> Result<T, BackendError> {
         let started = Instant::now();
         let result = call.await;
         let outcome = match &result {
             Ok(_) => "ok",
-            Err(ZoektError::Unreachable { .. }) => "unreachable",
-            Err(ZoektError::Timeout { .. }) => "timeout",
-            Err(ZoektError::Query { .. }) => "query_error",
-            Err(ZoektError::Server { .. }) => "server_error",
-            Err(ZoektError::Malformed { .. }) => "malformed",
+            Err(e) => e.kind.as_str(),
         };
         self.metrics
             .zoekt_request(endpoint, outcome, started.elapsed().as_secs_f64());
@@ -190,13 +190,13 @@ impl<B> Instrumented<B> {
 }
 
 impl<B: Backend> Backend for Instrumented<B> {
-    async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
-        self.timed("search", self.inner.search(req)).await
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        self.timed("search", self.inner.search(search)).await
     }
-    async fn list(&self, query: &str) -> Result<RepoList, ZoektError> {
-        self.timed("list", self.inner.list(query)).await
+    async fn repos(&self, query: &str) -> Result<RepoListing, BackendError> {
+        self.timed("list", self.inner.repos(query)).await
     }
-    async fn readiness(&self) -> Result<Readiness, ZoektError> {
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
         self.timed("readyz", self.inner.readiness()).await
     }
 }
@@ -208,8 +208,8 @@ mod tests {
     #[test]
     fn counters_and_histograms_render_with_labels() {
         let m = Metrics::new();
-        m.tool_call("search_symbols", "ok");
-        m.tool_call("search_symbols", "INVALID_CURSOR");
+        m.tool_call("search_symbols", None);
+        m.tool_call("search_symbols", Some(ErrorCode::InvalidCursor));
         m.page_served("search_symbols", 30);
         m.zoekt_request("search", "ok", 0.004);
         let text = m.render();

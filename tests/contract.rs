@@ -9,11 +9,16 @@ mod support;
 use std::collections::{BTreeSet, HashSet};
 
 use serde::Serialize;
+use support::ToolCalls;
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
-use zoekt_pager::page::item::{FileItem, MatchItem, ReferenceItem, SymbolItem};
-use zoekt_pager::page::{ErrorCode, PageArgs, PagerConfig, ReferenceRole, RequestKey, Tool};
+use zoekt_pager::tools::PagedTool;
+use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
+use zoekt_pager::tools::search::LineItem;
+use zoekt_pager::tools::search_files::FileItem;
+use zoekt_pager::tools::search_symbols::{SearchSymbols, SymbolItem};
 use zoekt_pager::zoekt::query;
+use zoekt_pager::{ErrorCode, PageArgs, PagerConfig, RequestKey};
 
 use support::{all_items, oracle, pager, pager_with, sizes, walk};
 
@@ -36,7 +41,7 @@ fn file_keys(items: &[FileItem]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn line_keys(items: &[MatchItem]) -> Vec<(String, String, u32)> {
+fn line_keys(items: &[LineItem]) -> Vec<(String, String, u32)> {
     items
         .iter()
         .map(|m| (m.repo.clone(), m.path.clone(), m.line))
@@ -355,7 +360,7 @@ async fn cursor_errors_and_past_the_end() {
         assert_eq!(e.code, ErrorCode::InvalidCursor, "{bad:?}");
     }
     let key = RequestKey::new(
-        Tool::SearchSymbols,
+        SearchSymbols::SCOPE,
         &[&query::symbols_query(r"pagerItem\d+").unwrap(), ""],
     );
     let e = p
@@ -393,7 +398,7 @@ async fn over_ceiling_cursor_never_reaches_zoekt() {
         },
     );
     let key = RequestKey::new(
-        Tool::SearchSymbols,
+        SearchSymbols::SCOPE,
         &[&query::symbols_query("x").unwrap(), ""],
     );
     let e = p

@@ -15,16 +15,6 @@ use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use support::mcp::*;
 
-const TOOLS: [&str; 7] = [
-    "search_symbols",
-    "search_files",
-    "find_references",
-    "search",
-    "list_repos",
-    "read_file",
-    "health",
-];
-
 /// Spawns `zoekt-pager serve` against `url` and runs `initialize`. Any ZOEKT_PAGER_* setting
 /// of the test environment is dropped so the server runs with its defaults.
 async fn spawn(url: &str) -> Client {
@@ -41,13 +31,15 @@ async fn spawn(url: &str) -> Client {
 }
 
 #[tokio::test]
-async fn tools_list_has_seven_read_only_tools_with_limit_bounds() {
-    let zoekt = support::fixture_zoekt("tools_list_has_seven_read_only_tools_with_limit_bounds");
+async fn tools_list_has_every_tool_read_only_with_limit_bounds() {
+    let zoekt = support::fixture_zoekt("tools_list_has_every_tool_read_only_with_limit_bounds");
     let client = spawn(&zoekt).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: HashSet<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(tools.len(), 7, "{names:?}");
-    assert_eq!(names, HashSet::from(TOOLS));
+    // The tool table is the one list of tools: tools/list shows each exactly once.
+    let table = zoekt_pager::tools::names();
+    assert_eq!(tools.len(), table.len(), "{names:?}");
+    assert_eq!(names, table.into_iter().collect::<HashSet<_>>());
     for t in &tools {
         let name = &t.name;
         assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{name}");
@@ -249,7 +241,7 @@ async fn backend_down_is_a_tool_error_and_the_server_stays_up() {
         .list_all_tools()
         .await
         .expect("tools/list after errors");
-    assert_eq!(tools.len(), TOOLS.len());
+    assert_eq!(tools.len(), zoekt_pager::tools::names().len());
     client.cancel().await.unwrap();
 }
 

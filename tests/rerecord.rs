@@ -6,8 +6,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
+use zoekt_pager::PagerConfig;
 use zoekt_pager::harness::{self, Recording, diff, scenario::Scenario};
-use zoekt_pager::page::PagerConfig;
 
 fn load(path: &Path) -> Recording {
     harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))

@@ -16,7 +16,12 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig, ReferenceRole};
+use support::ToolCalls;
+use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
+use zoekt_pager::tools::search::LineItem;
+use zoekt_pager::tools::search_files::FileItem;
+use zoekt_pager::tools::search_symbols::SymbolItem;
+use zoekt_pager::{Page, PageArgs, Pager, PagerConfig, ToolError};
 
 use support::adversary::{self, Adversary};
 use support::oracle::{self, RawFile};
@@ -87,7 +92,7 @@ async fn check_walks<T, K, F>(
 ) where
     T: Clone,
     K: Eq + Hash + Debug + Clone,
-    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, PageError>,
+    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, ToolError>,
 {
     for limits in limits {
         let pages = walk(limits, async |a| fetch(a).await).await;
@@ -131,7 +136,7 @@ async fn check_walks<T, K, F>(
 
 type LineKey = (String, String, u32);
 
-fn line_key(m: &zoekt_pager::page::MatchItem) -> LineKey {
+fn line_key(m: &LineItem) -> LineKey {
     (m.repo.clone(), m.path.clone(), m.line)
 }
 
@@ -191,7 +196,7 @@ async fn tied_file_names_page_identically_at_every_limit() {
         "search_files LICENSE",
         &LIMITS,
         &expected,
-        |f: &zoekt_pager::page::FileItem| (f.repo.clone(), f.path.clone()),
+        |f: &FileItem| (f.repo.clone(), f.path.clone()),
         async |a| p.files("LICENSE", a).await,
     )
     .await;
@@ -210,9 +215,7 @@ async fn tied_symbols_page_identically_at_every_limit() {
         "search_symbols TieGroupProbe",
         &LIMITS,
         &expected,
-        |s: &zoekt_pager::page::SymbolItem| {
-            (s.repo.clone(), s.path.clone(), s.line, s.name.clone())
-        },
+        |s: &SymbolItem| (s.repo.clone(), s.path.clone(), s.line, s.name.clone()),
         async |a| p.symbols("TieGroupProbe", &[], a).await,
     )
     .await;
@@ -250,7 +253,7 @@ async fn tied_references_page_identically_at_every_limit() {
         "find_references TieGroupProbe",
         &LIMITS,
         &expected,
-        |r: &zoekt_pager::page::ReferenceItem| {
+        |r: &ReferenceItem| {
             let role = match r.role {
                 ReferenceRole::Definition => "definition",
                 ReferenceRole::Reference => "usage",

@@ -5,7 +5,8 @@
 mod support;
 
 use serde_json::Value;
-use zoekt_pager::page::{PageArgs, PagerConfig};
+use support::ToolCalls;
+use zoekt_pager::{PageArgs, PagerConfig};
 
 fn opt(v: &Value, k: &str) -> u64 {
     v["Opts"][k].as_u64().unwrap_or(0)
@@ -54,7 +55,7 @@ async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
             );
             assert_eq!(
                 opt(r, "MaxWallTime"),
-                cfg.effort.max_wall_time.as_nanos() as u64
+                cfg.effort.max_wall_time_ms * 1_000_000
             );
             assert!(opt(r, "MaxDocDisplayCount") <= u64::from(cfg.max_window));
             assert!(
@@ -117,7 +118,7 @@ async fn context_lines_are_sent_and_bounded() {
         .lines("pagerLineMark", 11, &PageArgs::default())
         .await
         .unwrap_err();
-    assert_eq!(e.code, zoekt_pager::page::ErrorCode::InvalidArgument);
+    assert_eq!(e.code, zoekt_pager::ErrorCode::InvalidArgument);
     assert_eq!(
         m.search_requests().await.len(),
         before,

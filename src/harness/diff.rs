@@ -11,14 +11,18 @@ use super::Outcome;
 /// Most differences listed per scenario (the first ones are the useful ones).
 const MAX_LISTED: usize = 20;
 
+/// One field where a result differs from its golden.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
+    /// Name of the scenario the difference was found in.
     pub scenario: String,
     /// `step S page P (tool)`, or `results` for a count mismatch.
     pub place: String,
     /// JSON path of the field, e.g. `result.structuredContent.items[3].name`.
     pub field: String,
+    /// The golden's value, as compact JSON cut to 300 characters.
     pub expected: String,
+    /// The value the run produced, in the same form as `expected`.
     pub actual: String,
 }
 

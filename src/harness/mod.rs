@@ -15,13 +15,14 @@ pub mod proxy;
 pub mod scenario;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::engine::Pager;
+use crate::engine::backend::Backend;
+use crate::engine::config::PagerConfig;
 use crate::mcp::PagerServer;
-use crate::page::{Backend, Effort, Pager, PagerConfig, ReadLimits};
 use crate::zoekt::{ClientOptions, ZoektClient};
 use scenario::Scenario;
 
@@ -31,10 +32,13 @@ pub const FORMAT: u32 = 1;
 /// One HTTP exchange with Zoekt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
+    /// HTTP method of the request, e.g. `POST`.
     pub method: String,
+    /// Request path on Zoekt, e.g. `/api/search` (without the base URL).
     pub path: String,
     /// The JSON body sent (null for GET).
     pub request: Value,
+    /// HTTP status code of the answer (502 when the proxy reached nothing).
     pub status: u16,
     /// The body received: JSON when it parsed, else a string.
     pub response: Value,
@@ -43,79 +47,29 @@ pub struct Exchange {
 /// One MCP tool result of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// Index of the scenario step that made the call.
     pub step: usize,
     /// Page number inside a walk (0 for single calls).
     pub page: usize,
+    /// Name of the MCP tool called.
     pub tool: String,
+    /// The arguments the tool was called with, including any `limit` and `cursor` the
+    /// harness filled in (from `walk` or `cursor_from`).
     pub args: Value,
     /// The `CallToolResult` as JSON.
     pub result: Value,
 }
 
-/// The engine settings a recording was made with; a replay uses the same ones, whatever the
-/// replaying machine's environment says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    pub default_limit: u32,
-    pub max_limit: u32,
-    pub max_offset: u64,
-    pub max_window: u32,
-    pub max_context_lines: u32,
-    pub max_page_bytes: usize,
-    pub shard_max_match_count: u32,
-    pub total_max_match_count: u32,
-    pub max_wall_time_ms: u64,
-    pub max_read_lines: u32,
-    pub max_read_bytes: usize,
-}
-
-impl From<&PagerConfig> for Settings {
-    fn from(c: &PagerConfig) -> Self {
-        Settings {
-            default_limit: c.default_limit,
-            max_limit: c.max_limit,
-            max_offset: c.max_offset,
-            max_window: c.max_window,
-            max_context_lines: c.max_context_lines,
-            max_page_bytes: c.max_page_bytes,
-            shard_max_match_count: c.effort.shard_max_match_count,
-            total_max_match_count: c.effort.total_max_match_count,
-            max_wall_time_ms: c.effort.max_wall_time.as_millis() as u64,
-            max_read_lines: c.read.max_lines,
-            max_read_bytes: c.read.max_bytes,
-        }
-    }
-}
-
-impl From<Settings> for PagerConfig {
-    fn from(s: Settings) -> Self {
-        PagerConfig {
-            default_limit: s.default_limit,
-            max_limit: s.max_limit,
-            max_offset: s.max_offset,
-            max_window: s.max_window,
-            max_context_lines: s.max_context_lines,
-            effort: Effort {
-                shard_max_match_count: s.shard_max_match_count,
-                total_max_match_count: s.total_max_match_count,
-                max_wall_time: Duration::from_millis(s.max_wall_time_ms),
-            },
-            max_page_bytes: s.max_page_bytes,
-            read: ReadLimits {
-                max_lines: s.max_read_lines,
-                max_bytes: s.max_read_bytes,
-            },
-        }
-    }
-}
-
 /// A whole recording of one scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recording {
+    /// Version of the recording layout; [`load_recording`] rejects any other than [`FORMAT`].
     pub format: u32,
     /// What answered, e.g. `zoekt v0.0.0-20260807124253-c4d8f3537f7a (scripts/zoekt.sh), fixtures/corpus`.
     pub source: String,
-    pub settings: Settings,
+    /// The engine settings it was made with; a replay uses the same ones, whatever the
+    /// replaying machine's environment says.
+    pub settings: PagerConfig,
     /// The scenario as it was run, so a replay needs nothing but this file.
     pub scenario: Scenario,
     /// Every request to Zoekt and its (normalised) answer, in order.
@@ -157,7 +111,7 @@ pub async fn record(
         let rec = Recording {
             format: FORMAT,
             source: source.to_string(),
-            settings: Settings::from(cfg),
+            settings: cfg.clone(),
             scenario: s.clone(),
             exchanges: proxy.take(),
             results,

@@ -22,27 +22,35 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The contents of one scenario file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// The scenarios declared by its `[[scenario]]` tables, in file order.
     pub scenario: Vec<Scenario>,
 }
 
+/// A named sequence of tool calls, recorded and replayed as one unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Unique across all files; names the recording file (`[a-z0-9-]`).
     pub name: String,
+    /// Free-text description of what the scenario exercises (may be empty).
     #[serde(default)]
     pub about: String,
+    /// The calls to make, in order (the `[[scenario.step]]` tables).
     #[serde(rename = "step")]
     pub steps: Vec<Step>,
 }
 
+/// One step of a scenario: a single tool call, or a walk through every page of one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    /// Name of the MCP tool to call, e.g. `search_symbols`.
     pub tool: String,
+    /// The tool arguments, as a table (empty when omitted).
     #[serde(default = "empty_args")]
     pub args: Value,
     /// Walk every page, with these limits in turn (the last repeats).

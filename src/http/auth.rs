@@ -20,6 +20,7 @@ pub struct TokenCheck {
 }
 
 impl TokenCheck {
+    /// Keeps the digest of `token`; `None` means no token is required.
     pub fn new(token: Option<&str>) -> Self {
         TokenCheck {
             digest: token.map(|t| Sha256::digest(t.as_bytes()).into()),
@@ -51,6 +52,7 @@ fn bearer_token(value: &str) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// Middleware that passes requests [`TokenCheck::allows`] and answers 401 to the rest.
 pub async fn require_token(
     State(check): State<Arc<TokenCheck>>,
     req: Request,

@@ -24,9 +24,9 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::backend::Backend;
 use crate::mcp::PagerServer;
 use crate::metrics::Metrics;
-use crate::page::Backend;
 
 /// Settings of the HTTP listener (see `config::HttpArgs` for where they come from).
 #[derive(Debug, Clone)]

@@ -9,8 +9,9 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
+use crate::engine::Pager;
+use crate::engine::backend::Backend;
 use crate::metrics::{CONTENT_TYPE, Metrics};
-use crate::page::{Backend, Pager};
 
 struct Ops<B> {
     pager: Arc<Pager<B>>,
@@ -18,6 +19,7 @@ struct Ops<B> {
     ready_timeout: Duration,
 }
 
+/// Router for `/healthz`, `/readyz` and `/metrics`, sharing the pager and the metrics.
 pub fn routes<B: Backend + 'static>(
     pager: Arc<Pager<B>>,
     metrics: Arc<Metrics>,
@@ -50,7 +52,7 @@ async fn readyz<B: Backend>(State(ops): State<Arc<Ops<B>>>) -> impl IntoResponse
             StatusCode::SERVICE_UNAVAILABLE,
             format!(
                 "not ready: Zoekt answered HTTP {}: {}\n",
-                r.readyz_status, r.detail
+                r.status, r.detail
             ),
         ),
         Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {e}\n")),

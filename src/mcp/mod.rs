@@ -1,10 +1,14 @@
-//! The MCP face of the pager: tool definitions, argument parsing and rendering. Thin on
-//! purpose: every decision about what a page holds is the paging engine's.
+//! The MCP face of the pager: the tool table read from `crate::tools`, argument parsing,
+//! rendering and errors. Thin on purpose: every decision about what a page holds is the
+//! paging engine's, and every tool is declared once, in its own module.
 
-pub mod params;
+pub mod errors;
 pub mod render;
 pub mod resources;
 
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -20,31 +24,32 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::engine::Pager;
+use crate::engine::backend::Backend;
+use crate::engine::config::PagerConfig;
+use crate::engine::page::{Page, PageArgs};
 use crate::metrics::Metrics;
-use crate::page::{
-    Backend, ErrorCode, FileItem, FileSlice, HealthReport, MatchItem, Page, PageArgs, PageError,
-    Pager, PagerConfig, ReferenceItem, RepoItem, SymbolItem,
-};
-use params::{
-    FindReferencesArgs, HealthArgs, ListReposArgs, ReadFileArgs, SearchArgs, SearchFilesArgs,
-    SearchSymbolsArgs,
-};
-use render::{RenderLine, error_text, file_text, health_text, page_text};
+use crate::tools::{AnswerTool, PagedTool, ToolInfo, ToolVisitor, visit_all};
+pub use errors::{ErrorCode, ToolError};
+use render::{error_text, page_text};
 use resources::Target;
 
-const INSTRUCTIONS: &str = "Code search over a Zoekt index, in pages. Every paged tool returns \
-items, has_more and next_cursor: to continue, call the SAME tool with the SAME arguments plus \
-cursor=next_cursor (limit may change). Pages never repeat or skip items. search_symbols finds \
-definitions, search_files finds paths, find_references lists a symbol's definitions then its \
-usages, search returns matching lines for a raw Zoekt query, list_repos lists repositories, \
-read_file returns a bounded range of lines of one file, health reports the backend's state. \
-Files are also resources: zoekt://{repo}/{+path}.";
+/// How a call ended, for metrics: `Ok(Some(n))` a page of n items, `Ok(None)` another
+/// successful answer, `Err(code)` a tool error.
+type Outcome = Result<Option<usize>, ErrorCode>;
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// Runs one call of one tool: parses the arguments, calls the engine, renders.
+type Handler<B> = fn(Arc<Pager<B>>, Value) -> BoxFuture<(CallToolResult, Outcome)>;
 
 /// The MCP server over a paging engine.
 pub struct PagerServer<B> {
     pager: Arc<Pager<B>>,
-    /// Built once: the schemas depend only on the configuration.
+    /// Built once from the tool table: the schemas depend only on the configuration.
     tools: Arc<Vec<Tool>>,
+    handlers: Arc<HashMap<&'static str, Handler<B>>>,
+    instructions: Arc<String>,
     metrics: Arc<Metrics>,
 }
 
@@ -53,29 +58,45 @@ impl<B> Clone for PagerServer<B> {
         PagerServer {
             pager: Arc::clone(&self.pager),
             tools: Arc::clone(&self.tools),
+            handlers: Arc::clone(&self.handlers),
+            instructions: Arc::clone(&self.instructions),
             metrics: Arc::clone(&self.metrics),
         }
     }
 }
 
-/// How a call ended, for metrics: `Ok(Some(n))` a page of n items, `Ok(None)` another
-/// successful answer, `Err(code)` a tool error.
-type Outcome = Result<Option<usize>, ErrorCode>;
-
 impl<B: Backend + 'static> PagerServer<B> {
+    /// A server over `pager` with metrics of its own.
     pub fn new(pager: Pager<B>) -> Self {
         Self::with_metrics(pager, Arc::new(Metrics::new()))
     }
 
     /// A server that counts its calls in `metrics` (shared with `/metrics`).
     pub fn with_metrics(pager: Pager<B>, metrics: Arc<Metrics>) -> Self {
+        let mut table = Table {
+            cfg: pager.config(),
+            tools: Vec::new(),
+            handlers: HashMap::new(),
+            summaries: Vec::new(),
+        };
+        visit_all(&mut table);
+        let instructions = format!(
+            "Code search over a Zoekt index, in pages. Every paged tool returns items, has_more \
+             and next_cursor: to continue, call the SAME tool with the SAME arguments plus \
+             cursor=next_cursor (limit may change). Pages never repeat or skip items. {}. Files \
+             are also resources: zoekt://{{repo}}/{{+path}}.",
+            table.summaries.join(", ")
+        );
         PagerServer {
-            tools: Arc::new(build_tools(pager.config())),
+            tools: Arc::new(table.tools),
+            handlers: Arc::new(table.handlers),
+            instructions: Arc::new(instructions),
             pager: Arc::new(pager),
             metrics,
         }
     }
 
+    /// The engine.
     pub fn pager(&self) -> &Arc<Pager<B>> {
         &self.pager
     }
@@ -86,89 +107,39 @@ impl<B: Backend + 'static> PagerServer<B> {
     }
 
     /// Runs one tool call; every failure is a tool-level error result, never a panic.
+    /// `None`: no tool has that name.
     pub async fn call(&self, name: &str, arguments: Option<JsonObject>) -> Option<CallToolResult> {
-        let (result, outcome) = self.dispatch(name, arguments).await?;
+        let (&name, handler) = self.handlers.get_key_value(name)?;
+        let args = Value::Object(arguments.unwrap_or_default());
+        let (result, outcome) = handler(Arc::clone(&self.pager), args).await;
         match outcome {
             Ok(items) => {
-                self.metrics.tool_call(name, "ok");
+                self.metrics.tool_call(name, None);
                 if let Some(n) = items {
                     self.metrics.page_served(name, n);
                 }
             }
-            Err(code) => self.metrics.tool_call(name, code.as_str()),
+            Err(code) => self.metrics.tool_call(name, Some(code)),
         }
         Some(result)
     }
-
-    async fn dispatch(
-        &self,
-        name: &str,
-        arguments: Option<JsonObject>,
-    ) -> Option<(CallToolResult, Outcome)> {
-        let args = Value::Object(arguments.unwrap_or_default());
-        let p = &self.pager;
-        Some(match name {
-            "search_symbols" => {
-                run(name, args, |a: SearchSymbolsArgs| async move {
-                    let kinds = a.kinds.unwrap_or_default();
-                    p.symbols(&a.query, &kinds, &page_args(a.limit, a.cursor))
-                        .await
-                })
-                .await
-            }
-            "search_files" => {
-                run(name, args, |a: SearchFilesArgs| async move {
-                    p.files(&a.query, &page_args(a.limit, a.cursor)).await
-                })
-                .await
-            }
-            "find_references" => {
-                run(name, args, |a: FindReferencesArgs| async move {
-                    let filters = a.filters.unwrap_or_default();
-                    p.references(&a.symbol, &filters, &page_args(a.limit, a.cursor))
-                        .await
-                })
-                .await
-            }
-            "search" => {
-                run(name, args, |a: SearchArgs| async move {
-                    let ctx = a.context_lines.unwrap_or(0);
-                    p.lines(&a.query, ctx, &page_args(a.limit, a.cursor)).await
-                })
-                .await
-            }
-            "list_repos" => {
-                run(name, args, |a: ListReposArgs| async move {
-                    let q = a.query.unwrap_or_default();
-                    p.repos(&q, &page_args(a.limit, a.cursor)).await
-                })
-                .await
-            }
-            "read_file" => {
-                answer(name, args, |a: ReadFileArgs| async move {
-                    p.read_file(&a.repo, &a.path, a.start_line, a.end_line)
-                        .await
-                        .map(|f| (file_text(&f), f))
-                })
-                .await
-            }
-            "health" => {
-                answer(name, args, |_: HealthArgs| async move {
-                    let h = p.health().await;
-                    Ok((health_text(&h), h))
-                })
-                .await
-            }
-            _ => return None,
-        })
-    }
 }
 
-/// Builds the tool definitions for a configuration.
-fn build_tools(cfg: &PagerConfig) -> Vec<Tool> {
-    let tool = |name: &'static str, title: &str, description: &'static str| {
-        Tool::new(name, description, JsonObject::new())
-            .with_title(title)
+/// Collects the tool definitions and handlers from the tool table.
+struct Table<'a, B> {
+    cfg: &'a PagerConfig,
+    tools: Vec<Tool>,
+    handlers: HashMap<&'static str, Handler<B>>,
+    summaries: Vec<String>,
+}
+
+impl<B> Table<'_, B> {
+    fn add<T: ToolInfo, O: Serialize + schemars::JsonSchema + 'static>(
+        &mut self,
+        handler: Handler<B>,
+    ) {
+        let mut tool = Tool::new(T::NAME, T::DESCRIPTION, JsonObject::new())
+            .with_title(T::TITLE)
             .with_annotations(
                 ToolAnnotations::new()
                     .read_only(true)
@@ -176,102 +147,41 @@ fn build_tools(cfg: &PagerConfig) -> Vec<Tool> {
                     .idempotent(true)
                     .open_world(false),
             )
-    };
-    let mut tools = vec![
-        tool(
-            "search_symbols",
-            "Search symbol definitions",
-            "Find symbol DEFINITIONS (functions, methods, types...) whose name matches a regex, \
-             one item per definition with kind, parent, location and the defining line. Paged \
-             by item; continue with cursor=next_cursor.",
-        )
-        .with_input_schema::<SearchSymbolsArgs>()
-        .with_output_schema::<Page<SymbolItem>>(),
-        tool(
-            "search_files",
-            "Search file paths",
-            "Find FILES whose path matches regexes (never by content), one item per file. \
-             Paged by item; continue with cursor=next_cursor.",
-        )
-        .with_input_schema::<SearchFilesArgs>()
-        .with_output_schema::<Page<FileItem>>(),
-        tool(
-            "find_references",
-            "Find references to a symbol",
-            "List every definition of an exact identifier, then every line using it (whole \
-             word, case-sensitive), labelled definition/reference. Paged by item; continue \
-             with cursor=next_cursor.",
-        )
-        .with_input_schema::<FindReferencesArgs>()
-        .with_output_schema::<Page<ReferenceItem>>(),
-        tool(
-            "search",
-            "Search code lines",
-            "Run a raw Zoekt query; one item per matching line (line 0 = the path matched), \
-             optionally with context lines. Paged by item; continue with cursor=next_cursor.",
-        )
-        .with_input_schema::<SearchArgs>()
-        .with_output_schema::<Page<MatchItem>>(),
-        tool(
-            "list_repos",
-            "List indexed repositories",
-            "List the indexed repositories (name, file count, whether symbols are indexed), \
-             sorted by name. Paged; continue with cursor=next_cursor.",
-        )
-        .with_input_schema::<ListReposArgs>()
-        .with_output_schema::<Page<RepoItem>>(),
-        tool(
-            "read_file",
-            "Read lines of a file",
-            "Return a range of lines of one indexed file (repo and path exactly as search \
-             results give them), bounded in lines and bytes; truncated answers say where to \
-             continue with start_line.",
-        )
-        .with_input_schema::<ReadFileArgs>()
-        .with_output_schema::<FileSlice>(),
-        tool(
-            "health",
-            "Backend health",
-            "Report whether Zoekt is reachable and ready, what it indexes (repositories, \
-             documents, shards), which repositories lack symbols, and the Zoekt version.",
-        )
-        .with_input_schema::<HealthArgs>()
-        .with_output_schema::<HealthReport>(),
-    ];
-    for t in &mut tools {
-        let mut schema = (*t.input_schema).clone();
-        annotate_limits(
-            &mut schema,
-            cfg.default_limit,
-            cfg.max_limit,
-            cfg.max_context_lines,
-        );
-        t.input_schema = Arc::new(schema);
+            .with_input_schema::<T::Args>()
+            .with_output_schema::<O>();
+        let mut schema = (*tool.input_schema).clone();
+        annotate_limits(&mut schema, self.cfg);
+        tool.input_schema = Arc::new(schema);
+        self.tools.push(tool);
+        self.handlers.insert(T::NAME, handler);
+        self.summaries.push(format!("{} {}", T::NAME, T::SUMMARY));
     }
-    tools
 }
 
-fn page_args(limit: Option<u32>, cursor: Option<String>) -> PageArgs {
-    PageArgs { limit, cursor }
+impl<B: Backend + 'static> ToolVisitor for Table<'_, B> {
+    fn paged<T: PagedTool>(&mut self) {
+        self.add::<T, Page<T::Item>>(|pager, args| Box::pin(page_call::<T, B>(pager, args)));
+    }
+
+    fn answer<T: AnswerTool>(&mut self) {
+        self.add::<T, T::Output>(|pager, args| Box::pin(answer_call::<T, B>(pager, args)));
+    }
 }
 
 /// Parses arguments, runs the page, renders the result or the error.
-async fn run<A, T, F, Fut>(tool: &str, args: Value, page: F) -> (CallToolResult, Outcome)
-where
-    A: DeserializeOwned,
-    T: Serialize + RenderLine,
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<Page<T>, PageError>>,
-{
+async fn page_call<T: PagedTool, B: Backend>(
+    pager: Arc<Pager<B>>,
+    args: Value,
+) -> (CallToolResult, Outcome) {
     let started = std::time::Instant::now();
-    let parsed = match parse_args::<A>(tool, args) {
+    let parsed: T::Args = match parse_args(T::NAME, args) {
         Ok(a) => a,
-        Err(e) => return failure(tool, &e),
+        Err(e) => return failure(T::NAME, &e),
     };
-    match page(parsed).await {
+    match pager.page::<T>(&parsed).await {
         Ok(page) => {
             tracing::info!(
-                tool,
+                tool = T::NAME,
                 items = page.count,
                 offset = page.offset,
                 has_more = page.has_more,
@@ -280,45 +190,39 @@ where
                 "page served"
             );
             let count = page.count;
-            (success(page_text(tool, &page), &page), Ok(Some(count)))
+            (success(page_text(T::NAME, &page), &page), Ok(Some(count)))
         }
-        Err(e) => failure(tool, &e),
+        Err(e) => failure(T::NAME, &ToolError::from(&e)),
     }
 }
 
-/// Like [`run`], for tools that answer with one value rather than a page.
-async fn answer<A, T, F, Fut>(tool: &str, args: Value, call: F) -> (CallToolResult, Outcome)
-where
-    A: DeserializeOwned,
-    T: Serialize,
-    F: FnOnce(A) -> Fut,
-    Fut: Future<Output = Result<(String, T), PageError>>,
-{
+/// Like [`page_call`], for tools that answer with one value rather than a page.
+async fn answer_call<T: AnswerTool, B: Backend>(
+    pager: Arc<Pager<B>>,
+    args: Value,
+) -> (CallToolResult, Outcome) {
     let started = std::time::Instant::now();
-    let parsed = match parse_args::<A>(tool, args) {
+    let parsed: T::Args = match parse_args(T::NAME, args) {
         Ok(a) => a,
-        Err(e) => return failure(tool, &e),
+        Err(e) => return failure(T::NAME, &e),
     };
-    match call(parsed).await {
-        Ok((text, value)) => {
+    match T::answer(&pager, &parsed).await {
+        Ok(value) => {
             tracing::info!(
-                tool,
+                tool = T::NAME,
                 ms = started.elapsed().as_millis() as u64,
                 "answer served"
             );
-            (success(text, &value), Ok(None))
+            (success(T::text(&value), &value), Ok(None))
         }
-        Err(e) => failure(tool, &e),
+        Err(e) => failure(T::NAME, &ToolError::from(&e)),
     }
 }
 
-fn parse_args<A: DeserializeOwned>(tool: &str, args: Value) -> Result<A, PageError> {
-    serde_json::from_value(args).map_err(|e| {
-        PageError::invalid_argument(
-            format!("bad arguments for {tool}: {e}"),
-            "Check the tool's input schema: argument names and types.",
-        )
-    })
+/// The one place arguments are parsed: a mismatch with the input schema is an
+/// INVALID_ARGUMENT tool error, like any other refused argument.
+fn parse_args<A: DeserializeOwned>(tool: &str, args: Value) -> Result<A, ToolError> {
+    serde_json::from_value(args).map_err(|e| ToolError::bad_arguments(tool, &e))
 }
 
 fn success<T: Serialize>(text: String, value: &T) -> CallToolResult {
@@ -327,7 +231,7 @@ fn success<T: Serialize>(text: String, value: &T) -> CallToolResult {
     r
 }
 
-fn failure(tool: &str, e: &PageError) -> (CallToolResult, Outcome) {
+fn failure(tool: &str, e: &ToolError) -> (CallToolResult, Outcome) {
     tracing::warn!(tool, code = e.code.as_str(), "tool error");
     (error_result(e), Err(e.code))
 }
@@ -339,7 +243,7 @@ pub const ERROR_META_KEY: &str = "zoekt-pager/error";
 /// `Error CODE: message`) and in `_meta`, NOT in `structuredContent`: clients such as the
 /// TypeScript SDK validate any structuredContent against the tool's outputSchema (a page),
 /// and would turn a readable tool error into a protocol error.
-fn error_result(e: &PageError) -> CallToolResult {
+fn error_result(e: &ToolError) -> CallToolResult {
     let mut r = CallToolResult::error(vec![ContentBlock::text(error_text(e))]);
     let mut meta = JsonObject::new();
     meta.insert(
@@ -350,10 +254,10 @@ fn error_result(e: &PageError) -> CallToolResult {
     r
 }
 
-/// A page error as a JSON-RPC error, for the protocol-level operations (resources).
-fn rpc_error(e: &PageError) -> ErrorData {
+/// A tool error as a JSON-RPC error, for the protocol-level operations (resources).
+fn rpc_error(e: &ToolError) -> ErrorData {
     let data = serde_json::to_value(e).ok();
-    let message = format!("{}: {} ({})", e.code.as_str(), e.message, e.hint);
+    let message = e.to_string();
     match e.code {
         ErrorCode::InvalidArgument | ErrorCode::InvalidCursor | ErrorCode::CursorMismatch => {
             ErrorData::invalid_params(message, data)
@@ -365,10 +269,11 @@ fn rpc_error(e: &PageError) -> ErrorData {
 
 /// Writes the configured limit bounds and the context range into an input schema, so a client
 /// sees the real numbers rather than prose.
-fn annotate_limits(schema: &mut JsonObject, default_limit: u32, max_limit: u32, max_ctx: u32) {
+fn annotate_limits(schema: &mut JsonObject, cfg: &PagerConfig) {
     let Some(Value::Object(props)) = schema.get_mut("properties") else {
         return;
     };
+    let (default_limit, max_limit) = (cfg.default_limit, cfg.max_limit);
     if let Some(Value::Object(limit)) = props.get_mut("limit") {
         limit.insert("minimum".into(), 1.into());
         limit.insert("maximum".into(), max_limit.into());
@@ -380,7 +285,7 @@ fn annotate_limits(schema: &mut JsonObject, default_limit: u32, max_limit: u32, 
     }
     if let Some(Value::Object(ctx)) = props.get_mut("context_lines") {
         ctx.insert("minimum".into(), 0.into());
-        ctx.insert("maximum".into(), max_ctx.into());
+        ctx.insert("maximum".into(), cfg.max_context_lines.into());
         ctx.insert("default".into(), 0.into());
     }
 }
@@ -396,7 +301,7 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         .with_server_info(
             Implementation::new("zoekt-pager", env!("CARGO_PKG_VERSION")).with_title("Zoekt pager"),
         )
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(self.instructions.as_str())
     }
 
     async fn list_tools(
@@ -417,7 +322,7 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         let cursor = request.and_then(|r| r.cursor);
         let page = match self
             .pager
-            .repo_resources(&PageArgs {
+            .repo_listing(&PageArgs {
                 limit: None,
                 cursor,
             })
@@ -425,8 +330,9 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         {
             Ok(p) => p,
             Err(e) => {
-                if matches!(e.code, ErrorCode::InvalidCursor | ErrorCode::CursorMismatch) {
-                    self.metrics.cursor_error(e.code.as_str());
+                let e = ToolError::from(&e);
+                if e.code.is_cursor_error() {
+                    self.metrics.cursor_error(e.code);
                 }
                 return Err(rpc_error(&e));
             }
@@ -475,7 +381,11 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         let target = resources::parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
         let contents = match target {
             Target::Repo(name) => {
-                let repo = self.pager.repo(&name).await.map_err(|e| rpc_error(&e))?;
+                let repo = self
+                    .pager
+                    .repo(&name)
+                    .await
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
                 let Some(repo) = repo else {
                     return Err(ErrorData::resource_not_found(
                         format!("no repository `{name}`"),
@@ -490,7 +400,7 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
                     .pager
                     .read_file(&repo, &path, None, None)
                     .await
-                    .map_err(|e| rpc_error(&e))?;
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
                 let mut c = ResourceContents::text(slice.content.clone(), &uri);
                 if slice.truncated {
                     let mut meta = JsonObject::new();
@@ -520,6 +430,74 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
                 format!("unknown tool: {}", request.name),
                 None,
             )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testing::FakeBackend;
+
+    /// Every property of every object in `schema` (and its `$defs`), with its JSON path.
+    fn properties<'a>(schema: &'a Value, path: String, out: &mut Vec<(String, &'a Value)>) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get("properties") {
+                    for (name, prop) in props {
+                        out.push((format!("{path}.{name}"), prop));
+                    }
+                }
+                for (key, value) in map {
+                    properties(value, format!("{path}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    properties(v, format!("{path}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_schema_field_has_a_description() {
+        let server = PagerServer::new(Pager::new(FakeBackend::new(), PagerConfig::default()));
+        let tools = server.tools();
+        assert_eq!(tools.len(), crate::tools::names().len());
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for tool in tools {
+            let schemas = [
+                ("input", Some(&tool.input_schema)),
+                ("output", tool.output_schema.as_ref()),
+            ];
+            for (kind, schema) in schemas {
+                let schema = Value::Object((**schema.expect("every tool has both")).clone());
+                let mut props = Vec::new();
+                properties(&schema, format!("{} {kind}", tool.name), &mut props);
+                for (path, prop) in props {
+                    seen += 1;
+                    if prop.get("description").and_then(Value::as_str).is_none() {
+                        missing.push(path);
+                    }
+                }
+            }
+        }
+        assert!(seen > 50, "only {seen} properties: the walk is broken");
+        assert!(missing.is_empty(), "no description: {missing:#?}");
+    }
+
+    #[test]
+    fn the_instructions_name_every_tool() {
+        let server = PagerServer::new(Pager::new(FakeBackend::new(), PagerConfig::default()));
+        for name in crate::tools::names() {
+            assert!(
+                server.instructions.contains(&format!("{name} ")),
+                "{name}: {}",
+                server.instructions
+            );
         }
     }
 }

@@ -18,19 +18,25 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 /// Same, but a path keeps its slashes.
+#[cfg(test)]
 const PATH: &AsciiSet = &SEGMENT.remove(b'/');
 
 /// What a `zoekt://` URI names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
+    /// A repository, `zoekt://{repo}/`.
     Repo(String),
+    /// A file in a repository, `zoekt://{repo}/{+path}`.
     File { repo: String, path: String },
 }
 
+/// URI of a repository, its name percent-encoded as one segment.
 pub fn repo_uri(repo: &str) -> String {
     format!("{SCHEME}{}/", utf8_percent_encode(repo, SEGMENT))
 }
 
+/// URI of a file: the repository as one encoded segment, then the path with its slashes kept.
+#[cfg(test)]
 pub fn file_uri(repo: &str, path: &str) -> String {
     format!(
         "{SCHEME}{}/{}",

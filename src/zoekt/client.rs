@@ -22,40 +22,87 @@ const EXCERPT_CHARS: usize = 200;
 pub enum ZoektError {
     /// Nothing answered at the address (refused, DNS, reset before a response).
     #[error("Zoekt is unreachable at {url}: {reason}")]
-    Unreachable { url: String, reason: String },
+    Unreachable {
+        /// The URL that was tried.
+        url: String,
+        /// What went wrong, from the innermost error cause.
+        reason: String,
+    },
     /// The request took longer than the configured client timeout.
     #[error("Zoekt did not answer within {after_ms} ms")]
-    Timeout { after_ms: u64 },
+    Timeout {
+        /// The timeout that ran out, in milliseconds.
+        after_ms: u64,
+    },
     /// Zoekt rejected the query (HTTP 400), e.g. a regex parse error.
     #[error("Zoekt rejected the query: {message}")]
-    Query { message: String },
+    Query {
+        /// Zoekt's error message, verbatim.
+        message: String,
+    },
     /// Zoekt failed (5xx or another unexpected status).
     #[error("Zoekt failed with HTTP {status}: {message}")]
-    Server { status: u16, message: String },
+    Server {
+        /// The HTTP status code Zoekt answered with.
+        status: u16,
+        /// Zoekt's error message, or an excerpt of the body when it gave none.
+        message: String,
+    },
     /// The answer was not the JSON we expect.
     #[error("Zoekt sent a malformed response ({reason}); body starts: {excerpt}")]
-    Malformed { reason: String, excerpt: String },
+    Malformed {
+        /// Why the body could not be decoded.
+        reason: String,
+        /// The start of the body, at most 200 characters.
+        excerpt: String,
+    },
 }
 
-/// Settings of the client; see `Config` for where they come from.
-#[derive(Debug, Clone)]
+/// Settings of the client, as flags (with environment fallbacks) of the server and the CLI.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 pub struct ClientOptions {
-    /// Per-request timeout (connect + answer).
+    /// Timeout of one HTTP request to Zoekt (connect + answer), in milliseconds.
+    #[arg(
+        long = "timeout-ms",
+        env = "ZOEKT_PAGER_TIMEOUT_MS",
+        default_value = "30000",
+        value_parser = millis,
+        global = true
+    )]
     pub timeout: Duration,
-    /// Retries after the first attempt, for connection refused and 502/503/504 only.
+    /// Retries when Zoekt refuses connections or answers 502/503/504.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_RETRIES",
+        default_value_t = ClientOptions::DEFAULT.retries,
+        global = true
+    )]
     pub retries: u32,
     /// First backoff delay; doubles each retry.
+    #[arg(skip = ClientOptions::DEFAULT.backoff)]
     pub backoff: Duration,
+}
+
+impl ClientOptions {
+    /// The defaults (the `--timeout-ms` default says the same, checked by a test).
+    pub const DEFAULT: ClientOptions = ClientOptions {
+        timeout: Duration::from_secs(30),
+        retries: 2,
+        backoff: Duration::from_millis(100),
+    };
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions {
-            timeout: Duration::from_secs(30),
-            retries: 2,
-            backoff: Duration::from_millis(100),
-        }
+        ClientOptions::DEFAULT
     }
+}
+
+/// Reads a number of milliseconds.
+fn millis(text: &str) -> Result<Duration, String> {
+    text.parse()
+        .map(Duration::from_millis)
+        .map_err(|e| format!("`{text}` is not a number of milliseconds: {e}"))
 }
 
 /// Health of the backend as `/healthz` and `/readyz` report it.
@@ -68,6 +115,7 @@ pub struct Readiness {
 }
 
 impl Readiness {
+    /// `true` when the readiness check answered HTTP 200.
     pub fn is_ready(&self) -> bool {
         self.readyz_status == 200
     }
@@ -103,6 +151,7 @@ impl ZoektClient {
         })
     }
 
+    /// The base URL requests are sent to, without a trailing slash.
     pub fn base_url(&self) -> &str {
         &self.base
     }

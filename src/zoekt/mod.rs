@@ -1,6 +1,8 @@
-//! Everything about Zoekt itself: its JSON API ([`wire`]), a typed client ([`client`]) and
-//! the building and escaping of query strings ([`query`]). Nothing here knows about pages.
+//! Everything about Zoekt itself: its JSON API ([`wire`]), a typed client ([`client`]), the
+//! building and escaping of query strings ([`query`]), and the adapter that makes the client
+//! the paging engine's backend ([`backend`]). Only the adapter knows the engine exists.
 
+pub mod backend;
 pub mod client;
 pub mod query;
 pub mod wire;

@@ -7,8 +7,6 @@
 //! filter atoms (`lang:`, `repo:`, `file:`, `case:` ... and their negations) are kept as
 //! filters; what remains is the pattern, wrapped in the atom the tool needs.
 
-use std::fmt;
-
 /// Atoms that narrow WHICH files are searched without producing matches of their own kind
 /// that would confuse a tool. Checked after an optional leading `-`.
 const FILTER_PREFIXES: &[&str] = &[
@@ -33,81 +31,51 @@ const SHAPE_PREFIXES: &[&str] = &["type:", "t:"];
 pub const MAX_QUERY_CHARS: usize = 1000;
 
 /// Why a query cannot be built. Every variant maps to the tool error `INVALID_ARGUMENT`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
+    /// The query is empty or only whitespace.
+    #[error("the query is empty")]
     Empty,
-    TooLong { chars: usize },
+    /// The query is longer than [`MAX_QUERY_CHARS`] characters.
+    #[error("the query has {chars} characters (max {MAX_QUERY_CHARS})")]
+    TooLong {
+        /// Characters in the query.
+        chars: usize,
+    },
+    /// The query holds a newline or another control character.
+    #[error("the query contains a newline or control character")]
     ControlCharacter,
+    /// A double quote is never closed.
+    #[error("the query has an unclosed double quote")]
     UnbalancedQuote,
-    ShapeAtom { token: String },
+    /// A `type:`/`t:` atom, which would change the shape of Zoekt's answer.
+    #[error("`{token}` changes the shape of Zoekt's answer and is not accepted")]
+    ShapeAtom {
+        /// The atom.
+        token: String,
+    },
+    /// There are filters but no pattern where the tool needs one.
+    #[error("the query has filters but no pattern")]
     MissingPattern,
-    SeveralPatterns { patterns: Vec<String> },
-    NotAFilter { token: String },
-    BadSymbol { reason: &'static str },
+    /// More than one pattern where the tool takes exactly one.
+    #[error("the query has several patterns: {}", patterns.join(", "))]
+    SeveralPatterns {
+        /// The patterns found.
+        patterns: Vec<String>,
+    },
+    /// A token that must be a filter atom is not one.
+    #[error("`{token}` is not a filter atom")]
+    NotAFilter {
+        /// The token.
+        token: String,
+    },
+    /// The symbol cannot be searched as one literal identifier.
+    #[error("invalid symbol: {reason}")]
+    BadSymbol {
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
-
-impl QueryError {
-    /// A one-line suggestion of what to send instead.
-    pub fn hint(&self) -> String {
-        match self {
-            QueryError::Empty => "Pass a non-empty query, e.g. \"parseConfig lang:go\".".into(),
-            QueryError::TooLong { .. } => {
-                format!("Keep queries under {MAX_QUERY_CHARS} characters.")
-            }
-            QueryError::ControlCharacter => {
-                "Zoekt queries are one line: remove newlines, tabs inside quotes and other control characters.".into()
-            }
-            QueryError::UnbalancedQuote => "Close the double quote, or escape it as \\\".".into(),
-            QueryError::ShapeAtom { .. } => {
-                "Drop type:/t: atoms; pick the tool instead (search_files for file names, search for lines).".into()
-            }
-            QueryError::MissingPattern => {
-                "Add a pattern besides the filters, e.g. \"Handler lang:go\".".into()
-            }
-            QueryError::SeveralPatterns { .. } => {
-                "Give one pattern (a regex); combine alternatives inside it with |, e.g. \"get|put\".".into()
-            }
-            QueryError::NotAFilter { .. } => {
-                "Filters take the form lang:X, repo:X, file:X, case:yes, branch:X, or a negation like -file:test.".into()
-            }
-            QueryError::BadSymbol { .. } => {
-                "Pass the bare identifier, e.g. \"getUser\" (no spaces, quotes or parentheses).".into()
-            }
-        }
-    }
-}
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueryError::Empty => write!(f, "the query is empty"),
-            QueryError::TooLong { chars } => {
-                write!(
-                    f,
-                    "the query has {chars} characters (max {MAX_QUERY_CHARS})"
-                )
-            }
-            QueryError::ControlCharacter => {
-                write!(f, "the query contains a newline or control character")
-            }
-            QueryError::UnbalancedQuote => write!(f, "the query has an unclosed double quote"),
-            QueryError::ShapeAtom { token } => {
-                write!(
-                    f,
-                    "`{token}` changes the shape of Zoekt's answer and is not accepted"
-                )
-            }
-            QueryError::MissingPattern => write!(f, "the query has filters but no pattern"),
-            QueryError::SeveralPatterns { patterns } => {
-                write!(f, "the query has several patterns: {}", patterns.join(", "))
-            }
-            QueryError::NotAFilter { token } => write!(f, "`{token}` is not a filter atom"),
-            QueryError::BadSymbol { reason } => write!(f, "invalid symbol: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for QueryError {}
 
 /// A user query split into filter atoms and pattern tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -257,10 +225,13 @@ pub fn search_query(input: &str) -> Result<String, QueryError> {
 /// and whole-word, case-sensitive usages (from content).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReferenceQueries {
+    /// `sym:` query for the definitions of the symbol.
     pub definitions: String,
+    /// Content query for whole-word, case-sensitive usages of the symbol.
     pub usages: String,
 }
 
+/// Builds the [`ReferenceQueries`] for `symbol`, narrowed by the filter atoms in `filters`.
 pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQueries, QueryError> {
     let symbol = symbol.trim();
     check_text(symbol)?;

@@ -5,7 +5,7 @@
 //! - every Go `[]byte` arrives as standard padded base64 and may hold non-UTF-8 bytes, so it
 //!   is decoded *lossily* into a `String` ([`B64Text`]);
 //! - Go encodes empty slices as `null` (`Files`, `Branches`, `SymbolInfo`, ...), so every list
-//!   is read with [`null_as_empty`];
+//!   is read with `null_as_empty`;
 //! - the search statistics are flattened into `Result` (there is no `Result.Stats`);
 //! - durations are integer nanoseconds.
 
@@ -18,6 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 pub struct SearchRequest {
     /// The Zoekt query. Must be non-empty: Zoekt answers 400 otherwise.
     pub q: String,
+    /// Search options (Zoekt's `Opts`).
     pub opts: SearchOptions,
 }
 
@@ -65,6 +66,7 @@ fn is_false(v: &bool) -> bool {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct SearchResponse {
+    /// The answer itself (Zoekt's `Result` object).
     pub result: SearchResult,
 }
 
@@ -76,17 +78,21 @@ pub struct SearchResult {
     pub file_count: u64,
     /// Matches found, counted before display truncation.
     pub match_count: u64,
+    /// Files on which every atom of the query (negations included) held, so Zoekt evaluated them.
     pub files_considered: u64,
+    /// Files whose content Zoekt loaded to confirm substring matches.
     pub files_loaded: u64,
     /// Files skipped because a budget ran out.
     pub files_skipped: u64,
     /// Shards skipped (timeout or cancellation).
     pub shards_skipped: u64,
+    /// Shards Zoekt searched for matches.
     pub shards_scanned: u64,
     /// Shards that panicked; also >= 1 while shards are still loading.
     pub crashes: u64,
     /// Wall time in nanoseconds.
     pub duration: i64,
+    /// The matching files in Zoekt's order, cut to `MaxDocDisplayCount` (`null` if none).
     #[serde(deserialize_with = "null_as_empty")]
     pub files: Vec<FileMatch>,
 }
@@ -95,17 +101,23 @@ pub struct SearchResult {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct FileMatch {
+    /// Path of the file inside its repository.
     pub file_name: String,
+    /// Name of the repository holding the file.
     pub repository: String,
+    /// Language Zoekt detected for the file.
     pub language: String,
     /// Omitted by Zoekt when 0.
     pub score: f64,
     /// Omitted for repositories indexed by `zoekt-index` (no git).
     #[serde(deserialize_with = "null_as_empty")]
     pub branches: Vec<String>,
+    /// Commit (hex SHA-1) of the repository the file was indexed from; omitted when unknown.
     pub version: String,
+    /// Matching lines, ordered by score rather than by line number.
     #[serde(deserialize_with = "null_as_empty")]
     pub line_matches: Vec<LineMatch>,
+    /// Matching chunks, sent instead of line matches when `ChunkMatches: true` was asked for.
     #[serde(deserialize_with = "null_as_empty")]
     pub chunk_matches: Vec<ChunkMatch>,
     /// Whole file content, present only with `Whole: true`.
@@ -120,12 +132,19 @@ pub struct LineMatch {
     pub line: B64Text,
     /// 1-based; 0 for file-name matches.
     pub line_number: u32,
+    /// Byte offset in the file where `line` begins.
     pub line_start: u64,
+    /// Byte offset in the file just past `line` (its newline included).
     pub line_end: u64,
+    /// Context lines before the match (`NumContextLines`); `null` when none.
     pub before: Option<B64Text>,
+    /// Context lines after the match (`NumContextLines`); `null` when none.
     pub after: Option<B64Text>,
+    /// `true` when this is a match on the file's path, not its content.
     pub file_name: bool,
+    /// Zoekt's score of this line within its file (higher is better).
     pub score: f64,
+    /// The individual matches inside `line`.
     #[serde(deserialize_with = "null_as_empty")]
     pub line_fragments: Vec<LineFragmentMatch>,
 }
@@ -138,6 +157,7 @@ pub struct LineFragmentMatch {
     pub line_offset: u32,
     /// Byte offset into the file.
     pub offset: u64,
+    /// Length of the match in bytes.
     pub match_length: u32,
     /// Set only for matches produced by a `sym:` atom on a repo indexed with ctags.
     pub symbol_info: Option<SymbolInfo>,
@@ -147,9 +167,13 @@ pub struct LineFragmentMatch {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct SymbolInfo {
+    /// The symbol's name.
     pub sym: String,
+    /// ctags kind of the symbol (e.g. `function`, `method`).
     pub kind: String,
+    /// Name of the enclosing symbol; empty when there is none.
     pub parent: String,
+    /// ctags kind of the enclosing symbol; empty when there is none.
     pub parent_kind: String,
 }
 
@@ -159,7 +183,9 @@ pub struct SymbolInfo {
 pub struct ChunkMatch {
     /// Whole lines, context included.
     pub content: B64Text,
+    /// Where `content` begins in the file.
     pub content_start: Location,
+    /// `true` when the chunk is a match on the file's path, not its content.
     pub file_name: bool,
     /// Offsets are from the start of the FILE, not of `content`.
     #[serde(deserialize_with = "null_as_empty")]
@@ -167,21 +193,29 @@ pub struct ChunkMatch {
     /// Not reliably aligned with `ranges` outside pure `sym:` queries.
     #[serde(deserialize_with = "null_as_empty")]
     pub symbol_info: Vec<Option<SymbolInfo>>,
+    /// Zoekt's score of this chunk within its file (higher is better).
     pub score: f64,
 }
 
+/// A position in a file, as Zoekt reports it in chunk matches.
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct Location {
+    /// Bytes from the start of the file.
     pub byte_offset: u32,
+    /// 1-based line number.
     pub line_number: u32,
+    /// 1-based column, counted in characters, not bytes.
     pub column: u32,
 }
 
+/// The extent of one match inside a chunk.
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct Range {
+    /// Where the match begins.
     pub start: Location,
+    /// Where the match ends.
     pub end: Location,
 }
 
@@ -191,9 +225,11 @@ pub struct Range {
 pub struct ListRequest {
     /// Empty lists every repository; any query filters.
     pub q: String,
+    /// List options (Zoekt's `Opts`).
     pub opts: ListOptions,
 }
 
+/// The subset of Zoekt's `ListOptions` the pager sends.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ListOptions {
@@ -201,63 +237,88 @@ pub struct ListOptions {
     pub field: u8,
 }
 
+/// `{"List": {...}}`, the envelope of a list answer.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ListResponse {
+    /// The answer itself (Zoekt's `List` object).
     pub list: RepoList,
 }
 
+/// A list answer: the matching repositories and their combined statistics.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct RepoList {
     /// In no particular order: callers sort.
     #[serde(deserialize_with = "null_as_empty")]
     pub repos: Vec<RepoListEntry>,
+    /// Shards that crashed; also >= 1 while shards are still loading.
     pub crashes: u64,
+    /// Statistics aggregated over the listed repositories.
     pub stats: RepoStats,
 }
 
+/// One indexed repository with its index metadata and statistics.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct RepoListEntry {
+    /// The repository's own metadata.
     pub repository: Repository,
+    /// Metadata of the index the repository was read from.
     pub index_metadata: IndexMetadata,
+    /// Statistics of this repository alone (its `Repos` count is 0).
     pub stats: RepoStats,
 }
 
+/// Metadata of one indexed repository.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct Repository {
+    /// The repository's name, as used by `repo:` and in `FileMatch.Repository`.
     pub name: String,
+    /// The repository's URL, if the indexer recorded one.
     #[serde(rename = "URL")]
     pub url: String,
+    /// Indexed branches; empty for repositories indexed from a folder.
     #[serde(deserialize_with = "null_as_empty")]
     pub branches: Vec<RepositoryBranch>,
+    /// `true` when the repository was indexed with ctags symbols, so `sym:` can find them.
     pub has_symbols: bool,
 }
 
+/// One indexed branch: a name and the version indexed for it.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct RepositoryBranch {
+    /// The branch name.
     pub name: String,
+    /// The commit indexed for this branch.
     pub version: String,
 }
 
+/// Metadata the indexer stored in the index.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct IndexMetadata {
     /// RFC 3339 time as Go writes it.
     pub index_time: String,
+    /// Version of Zoekt that wrote the index (may be empty).
     pub zoekt_version: String,
 }
 
+/// Size statistics of one repository or of a set of them.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "PascalCase", default)]
 pub struct RepoStats {
+    /// Number of repositories counted (0 in a per-repository entry).
     pub repos: u64,
+    /// Number of index shards.
     pub shards: u64,
+    /// Number of indexed documents (files).
     pub documents: u64,
+    /// Memory taken by index structures, in bytes.
     pub index_bytes: u64,
+    /// Memory taken by raw file content, in bytes.
     pub content_bytes: u64,
 }
 
@@ -268,6 +329,7 @@ pub struct RepoStats {
 pub struct B64Text(pub String);
 
 impl B64Text {
+    /// The decoded text.
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -9,11 +9,10 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use zoekt_pager::page::window::Backend;
-use zoekt_pager::zoekt::wire::{
-    B64Text, FileMatch, LineFragmentMatch, LineMatch, RepoList, SearchRequest, SearchResult,
+use zoekt_pager::backend::{
+    Backend, BackendError, FileSearch, Fragment, MatchedLine, RankedFile, RankedFiles, Readiness,
+    RepoListing, SearchStats,
 };
-use zoekt_pager::zoekt::{Readiness, ZoektError};
 
 /// The extension Zoekt would boost ("novel": none of the top files has it).
 pub const NOVEL_EXT: &str = ".novel";
@@ -103,37 +102,30 @@ impl Adversary {
         (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
     }
 
-    fn file_match(f: &FakeFile) -> FileMatch {
-        let line_matches = f
+    fn ranked_file(f: &FakeFile) -> RankedFile {
+        let lines = f
             .lines
             .iter()
-            .map(|&n| {
-                let text = format!("advProbe at line {n}\n");
-                LineMatch {
-                    line_end: text.len() as u64,
-                    line: B64Text(text),
-                    line_number: n,
-                    line_fragments: vec![LineFragmentMatch {
-                        match_length: 8,
-                        ..LineFragmentMatch::default()
-                    }],
-                    ..LineMatch::default()
-                }
+            .map(|&n| MatchedLine {
+                text: format!("advProbe at line {n}\n"),
+                number: n,
+                fragments: vec![Fragment::default()],
+                ..MatchedLine::default()
             })
             .collect();
-        FileMatch {
-            file_name: f.path.clone(),
-            repository: f.repo.clone(),
+        RankedFile {
+            path: f.path.clone(),
+            repo: f.repo.clone(),
             language: "Go".into(),
             score: f.score,
-            line_matches,
-            ..FileMatch::default()
+            lines,
+            ..RankedFile::default()
         }
     }
 }
 
 impl Backend for Adversary {
-    async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
+    async fn search(&self, req: &FileSearch) -> Result<RankedFiles, BackendError> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let mut files: Vec<FakeFile> = self.files.clone();
         files.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -148,7 +140,7 @@ impl Backend for Adversary {
             }
             start = end;
         }
-        let cut = match req.opts.max_doc_display_count as usize {
+        let cut = match req.max_files as usize {
             0 => files.len(),
             n => n.min(files.len()),
         };
@@ -163,21 +155,23 @@ impl Backend for Adversary {
             files.insert(2, novel);
         }
         files.truncate(cut);
-        Ok(SearchResult {
-            file_count: self.files.len() as u64,
-            match_count: self.files.iter().map(|f| f.lines.len() as u64).sum(),
-            files: files.iter().map(Self::file_match).collect(),
-            ..SearchResult::default()
+        Ok(RankedFiles {
+            stats: SearchStats {
+                file_count: self.files.len() as u64,
+                match_count: self.files.iter().map(|f| f.lines.len() as u64).sum(),
+                ..SearchStats::default()
+            },
+            files: files.iter().map(Self::ranked_file).collect(),
         })
     }
 
-    async fn list(&self, _query: &str) -> Result<RepoList, ZoektError> {
-        Ok(RepoList::default())
+    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+        Ok(RepoListing::default())
     }
 
-    async fn readiness(&self) -> Result<Readiness, ZoektError> {
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
         Ok(Readiness {
-            readyz_status: 200,
+            status: 200,
             detail: String::new(),
         })
     }

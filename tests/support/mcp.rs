@@ -125,7 +125,7 @@ pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) 
     let meta = r.meta.expect("_meta on an error result");
     let sc = meta
         .0
-        .get(zoekt_pager::mcp::ERROR_META_KEY)
+        .get(zoekt_pager::ERROR_META_KEY)
         .cloned()
         .expect("error in _meta");
     let keys: HashSet<&str> = sc.as_object().unwrap().keys().map(String::as_str).collect();

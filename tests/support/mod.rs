@@ -12,8 +12,15 @@ pub mod oracle;
 
 use std::path::PathBuf;
 
-use zoekt_pager::page::{Page, PageArgs, PageError, Pager, PagerConfig};
+use zoekt_pager::backend::Backend;
+use zoekt_pager::tools::find_references::{FindReferences, FindReferencesArgs, ReferenceItem};
+use zoekt_pager::tools::list_repos::{ListRepos, ListReposArgs, RepoItem};
+use zoekt_pager::tools::search::{LineItem, Search, SearchArgs};
+use zoekt_pager::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
+use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs, SymbolItem};
+use zoekt_pager::tools::{PagedArgs, PagedTool};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
+use zoekt_pager::{Page, PageArgs, Pager, PagerConfig, ToolError};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -88,7 +95,7 @@ pub fn pager_with(url: &str, cfg: PagerConfig) -> Pager<ZoektClient> {
 /// returns the pages. Panics on an error or after 10,000 pages.
 pub async fn walk<T, F>(limits: &[u32], mut fetch: F) -> Vec<Page<T>>
 where
-    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, PageError>,
+    F: AsyncFnMut(&PageArgs) -> Result<Page<T>, ToolError>,
 {
     let mut pages = Vec::new();
     let mut args = PageArgs {
@@ -109,6 +116,110 @@ where
             }
             None => return pages,
         }
+    }
+}
+
+/// One page of tool `T` for `args` at `paging`, its error as a caller sees it.
+pub async fn page_of<T: PagedTool, B: Backend>(
+    pager: &Pager<B>,
+    mut args: T::Args,
+    paging: &PageArgs,
+) -> Result<Page<T::Item>, ToolError> {
+    args.set_paging(paging.clone());
+    pager
+        .page::<T>(&args)
+        .await
+        .map_err(|e| ToolError::from(&e))
+}
+
+/// Each paged tool as a method taking its own arguments and the paging, so tests read as
+/// calls of the tools.
+#[allow(async_fn_in_trait)]
+pub trait ToolCalls {
+    /// `search_symbols`.
+    async fn symbols(
+        &self,
+        query: &str,
+        kinds: &[String],
+        paging: &PageArgs,
+    ) -> Result<Page<SymbolItem>, ToolError>;
+    /// `search_files`.
+    async fn files(&self, query: &str, paging: &PageArgs) -> Result<Page<FileItem>, ToolError>;
+    /// `find_references`.
+    async fn references(
+        &self,
+        symbol: &str,
+        filters: &str,
+        paging: &PageArgs,
+    ) -> Result<Page<ReferenceItem>, ToolError>;
+    /// `search`.
+    async fn lines(
+        &self,
+        query: &str,
+        context_lines: u32,
+        paging: &PageArgs,
+    ) -> Result<Page<LineItem>, ToolError>;
+    /// `list_repos`.
+    async fn repos(&self, query: &str, paging: &PageArgs) -> Result<Page<RepoItem>, ToolError>;
+}
+
+impl<B: Backend> ToolCalls for Pager<B> {
+    async fn symbols(
+        &self,
+        query: &str,
+        kinds: &[String],
+        paging: &PageArgs,
+    ) -> Result<Page<SymbolItem>, ToolError> {
+        let args = SearchSymbolsArgs {
+            query: query.into(),
+            kinds: Some(kinds.to_vec()),
+            ..Default::default()
+        };
+        page_of::<SearchSymbols, B>(self, args, paging).await
+    }
+
+    async fn files(&self, query: &str, paging: &PageArgs) -> Result<Page<FileItem>, ToolError> {
+        let args = SearchFilesArgs {
+            query: query.into(),
+            ..Default::default()
+        };
+        page_of::<SearchFiles, B>(self, args, paging).await
+    }
+
+    async fn references(
+        &self,
+        symbol: &str,
+        filters: &str,
+        paging: &PageArgs,
+    ) -> Result<Page<ReferenceItem>, ToolError> {
+        let args = FindReferencesArgs {
+            symbol: symbol.into(),
+            filters: Some(filters.into()),
+            ..Default::default()
+        };
+        page_of::<FindReferences, B>(self, args, paging).await
+    }
+
+    async fn lines(
+        &self,
+        query: &str,
+        context_lines: u32,
+        paging: &PageArgs,
+    ) -> Result<Page<LineItem>, ToolError> {
+        let args = SearchArgs {
+            query: query.into(),
+            context_lines: Some(context_lines),
+            ..Default::default()
+        };
+        page_of::<Search, B>(self, args, paging).await
+    }
+
+    async fn repos(&self, query: &str, paging: &PageArgs) -> Result<Page<RepoItem>, ToolError> {
+        let args = ListReposArgs {
+            query: Some(query.into()),
+            ..Default::default()
+        };
+        page_of::<ListRepos, B>(self, args, paging).await
     }
 }
 

@@ -3,10 +3,23 @@
 
 use std::collections::BTreeSet;
 
-use schemars::JsonSchema;
-use serde::Serialize;
+use std::fmt::Write as _;
 
-use super::{Backend, Pager};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{AnswerTool, ToolInfo};
+use crate::engine::Pager;
+use crate::engine::backend::Backend;
+use crate::engine::error::Error;
+
+/// The `health` tool.
+pub struct Health;
+
+/// `health` takes no arguments.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct HealthArgs {}
 
 /// The backend's state. Never an error: an unreachable Zoekt is a report, not a failure.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -17,9 +30,13 @@ pub struct HealthReport {
     pub ready: bool,
     /// What Zoekt (or the connection) said.
     pub detail: String,
+    /// Indexed repositories.
     pub repos: u64,
+    /// Indexed documents.
     pub documents: u64,
+    /// Index shards.
     pub shards: u64,
+    /// Bytes of index on disk.
     pub index_bytes: u64,
     /// Repositories indexed without ctags: search_symbols and the definition half of
     /// find_references find nothing in them.
@@ -30,7 +47,59 @@ pub struct HealthReport {
     pub crashes: u64,
 }
 
+impl ToolInfo for Health {
+    const NAME: &'static str = "health";
+    const TITLE: &'static str = "Backend health";
+    const DESCRIPTION: &'static str = "Report whether Zoekt is reachable and ready, what it \
+        indexes (repositories, documents, shards), which repositories lack symbols, and the \
+        Zoekt version.";
+    const SUMMARY: &'static str = "reports the backend's state";
+    type Args = HealthArgs;
+}
+
+impl AnswerTool for Health {
+    type Output = HealthReport;
+
+    async fn answer<B: Backend>(
+        pager: &Pager<B>,
+        _args: &HealthArgs,
+    ) -> Result<HealthReport, Error> {
+        Ok(pager.health().await)
+    }
+
+    fn text(h: &HealthReport) -> String {
+        let state = match (h.reachable, h.ready) {
+            (true, true) => "ready",
+            (true, false) => "NOT READY",
+            (false, _) => "UNREACHABLE",
+        };
+        let mut out = format!("Zoekt {state}: {}", h.detail);
+        if h.reachable {
+            let _ = write!(
+                out,
+                "\n{} repositories, {} documents, {} shards",
+                h.repos, h.documents, h.shards
+            );
+            if !h.zoekt_versions.is_empty() {
+                let _ = write!(out, "; indexed by Zoekt {}", h.zoekt_versions.join(", "));
+            }
+            if !h.repos_without_symbols.is_empty() {
+                let _ = write!(
+                    out,
+                    "\nWithout symbols (search_symbols finds nothing there): {}",
+                    h.repos_without_symbols.join(", ")
+                );
+            }
+            if h.crashes > 0 {
+                let _ = write!(out, "\n{} shard(s) crashed or are loading", h.crashes);
+            }
+        }
+        out
+    }
+}
+
 impl<B: Backend> Pager<B> {
+    /// The backend's state; never fails (an unreachable backend is a report).
     pub async fn health(&self) -> HealthReport {
         let mut report = HealthReport {
             reachable: false,
@@ -44,12 +113,12 @@ impl<B: Backend> Pager<B> {
             zoekt_versions: Vec::new(),
             crashes: 0,
         };
-        match self.backend.readiness().await {
+        match self.backend().readiness().await {
             Ok(r) => {
                 report.reachable = true;
                 report.ready = r.is_ready();
                 report.detail = if r.detail.is_empty() {
-                    format!("HTTP {}", r.readyz_status)
+                    format!("HTTP {}", r.status)
                 } else {
                     r.detail
                 };
@@ -59,7 +128,7 @@ impl<B: Backend> Pager<B> {
                 return report;
             }
         }
-        match self.backend.list("").await {
+        match self.backend().repos("").await {
             Ok(list) => {
                 report.repos = list.stats.repos.max(list.repos.len() as u64);
                 report.documents = list.stats.documents;
@@ -69,11 +138,11 @@ impl<B: Backend> Pager<B> {
                 let mut without: BTreeSet<String> = BTreeSet::new();
                 let mut versions: BTreeSet<String> = BTreeSet::new();
                 for r in list.repos {
-                    if !r.repository.has_symbols {
-                        without.insert(r.repository.name);
+                    if !r.has_symbols {
+                        without.insert(r.name);
                     }
-                    if !r.index_metadata.zoekt_version.is_empty() {
-                        versions.insert(r.index_metadata.zoekt_version);
+                    if !r.indexer_version.is_empty() {
+                        versions.insert(r.indexer_version);
                     }
                 }
                 report.repos_without_symbols = without.into_iter().collect();

@@ -17,56 +17,47 @@ const RECORD_LEN: usize = 1 + 1 + HASH_LEN + 8;
 /// Longest cursor text even looked at; anything longer is garbage by construction.
 const MAX_CURSOR_CHARS: usize = 64;
 
-/// The tools that mint cursors. The numeric id is part of the wire format: append only.
+/// What minted a cursor: a paged tool, or the repository listing (which the MCP layer serves
+/// as resources). The id is part of the wire format: a tool keeps its id forever, and a new
+/// tool takes an unused one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tool {
-    Search = 1,
-    SearchSymbols = 2,
-    SearchFiles = 3,
-    FindReferences = 4,
-    ListRepos = 5,
-    /// MCP `resources/list`, which pages repositories with its own cursors.
-    RepoResources = 6,
+pub struct Scope {
+    /// The id written into cursors.
+    pub id: u8,
+    /// The tool's name, or `repository listing`.
+    pub name: &'static str,
 }
 
-impl Tool {
-    pub fn name(self) -> &'static str {
-        match self {
-            Tool::Search => "search",
-            Tool::SearchSymbols => "search_symbols",
-            Tool::SearchFiles => "search_files",
-            Tool::FindReferences => "find_references",
-            Tool::ListRepos => "list_repos",
-            Tool::RepoResources => "resources/list",
-        }
-    }
+impl Scope {
+    /// Every indexed repository by name, paged apart from `list_repos`.
+    pub const REPO_LISTING: Scope = Scope {
+        id: 6,
+        name: "repository listing",
+    };
 
-    fn from_id(id: u8) -> Option<Tool> {
-        Some(match id {
-            1 => Tool::Search,
-            2 => Tool::SearchSymbols,
-            3 => Tool::SearchFiles,
-            4 => Tool::FindReferences,
-            5 => Tool::ListRepos,
-            6 => Tool::RepoResources,
-            _ => return None,
-        })
+    /// The scope with this id, if any tool (or the repository listing) has it.
+    fn from_id(id: u8) -> Option<Scope> {
+        if id == Scope::REPO_LISTING.id {
+            return Some(Scope::REPO_LISTING);
+        }
+        crate::tools::scope_of(id)
     }
 }
 
 /// Identity of a request for cursor purposes: the tool plus a hash of its canonical form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestKey {
-    pub tool: Tool,
+    /// What mints and accepts the cursors of this request.
+    pub scope: Scope,
     hash: [u8; HASH_LEN],
 }
 
 impl RequestKey {
     /// `parts` are the canonical, order-significant components (built query strings, sorted
     /// filters...). They are length-prefixed so ("ab","c") and ("a","bc") differ.
-    pub fn new(tool: Tool, parts: &[&str]) -> RequestKey {
+    pub fn new(scope: Scope, parts: &[&str]) -> RequestKey {
         let mut h = Sha256::new();
-        h.update([tool as u8]);
+        h.update([scope.id]);
         for p in parts {
             h.update((p.len() as u64).to_be_bytes());
             h.update(p.as_bytes());
@@ -74,14 +65,14 @@ impl RequestKey {
         let digest = h.finalize();
         let mut hash = [0u8; HASH_LEN];
         hash.copy_from_slice(&digest[..HASH_LEN]);
-        RequestKey { tool, hash }
+        RequestKey { scope, hash }
     }
 
     /// The cursor that resumes this request at `offset`.
     pub fn cursor(&self, offset: u64) -> String {
         let mut rec = Vec::with_capacity(RECORD_LEN);
         rec.push(VERSION);
-        rec.push(self.tool as u8);
+        rec.push(self.scope.id);
         rec.extend_from_slice(&self.hash);
         rec.extend_from_slice(&offset.to_be_bytes());
         URL_SAFE_NO_PAD.encode(rec)
@@ -105,9 +96,9 @@ impl RequestKey {
         if rec[0] != VERSION {
             return Err(CursorError::Malformed("the cursor version is unknown"));
         }
-        let tool = Tool::from_id(rec[1]).ok_or(CursorError::Malformed("unknown tool id"))?;
-        if tool != self.tool {
-            return Err(CursorError::OtherTool { minted_by: tool });
+        let scope = Scope::from_id(rec[1]).ok_or(CursorError::Malformed("unknown tool id"))?;
+        if scope != self.scope {
+            return Err(CursorError::OtherTool { minted_by: scope });
         }
         if rec[2..2 + HASH_LEN] != self.hash {
             return Err(CursorError::OtherQuery);
@@ -123,43 +114,35 @@ impl RequestKey {
 }
 
 /// Why a cursor was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CursorError {
     /// Not a cursor this server minted (garbage, truncated, wrong version).
+    #[error("invalid cursor: {0}")]
     Malformed(&'static str),
     /// Minted by another tool.
-    OtherTool { minted_by: Tool },
+    #[error("this cursor belongs to {}", describe(*.minted_by))]
+    OtherTool {
+        /// The tool (or listing) that minted it.
+        minted_by: Scope,
+    },
     /// Minted by the same tool for another query or filters.
+    #[error("this cursor belongs to a different query or filters")]
     OtherQuery,
     /// Beyond the configured paging ceiling.
-    OffsetTooLarge { offset: u64, max_offset: u64 },
+    #[error("cursor offset {offset} is beyond the paging limit of {max_offset} items")]
+    OffsetTooLarge {
+        /// The offset the cursor holds.
+        offset: u64,
+        /// The configured ceiling.
+        max_offset: u64,
+    },
 }
 
-impl CursorError {
-    /// `INVALID_CURSOR` or `CURSOR_MISMATCH`.
-    pub fn code(&self) -> &'static str {
-        match self {
-            CursorError::OtherTool { .. } | CursorError::OtherQuery => "CURSOR_MISMATCH",
-            CursorError::Malformed(_) | CursorError::OffsetTooLarge { .. } => "INVALID_CURSOR",
-        }
-    }
-}
-
-impl std::fmt::Display for CursorError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CursorError::Malformed(why) => write!(f, "invalid cursor: {why}"),
-            CursorError::OtherTool { minted_by } => {
-                write!(f, "this cursor belongs to the tool {}", minted_by.name())
-            }
-            CursorError::OtherQuery => {
-                write!(f, "this cursor belongs to a different query or filters")
-            }
-            CursorError::OffsetTooLarge { offset, max_offset } => write!(
-                f,
-                "cursor offset {offset} is beyond the paging limit of {max_offset} items"
-            ),
-        }
+fn describe(scope: Scope) -> String {
+    if scope == Scope::REPO_LISTING {
+        format!("the {}", scope.name)
+    } else {
+        format!("the tool {}", scope.name)
     }
 }
 
@@ -167,8 +150,24 @@ impl std::fmt::Display for CursorError {
 mod tests {
     use super::*;
 
+    const SYMBOLS: Scope = Scope {
+        id: 2,
+        name: "search_symbols",
+    };
+    const FILES: Scope = Scope {
+        id: 3,
+        name: "search_files",
+    };
+
     fn key() -> RequestKey {
-        RequestKey::new(Tool::SearchSymbols, &["sym:foo", ""])
+        RequestKey::new(SYMBOLS, &["sym:foo", ""])
+    }
+
+    fn is_invalid(e: &CursorError) -> bool {
+        matches!(
+            e,
+            CursorError::Malformed(_) | CursorError::OffsetTooLarge { .. }
+        )
     }
 
     #[test]
@@ -185,20 +184,20 @@ mod tests {
     #[test]
     fn mismatches_are_told_apart() {
         let c = key().cursor(30);
-        let other_query = RequestKey::new(Tool::SearchSymbols, &["sym:bar", ""]);
+        let other_query = RequestKey::new(SYMBOLS, &["sym:bar", ""]);
         assert_eq!(
             other_query.offset_of(&c, 1000),
             Err(CursorError::OtherQuery)
         );
-        let other_tool = RequestKey::new(Tool::SearchFiles, &["sym:foo", ""]);
+        let other_tool = RequestKey::new(FILES, &["sym:foo", ""]);
         assert_eq!(
-            other_tool.offset_of(&c, 1000).unwrap_err().code(),
-            "CURSOR_MISMATCH"
+            other_tool.offset_of(&c, 1000),
+            Err(CursorError::OtherTool { minted_by: SYMBOLS })
         );
         // Length-prefixing: moving a boundary between parts changes the key.
         assert_ne!(
-            RequestKey::new(Tool::Search, &["ab", "c"]),
-            RequestKey::new(Tool::Search, &["a", "bc"])
+            RequestKey::new(FILES, &["ab", "c"]),
+            RequestKey::new(FILES, &["a", "bc"])
         );
     }
 
@@ -217,7 +216,7 @@ mod tests {
         ];
         for input in inputs {
             let err = key().offset_of(&input, 1000).unwrap_err();
-            assert_eq!(err.code(), "INVALID_CURSOR", "{input:?} gave {err:?}");
+            assert!(is_invalid(&err), "{input:?} gave {err:?}");
         }
     }
 

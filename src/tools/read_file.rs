@@ -4,34 +4,47 @@
 //! (repository and path anchored, escaped and case-sensitive) and `Whole: true`. The answer is
 //! still checked by name, so a path can never pull in another file's content.
 
+use std::fmt::Write as _;
+
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Backend, ErrorCode, PageError, Pager};
+use super::{AnswerTool, ToolInfo};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, FileSearch};
+use crate::engine::config::ReadLimits;
+use crate::engine::error::{ArgumentError, Error};
 use crate::zoekt::query;
-use crate::zoekt::wire::{SearchOptions, SearchRequest};
 
-/// Bounds of one answer; a range beyond them comes back cut, with `truncated`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadLimits {
-    pub max_lines: u32,
-    pub max_bytes: usize,
-}
+/// The `read_file` tool.
+pub struct ReadFile;
 
-impl Default for ReadLimits {
-    fn default() -> Self {
-        ReadLimits {
-            max_lines: 400,
-            max_bytes: 32_000,
-        }
-    }
+/// Arguments of `read_file`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// Repository name exactly as list_repos or a search result gives it.
+    pub repo: String,
+    /// Path inside the repository exactly as a search result gives it (case-sensitive).
+    pub path: String,
+    /// First line to return, 1-based (default 1).
+    #[serde(default)]
+    #[arg(long)]
+    pub start_line: Option<u32>,
+    /// Last line to return, inclusive (default: as far as the size bounds allow).
+    #[serde(default)]
+    #[arg(long)]
+    pub end_line: Option<u32>,
 }
 
 /// Lines `start_line..=end_line` of one file.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct FileSlice {
+    /// Repository name.
     pub repo: String,
+    /// Path inside the repository.
     pub path: String,
+    /// Language Zoekt detected (may be empty).
     pub language: String,
     /// Branches holding this version of the file (empty for plain-folder indexes).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -51,67 +64,109 @@ pub struct FileSlice {
     pub next_start_line: Option<u32>,
 }
 
+impl ToolInfo for ReadFile {
+    const NAME: &'static str = "read_file";
+    const TITLE: &'static str = "Read lines of a file";
+    const DESCRIPTION: &'static str = "Return a range of lines of one indexed file (repo and \
+        path exactly as search results give them), bounded in lines and bytes; truncated \
+        answers say where to continue with start_line.";
+    const SUMMARY: &'static str = "returns a bounded range of lines of one file";
+    type Args = ReadFileArgs;
+}
+
+impl AnswerTool for ReadFile {
+    type Output = FileSlice;
+
+    async fn answer<B: Backend>(pager: &Pager<B>, args: &ReadFileArgs) -> Result<FileSlice, Error> {
+        pager
+            .read_file(&args.repo, &args.path, args.start_line, args.end_line)
+            .await
+    }
+
+    /// A header line, then the numbered lines, then where to continue.
+    fn text(f: &FileSlice) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{}/{} lines {}-{} of {}:",
+            f.repo, f.path, f.start_line, f.end_line, f.total_lines
+        );
+        for (i, line) in f.content.split_inclusive('\n').enumerate() {
+            let _ = write!(out, "{:>5}  {line}", f.start_line as usize + i);
+        }
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        match f.next_start_line {
+            Some(n) => {
+                let _ = write!(
+                    out,
+                    "Truncated by the size bounds. More: call read_file with start_line={n}"
+                );
+            }
+            None if f.truncated => {
+                out.push_str("Truncated: the line is longer than the byte bound.")
+            }
+            None => out.push_str("End of range."),
+        }
+        out
+    }
+}
+
 impl<B: Backend> Pager<B> {
     /// Reads lines `start_line..=end_line` (1-based, inclusive; defaults: 1 and as far as the
     /// bounds allow) of `path` in `repo`.
+    ///
+    /// Zoekt has no "get file" endpoint; the file is fetched with a search that can match
+    /// only it, and the answer is still checked by name.
     pub async fn read_file(
         &self,
         repo: &str,
         path: &str,
         start_line: Option<u32>,
         end_line: Option<u32>,
-    ) -> Result<FileSlice, PageError> {
+    ) -> Result<FileSlice, Error> {
         let start = start_line.unwrap_or(1);
         if start == 0 {
-            return Err(PageError::invalid_argument(
-                "start_line is 0",
-                "Lines are numbered from 1.",
-            ));
+            return Err(ArgumentError::StartLineZero.into());
         }
         if let Some(end) = end_line
             && end < start
         {
-            return Err(PageError::invalid_argument(
-                format!("end_line {end} is before start_line {start}"),
-                "Give end_line >= start_line, or omit it to read as far as the bounds allow.",
-            ));
+            return Err(ArgumentError::EndBeforeStart { start, end }.into());
         }
-        let q = query::exact_file_query(repo, path)?;
-        let req = SearchRequest {
-            q,
-            opts: SearchOptions {
-                whole: true,
-                // Anchoring makes one file the only candidate; a few more leave room for a
-                // second branch of the same file without ever fetching much.
-                ..self.cfg.effort.options(4)
-            },
+        let search = FileSearch {
+            query: query::exact_file_query(repo, path)?,
+            effort: self.config().effort,
+            // Anchoring makes one file the only candidate; a few more leave room for a
+            // second branch of the same file without ever fetching much.
+            max_files: 4,
+            context_lines: 0,
+            whole_content: true,
         };
-        let result = self.backend.search(&req).await?;
+        let result = self.backend().search(&search).await?;
         // One document per distinct version: with several branches holding different
         // content, always the same one (first by branch names), so reads that continue with
         // next_start_line never stitch two versions together.
         let mut candidates: Vec<_> = result
             .files
             .into_iter()
-            .filter(|f| f.repository == repo && f.file_name == path)
+            .filter(|f| f.repo == repo && f.path == path)
             .collect();
         candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
         let Some(file) = candidates.into_iter().next() else {
-            return Err(PageError {
-                code: ErrorCode::NotFound,
-                message: format!("no file `{path}` in repository `{repo}`"),
-                hint: "Names are exact and case-sensitive: find the path with search_files and \
-                       the repository with list_repos."
-                    .into(),
+            return Err(Error::NoSuchFile {
+                repo: repo.to_string(),
+                path: path.to_string(),
             });
         };
-        let content = file.content.map(|c| c.0).unwrap_or_default();
+        let content = file.content.unwrap_or_default();
         let mut slice = slice_lines(
             &content,
             start,
             end_line,
-            self.cfg.read,
-            (file.repository, file.file_name, file.language),
+            self.config().read,
+            (file.repo, file.path, file.language),
         )?;
         slice.branches = file.branches;
         Ok(slice)
@@ -125,14 +180,11 @@ fn slice_lines(
     end_line: Option<u32>,
     limits: ReadLimits,
     (repo, path, language): (String, String, String),
-) -> Result<FileSlice, PageError> {
+) -> Result<FileSlice, ArgumentError> {
     let lines: Vec<&str> = content.split_inclusive('\n').collect();
     let total = lines.len() as u32;
     if start > total.max(1) {
-        return Err(PageError::invalid_argument(
-            format!("start_line {start} is past the end of the file ({total} lines)"),
-            format!("Use a start_line from 1 to {}.", total.max(1)),
-        ));
+        return Err(ArgumentError::StartPastEnd { start, total });
     }
     // What was asked, clipped to the file: asking past the end is not a truncation.
     let wanted_end = end_line.unwrap_or(u32::MAX).min(total);

@@ -1,0 +1,215 @@
+//! The seam between the engine and a search backend, in the engine's own terms.
+//!
+//! The engine asks for "files ranked for this query, at this effort, at most this many" and
+//! gets them in the backend's rank order with the backend's statistics. The Zoekt adapter
+//! (`zoekt::backend`) owns Zoekt's wire types and translates; the engine never sees them. An
+//! ordered window of files is also what a cache can keep and slice for any page of any tool.
+
+use std::future::Future;
+
+use super::config::Effort;
+
+/// One search to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSearch {
+    /// The backend query (Zoekt query syntax).
+    pub query: String,
+    /// How hard the backend may work; the same for every window of one query.
+    pub effort: Effort,
+    /// Most files to return, best first (the window size).
+    pub max_files: u32,
+    /// Lines of context before and after each matching line.
+    pub context_lines: u32,
+    /// Return each file's whole content too (for `read_file`).
+    pub whole_content: bool,
+}
+
+/// A backend's answer: files in its rank order, best first, and what it says of the search.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankedFiles {
+    /// The files, in the backend's order (not yet the engine's page order).
+    pub files: Vec<RankedFile>,
+    /// Counts and budget reports of the whole search.
+    pub stats: SearchStats,
+}
+
+/// One file that matched.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankedFile {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// Language the backend detected (may be empty).
+    pub language: String,
+    /// Branches holding this version of the file (empty for plain-folder indexes).
+    pub branches: Vec<String>,
+    /// The backend's score; higher ranks first.
+    pub score: f64,
+    /// The file's path matched the query.
+    pub path_matched: bool,
+    /// Matching lines of content, in the backend's order.
+    pub lines: Vec<MatchedLine>,
+    /// The whole content, when [`FileSearch::whole_content`] asked for it.
+    pub content: Option<String>,
+}
+
+/// One matching line of content.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MatchedLine {
+    /// 1-based line number.
+    pub number: u32,
+    /// The line, decoded, with its newline if it had one.
+    pub text: String,
+    /// Context lines before it (newline-separated), when asked for.
+    pub before: Option<String>,
+    /// Context lines after it (newline-separated), when asked for.
+    pub after: Option<String>,
+    /// The matching parts of the line.
+    pub fragments: Vec<Fragment>,
+}
+
+/// One matching part of a line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fragment {
+    /// Byte offset of the match inside the line.
+    pub byte_offset: u32,
+    /// The symbol defined here, when the match is a symbol match on a ctags-indexed file.
+    pub symbol: Option<Symbol>,
+}
+
+/// A symbol definition as ctags described it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Symbol {
+    /// The symbol's name.
+    pub name: String,
+    /// ctags kind, e.g. `function`, `method`, `struct`.
+    pub kind: String,
+    /// Enclosing scope's name (may be empty).
+    pub parent: String,
+    /// Enclosing scope's kind (may be empty).
+    pub parent_kind: String,
+}
+
+/// What the backend says of a whole search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Files that matched (all of them, not only those returned).
+    pub file_count: u64,
+    /// Matches counted (all of them, not only those returned).
+    pub match_count: u64,
+    /// Files left out because a match budget ran out.
+    pub files_skipped: u64,
+    /// Shards left out because the time budget ran out.
+    pub shards_skipped: u64,
+    /// Shards that crashed or are still loading.
+    pub crashes: u64,
+}
+
+/// The indexed repositories a query selects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoListing {
+    /// The repositories, in no particular order (one entry per shard set).
+    pub repos: Vec<IndexedRepo>,
+    /// Shards that crashed or are still loading.
+    pub crashes: u64,
+    /// Totals over the whole index.
+    pub stats: IndexStats,
+}
+
+/// One indexed repository.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexedRepo {
+    /// Repository name.
+    pub name: String,
+    /// Number of indexed documents.
+    pub documents: u64,
+    /// Whether it was indexed with ctags symbols.
+    pub has_symbols: bool,
+    /// When it was indexed (RFC 3339), or empty.
+    pub index_time: String,
+    /// Indexed branch names.
+    pub branches: Vec<String>,
+    /// Version of the indexer that wrote it, or empty.
+    pub indexer_version: String,
+}
+
+/// Totals over a whole index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Repositories.
+    pub repos: u64,
+    /// Documents.
+    pub documents: u64,
+    /// Shards.
+    pub shards: u64,
+    /// Bytes of index on disk.
+    pub index_bytes: u64,
+}
+
+/// Whether the backend can serve searches now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Readiness {
+    /// HTTP status of the readiness probe (200 means ready).
+    pub status: u16,
+    /// What the backend said, trimmed.
+    pub detail: String,
+}
+
+impl Readiness {
+    /// The probe said ready.
+    pub fn is_ready(&self) -> bool {
+        self.status == 200
+    }
+}
+
+/// Why the backend could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BackendError {
+    /// The kind of failure, which decides the error code a caller sees.
+    pub kind: BackendErrorKind,
+    /// What happened, in the backend's words.
+    pub message: String,
+}
+
+/// The kinds of backend failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendErrorKind {
+    /// Nothing answered at the address.
+    Unreachable,
+    /// The backend did not answer in time.
+    Timeout,
+    /// The backend rejected the query (a syntax error).
+    BadQuery,
+    /// The backend failed (5xx or another unexpected status).
+    ServerError,
+    /// The answer was not what the backend's API promises.
+    Malformed,
+}
+
+impl BackendErrorKind {
+    /// A short stable name, for metrics labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendErrorKind::Unreachable => "unreachable",
+            BackendErrorKind::Timeout => "timeout",
+            BackendErrorKind::BadQuery => "query_error",
+            BackendErrorKind::ServerError => "server_error",
+            BackendErrorKind::Malformed => "malformed",
+        }
+    }
+}
+
+/// What the paging engine needs from a search backend.
+pub trait Backend: Send + Sync {
+    /// Ranked files for one search.
+    fn search(
+        &self,
+        search: &FileSearch,
+    ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send;
+    /// The repositories a query selects (`""`: all of them).
+    fn repos(&self, query: &str) -> impl Future<Output = Result<RepoListing, BackendError>> + Send;
+    /// Whether the backend can serve searches now.
+    fn readiness(&self) -> impl Future<Output = Result<Readiness, BackendError>> + Send;
+}

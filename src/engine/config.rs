@@ -1,0 +1,250 @@
+//! The engine's settings, written once: clap reads them from flags and the environment, serde
+//! writes them into recordings and reads them back for a replay. [`PagerConfig::DEFAULT`] is
+//! the one place the default numbers live.
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+/// Limits and defaults of the paging engine.
+///
+/// The serde form is flat (the recordings' `settings` object): `effort` and `read` are
+/// flattened into it and keep the names the flags have.
+#[derive(Debug, Clone, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct PagerConfig {
+    /// Items per page when a call gives no limit.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_DEFAULT_LIMIT",
+        default_value_t = PagerConfig::DEFAULT.default_limit,
+        global = true
+    )]
+    pub default_limit: u32,
+    /// Largest limit a call may ask for.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_LIMIT",
+        default_value_t = PagerConfig::DEFAULT.max_limit,
+        global = true
+    )]
+    pub max_limit: u32,
+    /// Largest item offset a cursor may reach.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_OFFSET",
+        default_value_t = PagerConfig::DEFAULT.max_offset,
+        global = true
+    )]
+    pub max_offset: u64,
+    /// Largest number of files asked of Zoekt in one request (MaxDocDisplayCount ceiling).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_WINDOW",
+        default_value_t = PagerConfig::DEFAULT.max_window,
+        global = true
+    )]
+    pub max_window: u32,
+    /// Most context lines a `search` call may ask for before and after each match.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_CONTEXT_LINES",
+        default_value_t = PagerConfig::DEFAULT.max_context_lines,
+        global = true
+    )]
+    pub max_context_lines: u32,
+    /// How hard Zoekt may work on one query.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub effort: Effort,
+    /// Bound on the JSON of one page's items, in bytes: a page that would be larger ends
+    /// early and its cursor continues right after its last item.
+    ///
+    /// Set as `--max-response-bytes`, a bound on the whole tool result (text block plus
+    /// structured content). The text repeats the items, so their JSON gets half of it.
+    #[arg(
+        long = "max-response-bytes",
+        env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
+        default_value_t = PagerConfig::DEFAULT.max_page_bytes * 2,
+        value_parser = half_of_response_bytes,
+        global = true
+    )]
+    pub max_page_bytes: usize,
+    /// Bounds of one `read_file` answer.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub read: ReadLimits,
+}
+
+/// How hard Zoekt may work on one query. The same for every page of every query: a cap that
+/// changed with the page would change which files Zoekt finds, and pages would disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct Effort {
+    /// Zoekt ShardMaxMatchCount: matches one shard may collect before it stops.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_SHARD_MAX_MATCH_COUNT",
+        default_value_t = PagerConfig::DEFAULT.effort.shard_max_match_count,
+        global = true
+    )]
+    pub shard_max_match_count: u32,
+    /// Zoekt TotalMaxMatchCount: matches all shards together may collect.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_TOTAL_MAX_MATCH_COUNT",
+        default_value_t = PagerConfig::DEFAULT.effort.total_max_match_count,
+        global = true
+    )]
+    pub total_max_match_count: u32,
+    /// Zoekt MaxWallTime, in milliseconds.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_WALL_TIME_MS",
+        default_value_t = PagerConfig::DEFAULT.effort.max_wall_time_ms,
+        global = true
+    )]
+    pub max_wall_time_ms: u64,
+}
+
+/// Bounds of one `read_file` answer; a range beyond them comes back cut, with `truncated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Args, Serialize, Deserialize)]
+pub struct ReadLimits {
+    /// Most lines one read_file call (or file resource) returns.
+    #[arg(
+        long = "max-read-lines",
+        env = "ZOEKT_PAGER_MAX_READ_LINES",
+        default_value_t = PagerConfig::DEFAULT.read.max_lines,
+        global = true
+    )]
+    #[serde(rename = "max_read_lines")]
+    pub max_lines: u32,
+    /// Most bytes of file content one read_file call (or file resource) returns.
+    #[arg(
+        long = "max-read-bytes",
+        env = "ZOEKT_PAGER_MAX_READ_BYTES",
+        default_value_t = PagerConfig::DEFAULT.read.max_bytes,
+        global = true
+    )]
+    #[serde(rename = "max_read_bytes")]
+    pub max_bytes: usize,
+}
+
+impl PagerConfig {
+    /// The defaults of every setting.
+    pub const DEFAULT: PagerConfig = PagerConfig {
+        default_limit: 30,
+        max_limit: 100,
+        max_offset: 5_000,
+        max_window: 5_000,
+        max_context_lines: 10,
+        effort: Effort {
+            shard_max_match_count: 10_000,
+            total_max_match_count: 100_000,
+            max_wall_time_ms: 10_000,
+        },
+        max_page_bytes: 20_000,
+        read: ReadLimits {
+            max_lines: 400,
+            max_bytes: 32_000,
+        },
+    };
+
+    /// Checks that the settings make sense together; the message names the flag to fix.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_limit == 0 || self.default_limit == 0 {
+            return Err("--default-limit and --max-limit must be at least 1".into());
+        }
+        if self.default_limit > self.max_limit {
+            return Err(format!(
+                "--default-limit ({}) is larger than --max-limit ({})",
+                self.default_limit, self.max_limit
+            ));
+        }
+        if self.max_window == 0 {
+            return Err("--max-window must be at least 1".into());
+        }
+        if self.effort.shard_max_match_count == 0 || self.effort.total_max_match_count == 0 {
+            return Err("Zoekt match counts must be at least 1 (0 lets Zoekt derive them from the page, which breaks paging)".into());
+        }
+        if self.read.max_lines == 0 || self.read.max_bytes < 100 {
+            return Err(
+                "--max-read-lines must be at least 1 and --max-read-bytes at least 100".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Default for PagerConfig {
+    fn default() -> Self {
+        PagerConfig::DEFAULT
+    }
+}
+
+impl Default for Effort {
+    fn default() -> Self {
+        PagerConfig::DEFAULT.effort
+    }
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        PagerConfig::DEFAULT.read
+    }
+}
+
+/// Reads `--max-response-bytes` into the items' share of it.
+fn half_of_response_bytes(text: &str) -> Result<usize, String> {
+    let bytes: usize = text
+        .parse()
+        .map_err(|e| format!("`{text}` is not a number of bytes: {e}"))?;
+    if bytes < 1_000 {
+        return Err("--max-response-bytes must be at least 1000".into());
+    }
+    Ok(bytes / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        config: PagerConfig,
+    }
+
+    #[test]
+    fn flags_default_to_the_engine_defaults() {
+        // The environment could set any ZOEKT_PAGER_ variable; none is set in tests.
+        let parsed = Flags::try_parse_from(["x"]).unwrap().config;
+        assert_eq!(parsed, PagerConfig::DEFAULT);
+        let parsed = Flags::try_parse_from(["x", "--max-response-bytes", "3000"]).unwrap();
+        assert_eq!(parsed.config.max_page_bytes, 1_500);
+        assert!(Flags::try_parse_from(["x", "--max-response-bytes", "999"]).is_err());
+    }
+
+    #[test]
+    fn the_serde_form_is_the_flat_recorded_settings() {
+        let v = serde_json::to_value(PagerConfig::DEFAULT).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "default_limit",
+                "max_context_lines",
+                "max_limit",
+                "max_offset",
+                "max_page_bytes",
+                "max_read_bytes",
+                "max_read_lines",
+                "max_wall_time_ms",
+                "max_window",
+                "shard_max_match_count",
+                "total_max_match_count"
+            ]
+        );
+        let back: PagerConfig = serde_json::from_value(v).unwrap();
+        assert_eq!(back, PagerConfig::DEFAULT);
+    }
+}

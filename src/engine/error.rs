@@ -1,0 +1,85 @@
+//! What can go wrong with a page, as types. The engine says what happened; the MCP layer
+//! alone decides the error code and the hint a caller sees (`mcp::errors`).
+
+use super::backend::BackendError;
+use super::cursor::CursorError;
+use crate::zoekt::query::QueryError;
+
+/// Why a tool call produced no answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// An argument is out of range or malformed.
+    #[error(transparent)]
+    Argument(#[from] ArgumentError),
+    /// The query cannot be turned into a backend query.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// The cursor was refused.
+    #[error(transparent)]
+    Cursor(#[from] CursorError),
+    /// `read_file`: no such file in the index.
+    #[error("no file `{path}` in repository `{repo}`")]
+    NoSuchFile {
+        /// The repository asked for.
+        repo: String,
+        /// The path asked for.
+        path: String,
+    },
+    /// The backend failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+/// An argument the engine refuses, with the numbers a caller needs to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentError {
+    /// `limit` is 0 or above the maximum.
+    #[error("limit is {given}")]
+    Limit {
+        /// The limit given.
+        given: u32,
+        /// The limit used when none is given.
+        default: u32,
+        /// The largest limit accepted.
+        max: u32,
+    },
+    /// `context_lines` is above the maximum.
+    #[error("context_lines is {given}")]
+    ContextLines {
+        /// The number given.
+        given: u32,
+        /// The largest number accepted.
+        max: u32,
+    },
+    /// More `kinds` than accepted.
+    #[error("{count} kinds given")]
+    TooManyKinds {
+        /// How many were given.
+        count: usize,
+    },
+    /// A `kinds` entry that cannot be a ctags kind.
+    #[error("`{kind}` is not a ctags kind")]
+    NotAKind {
+        /// The entry, trimmed and lower-cased.
+        kind: String,
+    },
+    /// `start_line` is 0.
+    #[error("start_line is 0")]
+    StartLineZero,
+    /// `end_line` is before `start_line`.
+    #[error("end_line {end} is before start_line {start}")]
+    EndBeforeStart {
+        /// The start line given.
+        start: u32,
+        /// The end line given.
+        end: u32,
+    },
+    /// `start_line` is past the end of the file.
+    #[error("start_line {start} is past the end of the file ({total} lines)")]
+    StartPastEnd {
+        /// The start line given.
+        start: u32,
+        /// Lines in the file.
+        total: u32,
+    },
+}

@@ -1,0 +1,89 @@
+//! An in-process fake [`Backend`] for unit tests: no Zoekt, no network.
+//!
+//! [`FakeBackend`] answers each query string from a fixed list of files, the way Zoekt would
+//! for `MaxDocDisplayCount`: best score first, cut at the number of files asked, with
+//! statistics of the whole search. It records every [`FileSearch`] it receives, so a test can
+//! check how many files each request asked for and that the effort never changed.
+//!
+//! Not modelled: Zoekt's novelty boost (a file with a new extension moved up to position 3),
+//! budgets, timeouts and errors. Tied files come back in the order the fixture lists them
+//! (Zoekt's own order of ties is arbitrary), so a fixture can list them in any order it likes,
+//! e.g. the reverse of page order, to show that the engine does not depend on it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::backend::{
+    Backend, BackendError, FileSearch, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats,
+};
+
+/// A [`Backend`] answering from a map query → files, and recording every search.
+#[derive(Debug, Default)]
+pub(crate) struct FakeBackend {
+    /// The files each query matches, in any order.
+    results: HashMap<String, Vec<RankedFile>>,
+    /// Every search received, in order.
+    requests: Mutex<Vec<FileSearch>>,
+}
+
+impl FakeBackend {
+    /// A backend that knows no query (every search finds no files).
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the files `query` matches (replacing any given before for it).
+    pub(crate) fn with(mut self, query: &str, files: Vec<RankedFile>) -> Self {
+        self.results.insert(query.to_string(), files);
+        self
+    }
+
+    /// Every search received so far, oldest first.
+    pub(crate) fn requests(&self) -> Vec<FileSearch> {
+        self.requests.lock().expect("requests lock").clone()
+    }
+
+    /// The `max_files` of every search received so far for `query`, oldest first.
+    pub(crate) fn files_asked(&self, query: &str) -> Vec<u32> {
+        self.requests()
+            .iter()
+            .filter(|s| s.query == query)
+            .map(|s| s.max_files)
+            .collect()
+    }
+}
+
+impl Backend for FakeBackend {
+    /// The query's files sorted by score, descending (ties in fixture order), cut at
+    /// `max_files` (0: all); the statistics count every file and line of the query.
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        self.requests
+            .lock()
+            .expect("requests lock")
+            .push(search.clone());
+        let mut files = self.results.get(&search.query).cloned().unwrap_or_default();
+        let stats = SearchStats {
+            file_count: files.len() as u64,
+            match_count: files.iter().map(|f| f.lines.len() as u64).sum(),
+            ..SearchStats::default()
+        };
+        files.sort_by(|a, b| b.score.total_cmp(&a.score));
+        if search.max_files > 0 {
+            files.truncate(search.max_files as usize);
+        }
+        Ok(RankedFiles { files, stats })
+    }
+
+    /// No repositories.
+    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+        Ok(RepoListing::default())
+    }
+
+    /// Always ready.
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
+        Ok(Readiness {
+            status: 200,
+            detail: "ready".into(),
+        })
+    }
+}

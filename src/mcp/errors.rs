@@ -1,0 +1,208 @@
+//! Engine errors as a caller sees them: a stable code, the message, and a hint saying what to
+//! send instead. The one place codes and hints are decided; the CLI prints the same.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::engine::backend::BackendErrorKind;
+use crate::engine::cursor::{CursorError, Scope};
+use crate::engine::error::{ArgumentError, Error};
+use crate::zoekt::query::{MAX_QUERY_CHARS, QueryError};
+
+/// Machine-readable error codes shared by every tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// An argument is missing, malformed or out of range.
+    InvalidArgument,
+    /// The cursor is not one this server minted, or is beyond the paging ceiling.
+    InvalidCursor,
+    /// The cursor belongs to another tool or another query.
+    CursorMismatch,
+    /// Zoekt did not answer.
+    BackendUnavailable,
+    /// Zoekt rejected the query.
+    BackendQueryError,
+    /// Zoekt answered too late.
+    BackendTimeout,
+    /// Zoekt failed or sent something unreadable.
+    BackendError,
+    /// `read_file`: no such repository/path in the index.
+    NotFound,
+}
+
+impl ErrorCode {
+    /// The wire name, e.g. `INVALID_CURSOR` (same as the serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidCursor => "INVALID_CURSOR",
+            ErrorCode::CursorMismatch => "CURSOR_MISMATCH",
+            ErrorCode::BackendUnavailable => "BACKEND_UNAVAILABLE",
+            ErrorCode::BackendQueryError => "BACKEND_QUERY_ERROR",
+            ErrorCode::BackendTimeout => "BACKEND_TIMEOUT",
+            ErrorCode::BackendError => "BACKEND_ERROR",
+            ErrorCode::NotFound => "NOT_FOUND",
+        }
+    }
+
+    /// A refused cursor (counted apart in the metrics).
+    pub fn is_cursor_error(self) -> bool {
+        matches!(self, ErrorCode::InvalidCursor | ErrorCode::CursorMismatch)
+    }
+}
+
+/// A failed call: a code, what happened and what to do about it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ToolError {
+    /// The error code.
+    pub code: ErrorCode,
+    /// What happened.
+    pub message: String,
+    /// What to send instead.
+    pub hint: String,
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} ({})",
+            self.code.as_str(),
+            self.message,
+            self.hint
+        )
+    }
+}
+
+impl ToolError {
+    /// Arguments that do not fit the tool's input schema.
+    pub fn bad_arguments(tool: &str, error: &serde_json::Error) -> Self {
+        ToolError {
+            code: ErrorCode::InvalidArgument,
+            message: format!("bad arguments for {tool}: {error}"),
+            hint: "Check the tool's input schema: argument names and types.".into(),
+        }
+    }
+}
+
+impl From<&Error> for ToolError {
+    fn from(e: &Error) -> Self {
+        let (code, hint) = match e {
+            Error::Argument(a) => (ErrorCode::InvalidArgument, argument_hint(a)),
+            Error::Query(q) => (ErrorCode::InvalidArgument, query_hint(q)),
+            Error::Cursor(c) => cursor_code_and_hint(c),
+            Error::NoSuchFile { .. } => (
+                ErrorCode::NotFound,
+                "Names are exact and case-sensitive: find the path with search_files and the \
+                 repository with list_repos."
+                    .into(),
+            ),
+            Error::Backend(b) => backend_code_and_hint(b.kind),
+        };
+        ToolError {
+            code,
+            message: e.to_string(),
+            hint,
+        }
+    }
+}
+
+fn argument_hint(e: &ArgumentError) -> String {
+    match e {
+        ArgumentError::Limit { default, max, .. } => {
+            format!("Use a limit from 1 to {max} (default {default}).")
+        }
+        ArgumentError::ContextLines { max, .. } => format!("Use 0 to {max} context lines."),
+        ArgumentError::TooManyKinds { .. } => {
+            "Pass at most 20 ctags kinds, e.g. [\"function\", \"method\"].".into()
+        }
+        ArgumentError::NotAKind { .. } => {
+            "Use ctags kind names such as function, method, struct, class, interface, variable."
+                .into()
+        }
+        ArgumentError::StartLineZero => "Lines are numbered from 1.".into(),
+        ArgumentError::EndBeforeStart { .. } => {
+            "Give end_line >= start_line, or omit it to read as far as the bounds allow.".into()
+        }
+        ArgumentError::StartPastEnd { total, .. } => {
+            format!("Use a start_line from 1 to {}.", total.max(&1))
+        }
+    }
+}
+
+fn query_hint(e: &QueryError) -> String {
+    match e {
+        QueryError::Empty => "Pass a non-empty query, e.g. \"parseConfig lang:go\".".into(),
+        QueryError::TooLong { .. } => format!("Keep queries under {MAX_QUERY_CHARS} characters."),
+        QueryError::ControlCharacter => {
+            "Zoekt queries are one line: remove newlines, tabs inside quotes and other control characters.".into()
+        }
+        QueryError::UnbalancedQuote => "Close the double quote, or escape it as \\\".".into(),
+        QueryError::ShapeAtom { .. } => {
+            "Drop type:/t: atoms; pick the tool instead (search_files for file names, search for lines).".into()
+        }
+        QueryError::MissingPattern => {
+            "Add a pattern besides the filters, e.g. \"Handler lang:go\".".into()
+        }
+        QueryError::SeveralPatterns { .. } => {
+            "Give one pattern (a regex); combine alternatives inside it with |, e.g. \"get|put\".".into()
+        }
+        QueryError::NotAFilter { .. } => {
+            "Filters take the form lang:X, repo:X, file:X, case:yes, branch:X, or a negation like -file:test.".into()
+        }
+        QueryError::BadSymbol { .. } => {
+            "Pass the bare identifier, e.g. \"getUser\" (no spaces, quotes or parentheses).".into()
+        }
+    }
+}
+
+fn cursor_code_and_hint(e: &CursorError) -> (ErrorCode, String) {
+    match e {
+        CursorError::OtherTool { minted_by } if *minted_by == Scope::REPO_LISTING => (
+            ErrorCode::CursorMismatch,
+            "Pass this cursor to resources/list, or omit cursor to start over.".into(),
+        ),
+        CursorError::OtherTool { minted_by } => (
+            ErrorCode::CursorMismatch,
+            format!(
+                "Pass this cursor to {} with the same arguments, or omit cursor to start over.",
+                minted_by.name
+            ),
+        ),
+        CursorError::OtherQuery => (
+            ErrorCode::CursorMismatch,
+            "Cursors only continue the query that produced them; omit cursor to start this query from the first page.".into(),
+        ),
+        CursorError::OffsetTooLarge { .. } => (
+            ErrorCode::InvalidCursor,
+            "Narrow the query (add repo:, lang: or file: filters) instead of paging this deep.".into(),
+        ),
+        CursorError::Malformed(_) => (
+            ErrorCode::InvalidCursor,
+            "Pass next_cursor exactly as the previous page returned it, or omit cursor to start over.".into(),
+        ),
+    }
+}
+
+fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
+    let (code, hint) = match kind {
+        BackendErrorKind::Unreachable => (
+            ErrorCode::BackendUnavailable,
+            "Check that zoekt-webserver runs with -rpc at ZOEKT_URL; retry in a moment if it is restarting.",
+        ),
+        BackendErrorKind::Timeout => (
+            ErrorCode::BackendTimeout,
+            "Narrow the query (repo:, lang:, file: filters) or retry; the backend was too slow.",
+        ),
+        BackendErrorKind::BadQuery => (
+            ErrorCode::BackendQueryError,
+            "Fix the query syntax: patterns are RE2 regexes (escape metacharacters like ( [ . with \\).",
+        ),
+        BackendErrorKind::ServerError | BackendErrorKind::Malformed => (
+            ErrorCode::BackendError,
+            "The backend failed on this request; retry, and report it if it persists.",
+        ),
+    };
+    (code, hint.into())
+}

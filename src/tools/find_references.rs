@@ -1,0 +1,461 @@
+//! `find_references`: every definition of an exact identifier (from `sym:`), then every line
+//! using it (whole word, case-sensitive).
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::search_symbols::symbols_of;
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::Error;
+use crate::engine::page::{Collected, Total};
+use crate::engine::text::{clip_text, column, find_word};
+use crate::zoekt::query;
+
+/// The `find_references` tool.
+pub struct FindReferences;
+
+/// Arguments of `find_references`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct FindReferencesArgs {
+    /// The exact identifier, matched as a whole word, case-sensitively (`get` never matches
+    /// `forget` or `getUser`).
+    pub symbol: String,
+    /// Optional filters only: `lang:go repo:core -file:_test`.
+    #[serde(default)]
+    #[arg(long)]
+    pub filters: Option<String>,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(FindReferencesArgs);
+
+/// Whether a reference item defines the symbol or uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReferenceRole {
+    /// A definition (from ctags).
+    Definition,
+    /// A line using the symbol.
+    Reference,
+}
+
+/// One definition or one usage of a symbol.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ReferenceItem {
+    /// Definition or usage.
+    pub role: ReferenceRole,
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based character column of the symbol on the line.
+    pub column: u32,
+    /// The line, trimmed and shortened.
+    pub text: String,
+    /// ctags kind, for definitions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+/// The two queries behind a `find_references` call.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    symbol: String,
+    definitions: String,
+    usages: String,
+}
+
+impl ToolInfo for FindReferences {
+    const NAME: &'static str = "find_references";
+    const TITLE: &'static str = "Find references to a symbol";
+    const DESCRIPTION: &'static str = "List every definition of an exact identifier, then \
+        every line using it (whole word, case-sensitive), labelled definition/reference. Paged \
+        by item; continue with cursor=next_cursor.";
+    const SUMMARY: &'static str = "lists a symbol's definitions then its usages";
+    type Args = FindReferencesArgs;
+}
+
+impl PagedTool for FindReferences {
+    const SCOPE_ID: u8 = 4;
+    type Item = ReferenceItem;
+    type Plan = Plan;
+
+    fn plan(args: &FindReferencesArgs, _cfg: &PagerConfig) -> Result<Plan, Error> {
+        let qs = query::references_queries(&args.symbol, args.filters.as_deref().unwrap_or(""))?;
+        Ok(Plan {
+            symbol: args.symbol.trim().to_string(),
+            definitions: qs.definitions,
+            usages: qs.usages,
+        })
+    }
+
+    fn key(plan: &Plan) -> Vec<&str> {
+        vec![&plan.definitions, &plan.usages]
+    }
+
+    /// Definitions come first and are counted exactly before any usage is numbered, so a
+    /// usage's position never depends on the page asked.
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &Plan,
+        needed: usize,
+    ) -> Result<Collected<ReferenceItem>, Error> {
+        let symbol = plan.symbol.as_str();
+        let mut warnings = Vec::new();
+        let defs = pager
+            .window(&plan.definitions, 0, needed, |f| definitions_of(f, symbol))
+            .await?;
+        pager.warn(&defs, &mut warnings);
+        // All definitions are known unless the page lies inside them (or the window cap was
+        // hit, which `warn` reported); usages are numbered after them. Even a page of
+        // definitions only asks for one usage, for the usage count.
+        let defs_complete = defs.items.len() < needed;
+        let def_lines: BTreeSet<(String, String, u32)> = defs
+            .items
+            .iter()
+            .map(|d| (d.repo.clone(), d.path.clone(), d.line))
+            .collect();
+        let usages_needed = needed.saturating_sub(defs.items.len()).max(1);
+        let usages = pager
+            .window(&plan.usages, 0, usages_needed, |f| {
+                usages_of(f, symbol, &def_lines)
+            })
+            .await?;
+        pager.warn(&usages, &mut warnings);
+        let exact = defs.exhausted && usages.exhausted && defs_complete;
+        let usage_total = if usages.exhausted && defs_complete {
+            usages.items.len() as u64
+        } else {
+            // Zoekt counts the definition lines among the content matches too.
+            usages
+                .stats
+                .match_count
+                .saturating_sub(def_lines.len() as u64)
+                .max(usages.items.len() as u64)
+        };
+        let total = Total {
+            value: defs.items.len() as u64 + usage_total,
+            exact,
+        };
+        let mut items = defs.items;
+        if defs_complete {
+            // Otherwise the page lies inside the definitions: usages cannot move it.
+            items.extend(usages.items);
+        }
+        Ok(Collected {
+            items,
+            total,
+            warnings,
+        })
+    }
+}
+
+impl ItemText for ReferenceItem {
+    fn write_text(&self, out: &mut String) {
+        let role = match self.role {
+            ReferenceRole::Definition => "def",
+            ReferenceRole::Reference => "ref",
+        };
+        let _ = write!(
+            out,
+            "[{role}] {}/{}:{}: {}",
+            self.repo, self.path, self.line, self.text
+        );
+    }
+}
+
+/// Definition items of exactly `symbol` (the `sym:^symbol$` query may still carry other
+/// symbol fragments on the same line), one per line.
+fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
+    let mut out: Vec<ReferenceItem> = symbols_of(file, &BTreeSet::new())
+        .into_iter()
+        .filter(|s| s.name == symbol)
+        .map(|s| ReferenceItem {
+            role: ReferenceRole::Definition,
+            repo: s.repo,
+            path: s.path,
+            line: s.line,
+            column: s.column,
+            text: s.text,
+            kind: Some(s.kind),
+        })
+        .collect();
+    out.dedup_by_key(|d| d.line);
+    out
+}
+
+/// Usage items: one per line holding `symbol` as a whole, case-sensitive word, skipping the
+/// lines listed in `definition_lines` (a definition is not also listed as its own usage).
+fn usages_of(
+    file: &RankedFile,
+    symbol: &str,
+    definition_lines: &BTreeSet<(String, String, u32)>,
+) -> Vec<ReferenceItem> {
+    let mut out = Vec::new();
+    for line in file.lines.iter().filter(|l| l.number > 0) {
+        let Some(at) = find_word(&line.text, symbol) else {
+            continue;
+        };
+        let key = (file.repo.clone(), file.path.clone(), line.number);
+        if definition_lines.contains(&key) {
+            continue;
+        }
+        out.push(ReferenceItem {
+            role: ReferenceRole::Reference,
+            repo: file.repo.clone(),
+            path: file.path.clone(),
+            line: line.number,
+            column: column(&line.text, at as u32),
+            text: clip_text(&line.text),
+            kind: None,
+        });
+    }
+    out.sort_by_key(|r| r.line);
+    out.dedup_by_key(|r| r.line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::search_symbols::tests::{file, line};
+
+    #[test]
+    fn usage_on_a_definition_line_is_not_repeated() {
+        let f = file(vec![
+            line(4, "func get() {", vec![]),
+            line(8, "get()", vec![]),
+        ]);
+        let defs = BTreeSet::from([("r".to_string(), "a.go".to_string(), 4)]);
+        let u = usages_of(&f, "get", &defs);
+        assert_eq!(u.iter().map(|u| u.line).collect::<Vec<_>>(), [8]);
+    }
+
+    // Whole walks through the pager, against a fake Zoekt.
+
+    use crate::engine::backend::MatchedLine;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::page::Page;
+    use crate::engine::testing::FakeBackend;
+    use ReferenceRole::{Definition as Def, Reference as Ref};
+
+    const FILTERS: &str = "lang:go";
+
+    /// File `repo/path` with this score and these matching lines.
+    fn at(repo: &str, path: &str, score: f64, lines: Vec<MatchedLine>) -> RankedFile {
+        RankedFile {
+            repo: repo.into(),
+            path: path.into(),
+            score,
+            ..file(lines)
+        }
+    }
+
+    /// What Zoekt would answer for `get`: the `sym:` query finds four definitions in three
+    /// files, the content query finds ten lines in four files, four of them the definitions.
+    /// Lines are listed out of position order and files out of page order on purpose.
+    fn fixture() -> FakeBackend {
+        let q = query::references_queries("get", FILTERS).unwrap();
+        let definitions = vec![
+            at(
+                "r2",
+                "cache.go",
+                9.0,
+                vec![
+                    line(20, "func get() {}", vec![(5, Some("get"))]),
+                    line(
+                        3,
+                        "func (c *Cache) get(k string) {",
+                        vec![(16, Some("get"))],
+                    ),
+                ],
+            ),
+            at(
+                "r0",
+                "util.go",
+                4.0,
+                vec![line(7, "var get = 1", vec![(4, Some("get"))])],
+            ),
+            at(
+                "r1",
+                "store.go",
+                9.0,
+                vec![line(10, "func get() {", vec![(5, Some("get"))])],
+            ),
+        ];
+        let usages = vec![
+            at(
+                "r0",
+                "util.go",
+                2.0,
+                vec![
+                    line(9, "y := get + get", vec![(5, None), (11, None)]),
+                    line(7, "var get = 1", vec![(4, None)]),
+                ],
+            ),
+            at(
+                "r2",
+                "cache.go",
+                8.0,
+                vec![
+                    line(25, "\treturn c.get(k)", vec![(10, None)]),
+                    line(3, "func (c *Cache) get(k string) {", vec![(16, None)]),
+                    line(20, "func get() {}", vec![(5, None)]),
+                ],
+            ),
+            at(
+                "r3",
+                "main.go",
+                6.0,
+                vec![
+                    line(9, "\tdefer get()", vec![(7, None)]),
+                    line(5, "\tget()", vec![(1, None)]),
+                ],
+            ),
+            at(
+                "r1",
+                "store.go",
+                8.0,
+                vec![
+                    line(15, "\treturn get()", vec![(8, None)]),
+                    line(10, "func get() {", vec![(5, None)]),
+                    line(12, "x := get()", vec![(5, None)]),
+                ],
+            ),
+        ];
+        FakeBackend::new()
+            .with(&q.definitions, definitions)
+            .with(&q.usages, usages)
+    }
+
+    /// The whole result, by hand: definitions in page order (score desc, repo, path, then
+    /// line), then the usages the same way, without the four definition lines.
+    const EXPECTED: [(ReferenceRole, &str, &str, u32); 10] = [
+        (Def, "r1", "store.go", 10),
+        (Def, "r2", "cache.go", 3),
+        (Def, "r2", "cache.go", 20),
+        (Def, "r0", "util.go", 7),
+        (Ref, "r1", "store.go", 12),
+        (Ref, "r1", "store.go", 15),
+        (Ref, "r2", "cache.go", 25),
+        (Ref, "r3", "main.go", 5),
+        (Ref, "r3", "main.go", 9),
+        (Ref, "r0", "util.go", 9),
+    ];
+
+    fn facts(items: &[ReferenceItem]) -> Vec<(ReferenceRole, &str, &str, u32)> {
+        items
+            .iter()
+            .map(|i| (i.role, i.repo.as_str(), i.path.as_str(), i.line))
+            .collect()
+    }
+
+    fn args(limit: u32, cursor: Option<String>) -> FindReferencesArgs {
+        FindReferencesArgs {
+            symbol: "get".into(),
+            filters: Some(FILTERS.into()),
+            limit: Some(limit),
+            cursor,
+        }
+    }
+
+    /// Every page of a walk at this page size, following `next_cursor` to the end.
+    async fn walk(pager: &Pager<FakeBackend>, limit: u32) -> Vec<Page<ReferenceItem>> {
+        let mut pages = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = pager
+                .page::<FindReferences>(&args(limit, cursor))
+                .await
+                .expect("page");
+            cursor = page.next_cursor.clone();
+            pages.push(page);
+            if cursor.is_none() || pages.len() > 20 {
+                return pages;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn every_page_size_walks_definitions_then_usages_in_one_order() {
+        let pager = Pager::new(fixture(), PagerConfig::default());
+        for limit in [1, 2, 3, 7] {
+            let pages = walk(&pager, limit).await;
+            let items: Vec<ReferenceItem> =
+                pages.iter().flat_map(|p| p.items.iter().cloned()).collect();
+            assert_eq!(facts(&items), EXPECTED, "limit {limit}");
+            assert!(
+                pages
+                    .iter()
+                    .all(|p| p.count <= limit as usize && p.complete)
+            );
+            let last = pages.last().unwrap();
+            assert!(!last.has_more);
+            assert_eq!(
+                last.total,
+                Total {
+                    value: EXPECTED.len() as u64,
+                    exact: true
+                },
+                "limit {limit}"
+            );
+        }
+        // The columns of the symbol, counted in characters (a tab is one).
+        let page = pager.page::<FindReferences>(&args(10, None)).await.unwrap();
+        let columns: Vec<u32> = page.items.iter().map(|i| i.column).collect();
+        assert_eq!(columns, [6, 17, 6, 5, 6, 9, 11, 2, 8, 6]);
+    }
+
+    #[tokio::test]
+    async fn a_page_inside_the_definitions_has_them_only_and_an_estimated_total() {
+        let backend = fixture();
+        let q = query::references_queries("get", FILTERS).unwrap();
+        let pager = Pager::new(backend, PagerConfig::default());
+        let page = pager.page::<FindReferences>(&args(2, None)).await.unwrap();
+        assert_eq!(facts(&page.items), EXPECTED[..2]);
+        assert!(page.has_more);
+        // Not every definition is known yet (the window stopped inside them), so the total
+        // is an estimate: 3 definitions seen + 10 content matches - 3 of them their lines.
+        assert_eq!(
+            page.total,
+            Total {
+                value: 10,
+                exact: false
+            }
+        );
+        // The usages were still asked, for their count.
+        assert!(!pager.backend().files_asked(&q.usages).is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_usage_estimate_leaves_out_definition_lines_zoekt_counted() {
+        // Limit 7: all 4 definitions, then usages from a window that stopped before the last
+        // usage file. Zoekt counted 10 content matches; 4 are the definition lines.
+        let pager = Pager::new(fixture(), PagerConfig::default());
+        let page = pager.page::<FindReferences>(&args(7, None)).await.unwrap();
+        assert_eq!(facts(&page.items), EXPECTED[..7]);
+        assert_eq!(
+            page.total,
+            Total {
+                value: 4 + (10 - 4),
+                exact: false
+            }
+        );
+    }
+}

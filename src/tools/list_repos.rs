@@ -1,0 +1,154 @@
+//! `list_repos`: the indexed repositories, sorted by name. Also the repository listing the
+//! MCP layer serves as resources ([`Pager::repo_listing`]) and the lookup of one repository
+//! by name ([`Pager::repo`]).
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::backend::Backend;
+use crate::engine::config::PagerConfig;
+use crate::engine::cursor::{RequestKey, Scope};
+use crate::engine::error::Error;
+use crate::engine::page::{Collected, Page, PageArgs, Total};
+use crate::engine::{Pager, crashed};
+use crate::zoekt::query;
+
+/// The `list_repos` tool.
+pub struct ListRepos;
+
+/// Arguments of `list_repos`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct ListReposArgs {
+    /// Optional Zoekt query to filter repositories, e.g. `repo:^services/`.
+    #[serde(default)]
+    pub query: Option<String>,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(ListReposArgs);
+
+/// One indexed repository.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RepoItem {
+    /// Repository name.
+    pub name: String,
+    /// Number of indexed documents.
+    pub files: u64,
+    /// Whether it was indexed with ctags (needed by search_symbols/find_references).
+    pub has_symbols: bool,
+    /// When it was indexed (RFC 3339), if Zoekt says.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub index_time: String,
+    /// Indexed branches (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
+}
+
+impl ToolInfo for ListRepos {
+    const NAME: &'static str = "list_repos";
+    const TITLE: &'static str = "List indexed repositories";
+    const DESCRIPTION: &'static str = "List the indexed repositories (name, file count, \
+        whether symbols are indexed), sorted by name. Paged; continue with cursor=next_cursor.";
+    const SUMMARY: &'static str = "lists repositories";
+    type Args = ListReposArgs;
+}
+
+impl PagedTool for ListRepos {
+    const SCOPE_ID: u8 = 5;
+    type Item = RepoItem;
+    /// The Zoekt query (empty: every repository).
+    type Plan = String;
+
+    fn plan(args: &ListReposArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        let text = args.query.as_deref().unwrap_or("");
+        if text.trim().is_empty() {
+            Ok(String::new())
+        } else {
+            Ok(query::search_query(text)?)
+        }
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &String,
+        _needed: usize,
+    ) -> Result<Collected<RepoItem>, Error> {
+        let list = pager.backend().repos(plan).await?;
+        let mut warnings = Vec::new();
+        if list.crashes > 0 {
+            warnings.push(crashed(list.crashes));
+        }
+        let mut items: Vec<RepoItem> = list
+            .repos
+            .into_iter()
+            .map(|r| RepoItem {
+                name: r.name,
+                files: r.documents,
+                has_symbols: r.has_symbols,
+                index_time: r.index_time,
+                branches: r.branches,
+            })
+            .collect();
+        items.sort_by(|a, b| a.name.cmp(&b.name));
+        items.dedup_by(|a, b| a.name == b.name);
+        let total = Total {
+            value: items.len() as u64,
+            exact: true,
+        };
+        Ok(Collected {
+            items,
+            total,
+            warnings,
+        })
+    }
+}
+
+impl ItemText for RepoItem {
+    fn write_text(&self, out: &mut String) {
+        let _ = write!(
+            out,
+            "{} ({} files, symbols: {})",
+            self.name,
+            self.files,
+            if self.has_symbols { "yes" } else { "no" }
+        );
+    }
+}
+
+impl<B: Backend> Pager<B> {
+    /// Every repository, in the pages of `list_repos` without a query, with cursors of
+    /// their own ([`Scope::REPO_LISTING`]).
+    pub async fn repo_listing(&self, args: &PageArgs) -> Result<Page<RepoItem>, Error> {
+        let plan = String::new();
+        let key = RequestKey::new(Scope::REPO_LISTING, &ListRepos::key(&plan));
+        let slice = self.slice(&key, args)?;
+        let collected = ListRepos::collect(self, &plan, slice.needed()).await?;
+        Ok(self.cut(&key, slice, collected))
+    }
+
+    /// One repository by exact name, or `None`.
+    pub async fn repo(&self, name: &str) -> Result<Option<RepoItem>, Error> {
+        let args = ListReposArgs {
+            query: Some(format!("repo:^{}$", query::escape_token_regex(name))),
+            limit: Some(self.config().max_limit),
+            cursor: None,
+        };
+        let page = self.page::<ListRepos>(&args).await?;
+        Ok(page.items.into_iter().find(|r| r.name == name))
+    }
+}

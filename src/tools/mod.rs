@@ -1,0 +1,196 @@
+//! The tools, one module each, and the table that lists them.
+//!
+//! A tool module declares everything about its tool in one place: its name and cursor scope,
+//! its arguments (the MCP input schema and the CLI subcommand both derive from them), its item
+//! type (the output schema), how its arguments become a backend query, how a file becomes
+//! items, and how an item reads as one line of text. The paging engine, the MCP layer, the CLI
+//! and the regression harness all read [`visit_all`]; none of them names a tool.
+//!
+//! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing [`PagedTool`],
+//! declare the module below, and add one line to [`visit_all`]. See `docs/tools.md`.
+
+pub mod find_references;
+pub mod health;
+pub mod list_repos;
+pub mod read_file;
+pub mod search;
+pub mod search_files;
+pub mod search_symbols;
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::engine::Pager;
+use crate::engine::backend::Backend;
+use crate::engine::config::PagerConfig;
+use crate::engine::cursor::Scope;
+use crate::engine::error::Error;
+use crate::engine::page::{Collected, PageArgs};
+
+/// What every tool has: a name and the words that present it.
+pub trait ToolInfo: Send + Sync + 'static {
+    /// The name everywhere: MCP tool, CLI subcommand, metrics label, error texts.
+    const NAME: &'static str;
+    /// A short human title.
+    const TITLE: &'static str;
+    /// What the tool does and how to call it, for a model choosing tools.
+    const DESCRIPTION: &'static str;
+    /// What the tool does, as the end of "NAME ...", for the server's instructions.
+    const SUMMARY: &'static str;
+    /// The arguments: the MCP input schema (serde + schemars) and the CLI subcommand (clap).
+    type Args: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static;
+}
+
+/// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
+pub trait PagedArgs {
+    /// The page size and cursor.
+    fn paging(&self) -> PageArgs;
+    /// Replaces the page size and cursor (a walk moves the cursor).
+    fn set_paging(&mut self, paging: PageArgs);
+}
+
+/// Implements [`PagedArgs`] for an arguments struct with `limit` and `cursor` fields.
+macro_rules! paged_args {
+    ($args:ty) => {
+        impl $crate::tools::PagedArgs for $args {
+            fn paging(&self) -> $crate::engine::page::PageArgs {
+                $crate::engine::page::PageArgs {
+                    limit: self.limit,
+                    cursor: self.cursor.clone(),
+                }
+            }
+            fn set_paging(&mut self, paging: $crate::engine::page::PageArgs) {
+                self.limit = paging.limit;
+                self.cursor = paging.cursor;
+            }
+        }
+    };
+}
+use paged_args;
+
+/// A tool that answers with pages of items.
+pub trait PagedTool: ToolInfo<Args: PagedArgs> {
+    /// The cursor scope id: written into every cursor, so never reused for another tool.
+    const SCOPE_ID: u8;
+    /// The cursor scope: this tool's id and name.
+    const SCOPE: Scope = Scope {
+        id: Self::SCOPE_ID,
+        name: Self::NAME,
+    };
+    /// One item of a page (the output schema's `items`).
+    type Item: Serialize + JsonSchema + ItemText + Send + Sync + 'static;
+    /// The validated, canonical request the arguments stand for.
+    type Plan: Send + Sync;
+
+    /// Validates the arguments and builds the request; refuses what cannot be searched.
+    fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
+    /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
+    fn key(plan: &Self::Plan) -> Vec<&str>;
+    /// Every item from position 0 up to `needed` (or all there are), in page order.
+    fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &Self::Plan,
+        needed: usize,
+    ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
+}
+
+/// A tool that answers with one value rather than pages.
+pub trait AnswerTool: ToolInfo {
+    /// The answer (the output schema).
+    type Output: Serialize + JsonSchema + Send + Sync + 'static;
+
+    /// Runs the call.
+    fn answer<B: Backend>(
+        pager: &Pager<B>,
+        args: &Self::Args,
+    ) -> impl Future<Output = Result<Self::Output, Error>> + Send;
+    /// The answer as text for a model to read.
+    fn text(output: &Self::Output) -> String;
+}
+
+/// An item as text: one line (or a few, for context), no trailing newline.
+pub trait ItemText {
+    /// Appends the item's text to `out`.
+    fn write_text(&self, out: &mut String);
+}
+
+/// Something that wants to know every tool, with its type.
+pub trait ToolVisitor {
+    /// Called once for each paged tool.
+    fn paged<T: PagedTool>(&mut self);
+    /// Called once for each tool that answers with one value.
+    fn answer<T: AnswerTool>(&mut self);
+}
+
+/// Every tool, in the order `tools/list` shows them. A new tool is one line here.
+pub fn visit_all(v: &mut impl ToolVisitor) {
+    v.paged::<search_symbols::SearchSymbols>();
+    v.paged::<search_files::SearchFiles>();
+    v.paged::<find_references::FindReferences>();
+    v.paged::<search::Search>();
+    v.paged::<list_repos::ListRepos>();
+    v.answer::<read_file::ReadFile>();
+    v.answer::<health::Health>();
+}
+
+/// The names of every tool, in table order.
+pub fn names() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl ToolVisitor for Names {
+        fn paged<T: PagedTool>(&mut self) {
+            self.0.push(T::NAME);
+        }
+        fn answer<T: AnswerTool>(&mut self) {
+            self.0.push(T::NAME);
+        }
+    }
+    let mut v = Names(Vec::new());
+    visit_all(&mut v);
+    v.0
+}
+
+/// The cursor scope of the paged tool with this id.
+pub(crate) fn scope_of(id: u8) -> Option<Scope> {
+    struct Find(u8, Option<Scope>);
+    impl ToolVisitor for Find {
+        fn paged<T: PagedTool>(&mut self) {
+            if T::SCOPE.id == self.0 {
+                self.1 = Some(T::SCOPE);
+            }
+        }
+        fn answer<T: AnswerTool>(&mut self) {}
+    }
+    let mut v = Find(id, None);
+    visit_all(&mut v);
+    v.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_cursor_scopes_are_unique() {
+        struct Scopes(Vec<u8>);
+        impl ToolVisitor for Scopes {
+            fn paged<T: PagedTool>(&mut self) {
+                self.0.push(T::SCOPE.id);
+            }
+            fn answer<T: AnswerTool>(&mut self) {}
+        }
+        let mut s = Scopes(vec![Scope::REPO_LISTING.id]);
+        visit_all(&mut s);
+        let mut ids = s.0.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), s.0.len(), "{:?}", s.0);
+        let mut names = names();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}

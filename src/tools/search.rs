@@ -1,0 +1,189 @@
+//! `search`: one item per matching line of a raw Zoekt query.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::{ArgumentError, Error};
+use crate::engine::page::Collected;
+use crate::engine::text::{clip_text, column, context_lines};
+use crate::zoekt::query;
+
+/// The `search` tool.
+pub struct Search;
+
+/// Arguments of `search`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// A Zoekt query, e.g. `ctx.Done lang:go -file:_test` (terms are RE2 regexes matching
+    /// content or path; `content:`, `file:`, `repo:`, `lang:`, `sym:`, `case:`, `or`, `-`).
+    pub query: String,
+    /// Lines of context before and after each matching line.
+    #[serde(default)]
+    #[arg(long, visible_alias = "context")]
+    pub context_lines: Option<u32>,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(SearchArgs);
+
+/// One matching line (line 0 means the file's path matched).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct LineItem {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// 1-based line number; 0 when the path matched.
+    pub line: u32,
+    /// 1-based character column of the first match on the line.
+    pub column: u32,
+    /// The line, trimmed and shortened (the path, for a path match).
+    pub text: String,
+    /// Lines before the match, oldest first (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    /// Lines after the match (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+}
+
+/// The request behind a `search` call.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    query: String,
+    context_lines: u32,
+}
+
+impl ToolInfo for Search {
+    const NAME: &'static str = "search";
+    const TITLE: &'static str = "Search code lines";
+    const DESCRIPTION: &'static str = "Run a raw Zoekt query; one item per matching line \
+        (line 0 = the path matched), optionally with context lines. Paged by item; continue \
+        with cursor=next_cursor.";
+    const SUMMARY: &'static str = "returns matching lines for a raw Zoekt query";
+    type Args = SearchArgs;
+}
+
+impl PagedTool for Search {
+    const SCOPE_ID: u8 = 1;
+    type Item = LineItem;
+    type Plan = Plan;
+
+    fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
+        let query = query::search_query(&args.query)?;
+        let context_lines = args.context_lines.unwrap_or(0);
+        if context_lines > cfg.max_context_lines {
+            return Err(ArgumentError::ContextLines {
+                given: context_lines,
+                max: cfg.max_context_lines,
+            }
+            .into());
+        }
+        Ok(Plan {
+            query,
+            context_lines,
+        })
+    }
+
+    /// Context lines change what an item shows, not which items there are: not in the key.
+    fn key(plan: &Plan) -> Vec<&str> {
+        vec![&plan.query]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &Plan,
+        needed: usize,
+    ) -> Result<Collected<LineItem>, Error> {
+        pager
+            .ranked_items(&plan.query, plan.context_lines, needed, lines_of, |s| {
+                s.match_count
+            })
+            .await
+    }
+}
+
+impl ItemText for LineItem {
+    fn write_text(&self, out: &mut String) {
+        for b in &self.before {
+            let _ = writeln!(out, "  | {b}");
+        }
+        if self.line == 0 {
+            let _ = write!(out, "{}/{} (path match)", self.repo, self.path);
+        } else {
+            let _ = write!(
+                out,
+                "{}/{}:{}: {}",
+                self.repo, self.path, self.line, self.text
+            );
+        }
+        for a in &self.after {
+            let _ = write!(out, "\n  | {a}");
+        }
+    }
+}
+
+/// One item per matching line, in line order; a path match is item line 0, first.
+fn lines_of(file: &RankedFile) -> Vec<LineItem> {
+    let path_match = file.path_matched.then(|| LineItem {
+        repo: file.repo.clone(),
+        path: file.path.clone(),
+        line: 0,
+        column: 1,
+        text: clip_text(&file.path),
+        before: Vec::new(),
+        after: Vec::new(),
+    });
+    let mut out: Vec<LineItem> = path_match
+        .into_iter()
+        .chain(file.lines.iter().map(|l| {
+            let first = l.fragments.iter().map(|f| f.byte_offset).min();
+            LineItem {
+                repo: file.repo.clone(),
+                path: file.path.clone(),
+                line: l.number,
+                column: column(&l.text, first.unwrap_or(0)),
+                text: clip_text(&l.text),
+                before: context_lines(l.before.as_deref()),
+                after: context_lines(l.after.as_deref()),
+            }
+        }))
+        .collect();
+    out.sort_by_key(|m| m.line);
+    out.dedup_by_key(|m| m.line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::search_symbols::tests::{file, line};
+
+    #[test]
+    fn one_item_per_line_in_line_order_with_the_path_first() {
+        let mut f = file(vec![
+            line(9, "b b", vec![(2, None), (0, None)]),
+            line(3, "a", vec![(0, None)]),
+            line(9, "b b", vec![(0, None)]),
+        ]);
+        f.path_matched = true;
+        let items = lines_of(&f);
+        let lines: Vec<(u32, u32)> = items.iter().map(|i| (i.line, i.column)).collect();
+        assert_eq!(lines, [(0, 1), (3, 1), (9, 1)]);
+        assert_eq!(items[0].text, "a.go");
+    }
+}

@@ -1,0 +1,128 @@
+//! `search_files`: one item per file whose PATH matches (never by content).
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::Error;
+use crate::engine::page::Collected;
+use crate::zoekt::query;
+
+/// The `search_files` tool.
+pub struct SearchFiles;
+
+/// Arguments of `search_files`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilesArgs {
+    /// Path regexes (all must match), optionally with filters: `lang:`, `repo:`, `-file:`.
+    /// Example: `handler\.go$ repo:core`. Filters alone list every file they select.
+    pub query: String,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(SearchFilesArgs);
+
+/// One file whose path matched.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct FileItem {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// Language Zoekt detected (may be empty).
+    pub language: String,
+    /// Branches holding this version of the file (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
+}
+
+impl ToolInfo for SearchFiles {
+    const NAME: &'static str = "search_files";
+    const TITLE: &'static str = "Search file paths";
+    const DESCRIPTION: &'static str = "Find FILES whose path matches regexes (never by \
+        content), one item per file. Paged by item; continue with cursor=next_cursor.";
+    const SUMMARY: &'static str = "finds paths";
+    type Args = SearchFilesArgs;
+}
+
+impl PagedTool for SearchFiles {
+    const SCOPE_ID: u8 = 3;
+    type Item = FileItem;
+    /// The Zoekt query.
+    type Plan = String;
+
+    fn plan(args: &SearchFilesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        Ok(query::files_query(&args.query)?)
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &String,
+        needed: usize,
+    ) -> Result<Collected<FileItem>, Error> {
+        pager
+            .ranked_items(plan, 0, needed, files_of, |s| s.file_count)
+            .await
+    }
+}
+
+impl ItemText for FileItem {
+    fn write_text(&self, out: &mut String) {
+        let _ = write!(out, "{}/{}", self.repo, self.path);
+        if !self.language.is_empty() {
+            let _ = write!(out, " ({})", self.language);
+        }
+    }
+}
+
+/// A file counts only if its PATH matched, or if Zoekt sent no match lines at all (a pure
+/// filter query). A file that matched by content only is never listed.
+fn files_of(file: &RankedFile) -> Vec<FileItem> {
+    let no_matches = file.lines.is_empty();
+    if !(file.path_matched || no_matches) {
+        return Vec::new();
+    }
+    vec![FileItem {
+        repo: file.repo.clone(),
+        path: file.path.clone(),
+        language: file.language.clone(),
+        branches: file.branches.clone(),
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::search_symbols::tests::{file, line};
+
+    #[test]
+    fn files_skip_content_only_matches() {
+        let content_only = file(vec![line(3, "widgetry", vec![(0, None)])]);
+        assert!(files_of(&content_only).is_empty());
+        let mut by_name = file(vec![]);
+        by_name.path_matched = true;
+        assert_eq!(files_of(&by_name).len(), 1);
+        let mut both = content_only.clone();
+        both.path_matched = true;
+        assert_eq!(files_of(&both).len(), 1);
+        // A pure filter query: no match lines at all.
+        assert_eq!(files_of(&file(vec![])).len(), 1);
+    }
+}

@@ -1,0 +1,264 @@
+//! `search_symbols`: one item per symbol definition whose name matches a regex.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::{ArgumentError, Error};
+use crate::engine::page::Collected;
+use crate::engine::text::{clip_text, column};
+use crate::zoekt::query;
+
+/// The `search_symbols` tool.
+pub struct SearchSymbols;
+
+/// Arguments of `search_symbols`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSymbolsArgs {
+    /// A symbol name regex (RE2), optionally with filters: `lang:go`, `repo:REGEX`,
+    /// `file:REGEX`, `case:yes`, and negations like `-file:_test`. Example: `Handler$ lang:go`.
+    pub query: String,
+    /// Keep only these ctags kinds, e.g. ["function", "method"].
+    #[serde(default)]
+    #[arg(long, value_delimiter = ',')]
+    pub kinds: Option<Vec<String>>,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(SearchSymbolsArgs);
+
+/// One symbol definition found by ctags (a `sym:` match).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SymbolItem {
+    /// The symbol's name.
+    pub name: String,
+    /// ctags kind, e.g. `function`, `method`, `struct`.
+    pub kind: String,
+    /// Enclosing scope (class, impl, module), when ctags knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// ctags kind of the enclosing scope, when ctags knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_kind: Option<String>,
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// 1-based.
+    pub line: u32,
+    /// 1-based, in characters.
+    pub column: u32,
+    /// The defining line, trimmed and shortened.
+    pub text: String,
+}
+
+/// The request behind a `search_symbols` call.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    query: String,
+    kinds: BTreeSet<String>,
+    /// The kinds, sorted and joined: part of the cursor's hash.
+    kinds_key: String,
+}
+
+impl ToolInfo for SearchSymbols {
+    const NAME: &'static str = "search_symbols";
+    const TITLE: &'static str = "Search symbol definitions";
+    const DESCRIPTION: &'static str = "Find symbol DEFINITIONS (functions, methods, types...) \
+        whose name matches a regex, one item per definition with kind, parent, location and \
+        the defining line. Paged by item; continue with cursor=next_cursor.";
+    const SUMMARY: &'static str = "finds definitions";
+    type Args = SearchSymbolsArgs;
+}
+
+impl PagedTool for SearchSymbols {
+    const SCOPE_ID: u8 = 2;
+    type Item = SymbolItem;
+    type Plan = Plan;
+
+    fn plan(args: &SearchSymbolsArgs, _cfg: &PagerConfig) -> Result<Plan, Error> {
+        let query = query::symbols_query(&args.query)?;
+        let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
+        let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
+        Ok(Plan {
+            query,
+            kinds,
+            kinds_key,
+        })
+    }
+
+    fn key(plan: &Plan) -> Vec<&str> {
+        vec![&plan.query, &plan.kinds_key]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &Plan,
+        needed: usize,
+    ) -> Result<Collected<SymbolItem>, Error> {
+        pager
+            .ranked_items(
+                &plan.query,
+                0,
+                needed,
+                |f| symbols_of(f, &plan.kinds),
+                |s| s.match_count,
+            )
+            .await
+    }
+}
+
+impl ItemText for SymbolItem {
+    fn write_text(&self, out: &mut String) {
+        let _ = write!(
+            out,
+            "{}/{}:{} {} {}",
+            self.repo, self.path, self.line, self.kind, self.name
+        );
+        if let Some(parent) = &self.parent {
+            let _ = write!(out, " (in {parent})");
+        }
+        let _ = write!(out, " | {}", self.text);
+    }
+}
+
+/// The symbol items of one file: only fragments carrying a symbol (a `sym:` match on a
+/// ctags-indexed repository), optionally of some ctags kinds only, in position order (line,
+/// then column): the backend orders matches by score, which would make numbering depend on
+/// scoring details.
+pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<SymbolItem> {
+    let mut out: Vec<SymbolItem> = Vec::new();
+    for line in file.lines.iter().filter(|l| l.number > 0) {
+        for frag in &line.fragments {
+            let Some(sym) = &frag.symbol else {
+                continue;
+            };
+            if !kinds.is_empty() && !kinds.contains(&sym.kind.to_lowercase()) {
+                continue;
+            }
+            out.push(SymbolItem {
+                name: sym.name.clone(),
+                kind: sym.kind.clone(),
+                parent: Some(sym.parent.clone()).filter(|p| !p.is_empty()),
+                parent_kind: Some(sym.parent_kind.clone()).filter(|p| !p.is_empty()),
+                repo: file.repo.clone(),
+                path: file.path.clone(),
+                line: line.number,
+                column: column(&line.text, frag.byte_offset),
+                text: clip_text(&line.text),
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.line, a.column, &a.name).cmp(&(b.line, b.column, &b.name)));
+    out.dedup_by(|a, b| (a.line, a.column, &a.name) == (b.line, b.column, &b.name));
+    out
+}
+
+/// Lower-cases, dedups and bounds the `kinds` filter.
+fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
+    if kinds.len() > 20 {
+        return Err(ArgumentError::TooManyKinds { count: kinds.len() });
+    }
+    let mut set = BTreeSet::new();
+    for k in kinds {
+        let k = k.trim().to_lowercase();
+        if k.is_empty()
+            || k.len() > 40
+            || !k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ' ')
+        {
+            return Err(ArgumentError::NotAKind { kind: k });
+        }
+        set.insert(k);
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::engine::backend::{Fragment, MatchedLine, Symbol};
+
+    /// A matching line whose fragments start at the given byte offsets, each a definition
+    /// of the given symbol (a `function`) or a plain match.
+    pub(crate) fn line(n: u32, text: &str, frags: Vec<(u32, Option<&str>)>) -> MatchedLine {
+        MatchedLine {
+            text: format!("{text}\n"),
+            number: n,
+            fragments: frags
+                .into_iter()
+                .map(|(off, sym)| Fragment {
+                    byte_offset: off,
+                    symbol: sym.map(|s| Symbol {
+                        name: s.into(),
+                        kind: "function".into(),
+                        ..Default::default()
+                    }),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// File `r/a.go` with these matching lines.
+    pub(crate) fn file(lines: Vec<MatchedLine>) -> RankedFile {
+        RankedFile {
+            path: "a.go".into(),
+            repo: "r".into(),
+            lines,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn symbols_are_ordered_by_position_not_by_zoekt_score() {
+        let f = file(vec![
+            line(9, "func b() {}", vec![(5, Some("b"))]),
+            line(2, "func a() {} // x", vec![(5, Some("a")), (14, None)]),
+        ]);
+        let s = symbols_of(&f, &BTreeSet::new());
+        assert_eq!(
+            s.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!((s[0].line, s[0].column), (2, 6));
+    }
+
+    #[test]
+    fn kinds_filter_and_missing_symbol_info() {
+        let f = file(vec![line(1, "get()", vec![(0, None)])]);
+        assert!(symbols_of(&f, &BTreeSet::new()).is_empty());
+        let f = file(vec![line(1, "func a()", vec![(5, Some("a"))])]);
+        let only_structs = BTreeSet::from(["struct".to_string()]);
+        assert!(symbols_of(&f, &only_structs).is_empty());
+    }
+
+    #[test]
+    fn kinds_are_normalised_and_bounded() {
+        let kinds = normalise_kinds(&[" Method".into(), "method".into()]).unwrap();
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["method"]);
+        assert_eq!(
+            normalise_kinds(&vec!["f".to_string(); 21]),
+            Err(ArgumentError::TooManyKinds { count: 21 })
+        );
+        assert!(matches!(
+            normalise_kinds(&["a;b".into()]),
+            Err(ArgumentError::NotAKind { .. })
+        ));
+    }
+}

@@ -1,0 +1,155 @@
+//! The Zoekt adapter: [`ZoektClient`] as the engine's [`Backend`]. The one place Zoekt's wire
+//! types meet the engine's neutral ones, translated field by field.
+
+use std::future::Future;
+
+use super::wire::{
+    FileMatch, LineMatch, RepoList, SearchOptions, SearchRequest, SearchResult, SymbolInfo,
+};
+use super::{ZoektClient, ZoektError};
+use crate::engine::backend::{
+    Backend, BackendError, BackendErrorKind, FileSearch, Fragment, IndexStats, IndexedRepo,
+    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats, Symbol,
+};
+
+impl Backend for ZoektClient {
+    fn search(
+        &self,
+        search: &FileSearch,
+    ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send {
+        let req = request(search);
+        async move {
+            let result = ZoektClient::search(self, &req).await?;
+            Ok(ranked_files(result))
+        }
+    }
+
+    async fn repos(&self, query: &str) -> Result<RepoListing, BackendError> {
+        Ok(listing(self.list(query).await?))
+    }
+
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
+        let r = ZoektClient::readiness(self).await?;
+        Ok(Readiness {
+            status: r.readyz_status,
+            detail: r.detail,
+        })
+    }
+}
+
+/// The `/api/search` request for a search.
+pub fn request(search: &FileSearch) -> SearchRequest {
+    SearchRequest {
+        q: search.query.clone(),
+        opts: SearchOptions {
+            max_doc_display_count: search.max_files,
+            shard_max_match_count: search.effort.shard_max_match_count,
+            total_max_match_count: search.effort.total_max_match_count,
+            max_wall_time: search.effort.max_wall_time_ms.saturating_mul(1_000_000),
+            num_context_lines: search.context_lines,
+            whole: search.whole_content,
+            ..SearchOptions::default()
+        },
+    }
+}
+
+impl From<ZoektError> for BackendError {
+    fn from(e: ZoektError) -> Self {
+        let kind = match &e {
+            ZoektError::Unreachable { .. } => BackendErrorKind::Unreachable,
+            ZoektError::Timeout { .. } => BackendErrorKind::Timeout,
+            ZoektError::Query { .. } => BackendErrorKind::BadQuery,
+            ZoektError::Server { .. } => BackendErrorKind::ServerError,
+            ZoektError::Malformed { .. } => BackendErrorKind::Malformed,
+        };
+        BackendError {
+            kind,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Zoekt's answer in the engine's terms, files in Zoekt's order.
+pub fn ranked_files(result: SearchResult) -> RankedFiles {
+    RankedFiles {
+        stats: SearchStats {
+            file_count: result.file_count,
+            match_count: result.match_count,
+            files_skipped: result.files_skipped,
+            shards_skipped: result.shards_skipped,
+            crashes: result.crashes,
+        },
+        files: result.files.into_iter().map(ranked_file).collect(),
+    }
+}
+
+fn ranked_file(f: FileMatch) -> RankedFile {
+    // Path matches come as line matches (or chunks) flagged FileName; the rest is content.
+    let path_matched =
+        f.line_matches.iter().any(|lm| lm.file_name) || f.chunk_matches.iter().any(|c| c.file_name);
+    RankedFile {
+        path_matched,
+        lines: f
+            .line_matches
+            .into_iter()
+            .filter(|lm| !lm.file_name)
+            .map(matched_line)
+            .collect(),
+        repo: f.repository,
+        path: f.file_name,
+        language: f.language,
+        branches: f.branches,
+        score: f.score,
+        content: f.content.map(|c| c.0),
+    }
+}
+
+fn matched_line(lm: LineMatch) -> MatchedLine {
+    MatchedLine {
+        number: lm.line_number,
+        text: lm.line.0,
+        before: lm.before.map(|b| b.0),
+        after: lm.after.map(|a| a.0),
+        fragments: lm
+            .line_fragments
+            .into_iter()
+            .map(|frag| Fragment {
+                byte_offset: frag.line_offset,
+                symbol: frag.symbol_info.map(symbol),
+            })
+            .collect(),
+    }
+}
+
+fn symbol(s: SymbolInfo) -> Symbol {
+    Symbol {
+        name: s.sym,
+        kind: s.kind,
+        parent: s.parent,
+        parent_kind: s.parent_kind,
+    }
+}
+
+fn listing(list: RepoList) -> RepoListing {
+    RepoListing {
+        crashes: list.crashes,
+        stats: IndexStats {
+            repos: list.stats.repos,
+            documents: list.stats.documents,
+            shards: list.stats.shards,
+            index_bytes: list.stats.index_bytes,
+        },
+        repos: list
+            .repos
+            .into_iter()
+            .map(|r| IndexedRepo {
+                name: r.repository.name,
+                documents: r.stats.documents,
+                has_symbols: r.repository.has_symbols,
+                index_time: r.index_metadata.index_time,
+                branches: r.repository.branches.into_iter().map(|b| b.name).collect(),
+                indexer_version: r.index_metadata.zoekt_version,
+            })
+            .collect(),
+    }
+}

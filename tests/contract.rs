@@ -13,6 +13,7 @@ use support::ToolCalls;
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 use zoekt_pager::tools::PagedTool;
+use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
 use zoekt_pager::tools::search::LineItem;
 use zoekt_pager::tools::search_files::FileItem;
@@ -449,4 +450,55 @@ async fn big_corpus_walks_equal_unpaged() {
     let truth = oracle::lines(&url, r"genSym2\d\d\b").await;
     assert_eq!(line_keys(&items), truth);
     assert!(items.len() >= 100, "{} lines", items.len());
+}
+
+#[tokio::test]
+async fn files_with_matches_walk() {
+    let url = zoekt();
+    let p = pager(&url);
+    let args = FilesWithMatchesArgs {
+        query: "pagerLineMark".into(),
+        ..Default::default()
+    };
+    let pages = walk(&[5], async |a| {
+        support::page_of::<FilesWithMatches, _>(&p, args.clone(), a).await
+    })
+    .await;
+    assert_eq!(
+        sizes(&pages),
+        [5, 5, 2],
+        "fixture fact: pagerLineMark is in 12 files"
+    );
+    let items = all_items(&pages);
+    // Raw Zoekt: every file with a content match, in page order, its line count and first line.
+    let truth: Vec<(String, String, u32, u32)> = oracle::files(&url, "pagerLineMark")
+        .await
+        .into_iter()
+        .filter_map(|f| {
+            let lines: Vec<u32> = f.line_numbers().into_iter().filter(|&n| n > 0).collect();
+            let first = *lines.first()?;
+            Some((f.repo, f.path, lines.len() as u32, first))
+        })
+        .collect();
+    let got: Vec<(String, String, u32, u32)> = items
+        .iter()
+        .map(|i| {
+            (
+                i.repo.clone(),
+                i.path.clone(),
+                i.matching_lines,
+                i.first_line,
+            )
+        })
+        .collect();
+    assert_eq!(got, truth);
+    assert_eq!(
+        items.iter().map(|i| i.matching_lines).sum::<u32>(),
+        75,
+        "fixture fact: 75 pagerLineMark lines"
+    );
+    assert!(items.iter().all(|i| i.text.contains("pagerLineMark")));
+    let last = pages.last().unwrap();
+    assert_eq!(last.total.value, 12);
+    assert!(last.total.exact && last.complete);
 }

@@ -9,6 +9,7 @@
 //! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing [`PagedTool`],
 //! declare the module below, and add one line to [`visit_all`]. See `docs/tools.md`.
 
+pub mod files_with_matches;
 pub mod find_references;
 pub mod health;
 pub mod list_repos;
@@ -131,6 +132,7 @@ pub fn visit_all(v: &mut impl ToolVisitor) {
     v.paged::<search_files::SearchFiles>();
     v.paged::<find_references::FindReferences>();
     v.paged::<search::Search>();
+    v.paged::<files_with_matches::FilesWithMatches>();
     v.paged::<list_repos::ListRepos>();
     v.answer::<read_file::ReadFile>();
     v.answer::<health::Health>();

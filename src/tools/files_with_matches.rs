@@ -1,0 +1,156 @@
+//! `files_with_matches`: one item per file whose CONTENT matches a Zoekt query, with how many
+//! of its lines matched and the first of them. Like `rg --files-with-matches`: the answer to
+//! "which files mention this?" in a fraction of the tokens of every matching line.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use crate::engine::Pager;
+use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::Error;
+use crate::engine::page::Collected;
+use crate::engine::text::{clip_text, column};
+use crate::zoekt::query;
+
+/// The `files_with_matches` tool.
+pub struct FilesWithMatches;
+
+/// Arguments of `files_with_matches`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct FilesWithMatchesArgs {
+    /// A Zoekt query, as for `search` (e.g. `ctx.Done lang:go -file:_test`). Files that match
+    /// only by their path are not listed.
+    pub query: String,
+    /// Items per page.
+    #[serde(default)]
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// `next_cursor` from the previous page of the same call.
+    #[serde(default)]
+    #[arg(long)]
+    pub cursor: Option<String>,
+}
+
+paged_args!(FilesWithMatchesArgs);
+
+/// One file whose content matched.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct MatchingFileItem {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// Language Zoekt detected (may be empty).
+    pub language: String,
+    /// How many lines of the file matched (as Zoekt returned them).
+    pub matching_lines: u32,
+    /// 1-based number of the first matching line.
+    pub first_line: u32,
+    /// 1-based character column of the first match on that line.
+    pub column: u32,
+    /// The first matching line, trimmed and shortened.
+    pub text: String,
+}
+
+impl ToolInfo for FilesWithMatches {
+    const NAME: &'static str = "files_with_matches";
+    const TITLE: &'static str = "Files whose content matches";
+    const DESCRIPTION: &'static str = "Run a raw Zoekt query; one item per file whose CONTENT \
+        matches, with the number of matching lines and the first one. Cheaper than search when \
+        you need which files, not every line. Paged by item; continue with \
+        cursor=next_cursor.";
+    const SUMMARY: &'static str = "lists the files whose content matches";
+    type Args = FilesWithMatchesArgs;
+}
+
+impl PagedTool for FilesWithMatches {
+    const SCOPE_ID: u8 = 7;
+    type Item = MatchingFileItem;
+    /// The Zoekt query.
+    type Plan = String;
+
+    fn plan(args: &FilesWithMatchesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        Ok(query::search_query(&args.query)?)
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &String,
+        needed: usize,
+    ) -> Result<Collected<MatchingFileItem>, Error> {
+        pager
+            .ranked_items(plan, 0, needed, matching_file, |s| s.file_count)
+            .await
+    }
+}
+
+impl ItemText for MatchingFileItem {
+    fn write_text(&self, out: &mut String) {
+        let lines = if self.matching_lines == 1 {
+            "line"
+        } else {
+            "lines"
+        };
+        let _ = write!(
+            out,
+            "{}/{} ({} {lines}) :{}: {}",
+            self.repo, self.path, self.matching_lines, self.first_line, self.text
+        );
+    }
+}
+
+/// The file as one item when some line of its content matched; nothing otherwise.
+fn matching_file(file: &RankedFile) -> Vec<MatchingFileItem> {
+    let mut lines: Vec<_> = file.lines.iter().filter(|l| l.number > 0).collect();
+    lines.sort_by_key(|l| l.number);
+    lines.dedup_by_key(|l| l.number);
+    let Some(first) = lines.first() else {
+        return Vec::new();
+    };
+    let at = first.fragments.iter().map(|f| f.byte_offset).min();
+    vec![MatchingFileItem {
+        repo: file.repo.clone(),
+        path: file.path.clone(),
+        language: file.language.clone(),
+        matching_lines: lines.len() as u32,
+        first_line: first.number,
+        column: column(&first.text, at.unwrap_or(0)),
+        text: clip_text(&first.text),
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::search_symbols::tests::{file, line};
+
+    #[test]
+    fn one_item_per_file_with_its_first_line_and_count() {
+        let f = file(vec![
+            line(9, "x b", vec![(2, None)]),
+            line(3, "  a", vec![(2, None)]),
+            line(9, "x b", vec![(2, None)]),
+        ]);
+        let items = matching_file(&f);
+        assert_eq!(items.len(), 1);
+        let i = &items[0];
+        assert_eq!((i.matching_lines, i.first_line, i.column), (2, 3, 3));
+        assert_eq!(i.text, "a");
+    }
+
+    #[test]
+    fn a_path_only_match_is_not_a_content_match() {
+        let mut f = file(vec![]);
+        f.path_matched = true;
+        assert!(matching_file(&f).is_empty());
+    }
+}

@@ -21,4 +21,5 @@ echo "== search_symbols 'pagerItem\d+' --limit 30 --all   (Zoekt at $URL)"
 echo; echo "== search_files widgetry"; "$BIN" search_files widgetry
 echo; echo "== find_references get --limit 8"; "$BIN" find_references get --limit 8
 echo; echo "== search pagerLineMark --limit 5 --context-lines 1"; "$BIN" search pagerLineMark --limit 5 --context-lines 1
+echo; echo "== files_with_matches pagerLineMark --limit 5"; "$BIN" files_with_matches pagerLineMark --limit 5
 echo; echo "== list_repos"; "$BIN" list_repos

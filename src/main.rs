@@ -37,22 +37,31 @@ struct RecordArgs {
 
 /// The command line: global settings, `serve`, `record`, and one subcommand per tool.
 fn command_line() -> Command {
-    let cli = Command::new("zoekt-pager")
+    // `augment_args` also sets `about` from the struct's doc comment: set ours after it.
+    let mut cli = Config::augment_args(Command::new("zoekt-pager"))
         .version(env!("CARGO_PKG_VERSION"))
         .about("Exact, resumable pages of Zoekt code search for AI assistants")
+        .long_about(None)
         .subcommand_required(true)
-        .arg_required_else_help(true);
-    let mut cli =
-        Config::augment_args(cli).subcommand(HttpArgs::augment_args(Command::new("serve").about(
-            "Serve MCP over stdio (for Claude Code, Cursor and other MCP clients), or over \
-             streamable HTTP with --http (sidecar mode).",
-        )));
+        .arg_required_else_help(true)
+        .subcommand(
+            HttpArgs::augment_args(Command::new("serve"))
+                .about(
+                    "Serve MCP over stdio (for Claude Code, Cursor and other MCP clients), or \
+                     over streamable HTTP with --http (sidecar mode)",
+                )
+                .long_about(None),
+        );
     #[cfg(feature = "harness")]
     {
-        cli = cli.subcommand(RecordArgs::augment_args(Command::new("record").about(
-            "Run regression scenarios against a live Zoekt and write recordings (every Zoekt \
-             exchange plus the MCP results, the goldens) for replay without Zoekt.",
-        )));
+        cli = cli.subcommand(
+            RecordArgs::augment_args(Command::new("record"))
+                .about(
+                    "Run regression scenarios against a live Zoekt and write recordings (every \
+                     Zoekt exchange plus the MCP results, the goldens) for replay without Zoekt",
+                )
+                .long_about(None),
+        );
     }
     let mut commands = ToolCommands(Vec::new());
     visit_all(&mut commands);
@@ -67,7 +76,7 @@ struct ToolCommands(Vec<Command>);
 
 impl ToolVisitor for ToolCommands {
     fn paged<T: PagedTool>(&mut self) {
-        let command = T::Args::augment_args(tool_command::<T>())
+        let command = tool_command::<T>()
             .arg(
                 clap::Arg::new("all")
                     .long("all")
@@ -84,12 +93,13 @@ impl ToolVisitor for ToolCommands {
     }
 
     fn answer<T: AnswerTool>(&mut self) {
-        self.0.push(T::Args::augment_args(tool_command::<T>()));
+        self.0.push(tool_command::<T>());
     }
 }
 
+/// The subcommand of tool `T`: its arguments as flags, its title and description as help.
 fn tool_command<T: ToolInfo>() -> Command {
-    Command::new(T::NAME)
+    T::Args::augment_args(Command::new(T::NAME))
         .about(T::TITLE)
         .long_about(T::DESCRIPTION)
 }

@@ -46,6 +46,9 @@ async fn tools_list_has_every_tool_read_only_with_limit_bounds() {
         let out = t.output_schema.as_ref().expect("output schema");
         assert_eq!(out.get("type"), Some(&json!("object")), "{name}");
         assert!(jsonschema::validator_for(&Value::Object((**out).clone())).is_ok());
+        // Every field of the output (items included) says what it holds.
+        let undescribed = undescribed_properties(&Value::Object((**out).clone()));
+        assert!(undescribed.is_empty(), "{name}: {undescribed:?}");
         let a = t.annotations.as_ref().expect("annotations");
         assert_eq!(a.read_only_hint, Some(true), "{name}");
         assert_eq!(a.idempotent_hint, Some(true), "{name}");
@@ -65,6 +68,29 @@ async fn tools_list_has_every_tool_read_only_with_limit_bounds() {
         assert_eq!(limit["default"], json!(30), "{name}: {limit}");
     }
     client.cancel().await.unwrap();
+}
+
+/// Names of the properties, anywhere in `schema` (its `$defs` too), that lack a description.
+fn undescribed_properties(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                for (name, prop) in props {
+                    if prop.get("description").and_then(Value::as_str).is_none() {
+                        out.push(name.clone());
+                    }
+                }
+            }
+            map.values()
+                .for_each(|v| out.extend(undescribed_properties(v)));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| out.extend(undescribed_properties(v))),
+        _ => {}
+    }
+    out
 }
 
 #[tokio::test]

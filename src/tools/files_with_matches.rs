@@ -19,24 +19,16 @@ use crate::zoekt::query;
 /// The `files_with_matches` tool.
 pub struct FilesWithMatches;
 
-/// Arguments of `files_with_matches`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct FilesWithMatchesArgs {
-    /// A Zoekt query, as for `search` (e.g. `ctx.Done lang:go -file:_test`). Files that match
-    /// only by their path are not listed.
-    pub query: String,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `files_with_matches`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct FilesWithMatchesArgs {
+        /// A Zoekt query, as for `search` (e.g. `ctx.Done lang:go -file:_test`). Files that match
+        /// only by their path are not listed.
+        pub query: String,
+    }
 }
-
-paged_args!(FilesWithMatchesArgs);
 
 /// One file whose content matched.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

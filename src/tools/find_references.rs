@@ -20,28 +20,20 @@ use crate::zoekt::query;
 /// The `find_references` tool.
 pub struct FindReferences;
 
-/// Arguments of `find_references`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct FindReferencesArgs {
-    /// The exact identifier, matched as a whole word, case-sensitively (`get` never matches
-    /// `forget` or `getUser`).
-    pub symbol: String,
-    /// Optional filters only: `lang:go repo:core -file:_test`.
-    #[serde(default)]
-    #[arg(long)]
-    pub filters: Option<String>,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `find_references`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct FindReferencesArgs {
+        /// The exact identifier, matched as a whole word, case-sensitively (`get` never matches
+        /// `forget` or `getUser`).
+        pub symbol: String,
+        /// Optional filters only: `lang:go repo:core -file:_test`.
+        #[serde(default)]
+        #[arg(long)]
+        pub filters: Option<String>,
+    }
 }
-
-paged_args!(FindReferencesArgs);
 
 /// Whether a reference item defines the symbol or uses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

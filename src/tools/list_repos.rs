@@ -19,24 +19,16 @@ use crate::zoekt::query;
 /// The `list_repos` tool.
 pub struct ListRepos;
 
-/// Arguments of `list_repos`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct ListReposArgs {
-    /// Optional Zoekt query to filter repositories, e.g. `repo:^services/`.
-    #[serde(default)]
-    pub query: Option<String>,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `list_repos`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct ListReposArgs {
+        /// Optional Zoekt query to filter repositories, e.g. `repo:^services/`.
+        #[serde(default)]
+        pub query: Option<String>,
+    }
 }
-
-paged_args!(ListReposArgs);
 
 /// One indexed repository.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -53,10 +53,30 @@ pub trait PagedArgs {
     fn set_paging(&mut self, paging: PageArgs);
 }
 
-/// Implements [`PagedArgs`] for an arguments struct with `limit` and `cursor` fields.
+/// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit` and
+/// `cursor` every paged tool takes (the same names, docs and flags everywhere), and its
+/// [`PagedArgs`].
 macro_rules! paged_args {
-    ($args:ty) => {
-        impl $crate::tools::PagedArgs for $args {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+            /// Items per page.
+            #[serde(default)]
+            #[arg(long)]
+            pub limit: Option<u32>,
+            /// `next_cursor` from the previous page of the same call.
+            #[serde(default)]
+            #[arg(long)]
+            pub cursor: Option<String>,
+        }
+
+        impl $crate::tools::PagedArgs for $name {
             fn paging(&self) -> $crate::engine::page::PageArgs {
                 $crate::engine::page::PageArgs {
                     limit: self.limit,

@@ -17,28 +17,20 @@ use crate::zoekt::query;
 /// The `search` tool.
 pub struct Search;
 
-/// Arguments of `search`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct SearchArgs {
-    /// A Zoekt query, e.g. `ctx.Done lang:go -file:_test` (terms are RE2 regexes matching
-    /// content or path; `content:`, `file:`, `repo:`, `lang:`, `sym:`, `case:`, `or`, `-`).
-    pub query: String,
-    /// Lines of context before and after each matching line.
-    #[serde(default)]
-    #[arg(long, visible_alias = "context")]
-    pub context_lines: Option<u32>,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `search`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct SearchArgs {
+        /// A Zoekt query, e.g. `ctx.Done lang:go -file:_test` (terms are RE2 regexes matching
+        /// content or path; `content:`, `file:`, `repo:`, `lang:`, `sym:`, `case:`, `or`, `-`).
+        pub query: String,
+        /// Lines of context before and after each matching line.
+        #[serde(default)]
+        #[arg(long, visible_alias = "context")]
+        pub context_lines: Option<u32>,
+    }
 }
-
-paged_args!(SearchArgs);
 
 /// One matching line (line 0 means the file's path matched).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -16,24 +16,16 @@ use crate::zoekt::query;
 /// The `search_files` tool.
 pub struct SearchFiles;
 
-/// Arguments of `search_files`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct SearchFilesArgs {
-    /// Path regexes (all must match), optionally with filters: `lang:`, `repo:`, `-file:`.
-    /// Example: `handler\.go$ repo:core`. Filters alone list every file they select.
-    pub query: String,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `search_files`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct SearchFilesArgs {
+        /// Path regexes (all must match), optionally with filters: `lang:`, `repo:`, `-file:`.
+        /// Example: `handler\.go$ repo:core`. Filters alone list every file they select.
+        pub query: String,
+    }
 }
-
-paged_args!(SearchFilesArgs);
 
 /// One file whose path matched.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

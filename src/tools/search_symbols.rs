@@ -18,28 +18,20 @@ use crate::zoekt::query;
 /// The `search_symbols` tool.
 pub struct SearchSymbols;
 
-/// Arguments of `search_symbols`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
-#[serde(deny_unknown_fields)]
-pub struct SearchSymbolsArgs {
-    /// A symbol name regex (RE2), optionally with filters: `lang:go`, `repo:REGEX`,
-    /// `file:REGEX`, `case:yes`, and negations like `-file:_test`. Example: `Handler$ lang:go`.
-    pub query: String,
-    /// Keep only these ctags kinds, e.g. ["function", "method"].
-    #[serde(default)]
-    #[arg(long, value_delimiter = ',')]
-    pub kinds: Option<Vec<String>>,
-    /// Items per page.
-    #[serde(default)]
-    #[arg(long)]
-    pub limit: Option<u32>,
-    /// `next_cursor` from the previous page of the same call.
-    #[serde(default)]
-    #[arg(long)]
-    pub cursor: Option<String>,
+paged_args! {
+    /// Arguments of `search_symbols`.
+    #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub struct SearchSymbolsArgs {
+        /// A symbol name regex (RE2), optionally with filters: `lang:go`, `repo:REGEX`,
+        /// `file:REGEX`, `case:yes`, and negations like `-file:_test`. Example: `Handler$ lang:go`.
+        pub query: String,
+        /// Keep only these ctags kinds, e.g. ["function", "method"].
+        #[serde(default)]
+        #[arg(long, value_delimiter = ',')]
+        pub kinds: Option<Vec<String>>,
+    }
 }
-
-paged_args!(SearchSymbolsArgs);
 
 /// One symbol definition found by ctags (a `sym:` match).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -348,8 +348,13 @@ async fn cursor_errors_and_past_the_end() {
         ErrorCode::CursorMismatch,
         "kinds are part of the request"
     );
+    // An empty cursor is no cursor (models send "" for an absent optional argument): the
+    // first page, not an error.
+    for empty in ["", "  "] {
+        let again = p.symbols(r"pagerItem\d+", &[], &with(empty)).await.unwrap();
+        assert_eq!(again.items, first.items, "{empty:?}");
+    }
     for bad in [
-        "",
         "garbage!",
         &c[..c.len() - 2],
         "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
@@ -501,4 +506,30 @@ async fn files_with_matches_walk() {
     let last = pages.last().unwrap();
     assert_eq!(last.total.value, 12);
     assert!(last.total.exact && last.complete);
+}
+
+#[tokio::test]
+async fn whitespace_between_tokens_does_not_change_the_request() {
+    let url = zoekt();
+    let p = pager(&url);
+    let first = p
+        .lines("pagerLineMark lang:go", 0, &support::first_page(5))
+        .await
+        .unwrap();
+    let c = first.next_cursor.clone().unwrap();
+    let next = PageArgs {
+        limit: Some(5),
+        cursor: Some(c),
+    };
+    // The same query typed with more spaces continues the same walk.
+    let spaced = p
+        .lines("  pagerLineMark    lang:go ", 0, &next)
+        .await
+        .unwrap();
+    let plain = p.lines("pagerLineMark lang:go", 0, &next).await.unwrap();
+    assert_eq!(spaced.items, plain.items);
+    assert_eq!(spaced.offset, 5);
+    // Raw Zoekt agrees with the page on what the query holds.
+    let truth = oracle::lines(&url, "pagerLineMark lang:go").await;
+    assert_eq!(line_keys(&plain.items), truth[5..10].to_vec());
 }

@@ -159,9 +159,10 @@ impl<B: Backend> Pager<B> {
             }
             .into());
         }
-        let offset = match &args.cursor {
-            Some(c) => key.offset_of(c, self.cfg.max_offset)?,
-            None => 0,
+        // An empty cursor is no cursor: models often send "" for an absent optional argument.
+        let offset = match args.cursor.as_deref().map(str::trim) {
+            Some(c) if !c.is_empty() => key.offset_of(c, self.cfg.max_offset)?,
+            _ => 0,
         };
         Ok(Slice { offset, limit })
     }

@@ -218,7 +218,9 @@ pub fn search_query(input: &str) -> Result<String, QueryError> {
     if parsed.patterns.is_empty() && parsed.filters.is_empty() {
         return Err(QueryError::Empty);
     }
-    Ok(input.trim().to_string())
+    // Zoekt reads any run of spaces between tokens as one separator: one canonical space makes
+    // `a  b` and `a b` the same request, and so the same cursor. Quoted text stays as typed.
+    Ok(tokenize(input)?.join(" "))
 }
 
 /// The two queries behind `find_references`: definitions of exactly `symbol` (from `sym:`),
@@ -384,6 +386,15 @@ mod tests {
             search_query(&"x".repeat(MAX_QUERY_CHARS + 1)),
             Err(QueryError::TooLong { .. })
         ));
+    }
+
+    #[test]
+    fn search_queries_are_canonical_outside_quotes() {
+        assert_eq!(
+            search_query("  foo   lang:go  \"a  b\" ").unwrap(),
+            "foo lang:go \"a  b\""
+        );
+        assert_eq!(search_query("x lang:go").unwrap(), "x lang:go");
     }
 
     #[test]

@@ -156,3 +156,27 @@ impl HttpArgs {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        config: Config,
+    }
+
+    #[test]
+    fn flags_default_to_the_client_and_engine_defaults() {
+        // `--timeout-ms` spells its default as text: it must say what ClientOptions says.
+        let config = Flags::try_parse_from(["x"]).unwrap().config;
+        assert_eq!(config.client, ClientOptions::DEFAULT);
+        assert_eq!(config.pager, PagerConfig::DEFAULT);
+        let config = Flags::try_parse_from(["x", "--timeout-ms", "250"])
+            .unwrap()
+            .config;
+        assert_eq!(config.client.timeout, Duration::from_millis(250));
+    }
+}

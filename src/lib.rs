@@ -4,7 +4,7 @@
 //! Data flows one way: request → plan → cursor → window fetch → flatten → cut → render.
 //! - [`tools`]: each tool in one module: its arguments, items, query and flattening.
 //! - the paging engine ([`Pager`]) decides what a page is, the same way for every tool. It
-//!   knows the backend only through [`backend::Backend`] and knows nothing of MCP.
+//!   reaches the backend only through [`backend::Backend`] and knows nothing of MCP.
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
 //!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
 //! - [`PagerServer`] (MCP over stdio, or HTTP with [`http`]) and the CLI only translate.

@@ -340,13 +340,13 @@ async fn record(
         }
     };
     // Recording an unreachable or half-loaded Zoekt would commit errors as goldens.
-    match client.readiness().await {
+    match zoekt_pager::backend::Backend::readiness(client).await {
         Ok(r) if r.is_ready() => {}
         Ok(r) => {
             eprintln!(
                 "zoekt-pager record: Zoekt at {} is not ready (HTTP {}: {})",
                 client.base_url(),
-                r.readyz_status,
+                r.status,
                 r.detail
             );
             return ExitCode::FAILURE;
@@ -358,18 +358,8 @@ async fn record(
     }
     let source = match source {
         Some(s) => s,
-        None => match client.list("").await {
-            Ok(list) => {
-                let mut versions: Vec<String> = list
-                    .repos
-                    .iter()
-                    .map(|r| r.index_metadata.zoekt_version.clone())
-                    .filter(|v| !v.is_empty())
-                    .collect();
-                versions.sort();
-                versions.dedup();
-                format!("zoekt {}", versions.join(","))
-            }
+        None => match zoekt_pager::backend::Backend::repos(client, "").await {
+            Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
             Err(e) => {
                 eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());
                 return ExitCode::FAILURE;

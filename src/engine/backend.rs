@@ -117,6 +117,19 @@ pub struct RepoListing {
     pub stats: IndexStats,
 }
 
+impl RepoListing {
+    /// Versions of the indexer that wrote these repositories, sorted, each once.
+    pub fn indexer_versions(&self) -> Vec<String> {
+        let versions: std::collections::BTreeSet<&str> = self
+            .repos
+            .iter()
+            .map(|r| r.indexer_version.as_str())
+            .filter(|v| !v.is_empty())
+            .collect();
+        versions.into_iter().map(String::from).collect()
+    }
+}
+
 /// One indexed repository.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexedRepo {

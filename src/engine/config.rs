@@ -58,8 +58,10 @@ pub struct PagerConfig {
     /// Bound on the JSON of one page's items, in bytes: a page that would be larger ends
     /// early and its cursor continues right after its last item.
     ///
-    /// Set as `--max-response-bytes`, a bound on the whole tool result (text block plus
-    /// structured content). The text repeats the items, so their JSON gets half of it.
+    /// Set as `--max-response-bytes`, meant as a bound on the whole tool result (text block
+    /// plus structured content): the text repeats the items, so their JSON gets half of it.
+    /// Only the items are measured (the footer and warnings are not), and a page always keeps
+    /// its first item.
     #[arg(
         long = "max-response-bytes",
         env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",

@@ -2,8 +2,8 @@
 //!
 //! A cursor is base64url (no padding) of a fixed 22-byte record:
 //! `version (1) | tool (1) | request hash (12) | item offset (8, big endian)`.
-//! The hash covers the canonical request (the tool and everything that changes WHICH items
-//! come out) and nothing else, so a caller may change `limit` or `context_lines` between
+//! The hash covers the canonical request (the tool, its query and filters; not yet the effort
+//! caps or the maximum window, see `docs/contract.md`) and nothing else, so a caller may change `limit` or `context_lines` between
 //! pages and keep walking. Nothing about it is secret: the offset is bounded by the configured
 //! ceiling wherever it comes from, so a hand-made cursor can cost no more than a page.
 
@@ -80,10 +80,9 @@ impl RequestKey {
 
     /// Reads a cursor given with this request; returns its item offset.
     pub fn offset_of(&self, cursor: &str, max_offset: u64) -> Result<u64, CursorError> {
+        // A blank cursor never gets here from a request (the engine reads it as no cursor);
+        // given directly, it decodes to the wrong length like any other garbage.
         let cursor = cursor.trim();
-        if cursor.is_empty() {
-            return Err(CursorError::Malformed("the cursor is empty"));
-        }
         if cursor.len() > MAX_CURSOR_CHARS {
             return Err(CursorError::Malformed("the cursor is too long"));
         }

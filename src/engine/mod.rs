@@ -17,10 +17,9 @@ pub mod window;
 
 use backend::{Backend, RankedFile, SearchStats};
 use config::PagerConfig;
-use cursor::RequestKey;
+use cursor::{RequestKey, Scope};
 use error::{ArgumentError, Error};
-use page::{Collected, CutBounds, Page, PageArgs, Slice, Total};
-use serde::Serialize;
+use page::{Collected, Page, PageArgs, Slice, Total};
 use window::{Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
@@ -53,11 +52,21 @@ impl<B: Backend> Pager<B> {
     /// One page of tool `T`: validates the arguments, reads the cursor, collects the items
     /// the page needs and cuts the page.
     pub async fn page<T: PagedTool>(&self, args: &T::Args) -> Result<Page<T::Item>, Error> {
+        self.page_in::<T>(T::SCOPE, args).await
+    }
+
+    /// [`Pager::page`] with the cursors of another scope: the same pages, whose cursors the
+    /// tool's own pages do not accept (and the other way round).
+    pub(crate) async fn page_in<T: PagedTool>(
+        &self,
+        scope: Scope,
+        args: &T::Args,
+    ) -> Result<Page<T::Item>, Error> {
         let plan = T::plan(args, &self.cfg)?;
-        let key = RequestKey::new(T::SCOPE, &T::key(&plan));
+        let key = RequestKey::new(scope, &T::key(&plan));
         let slice = self.slice(&key, &args.paging())?;
         let collected = T::collect(self, &plan, slice.needed()).await?;
-        Ok(self.cut(&key, slice, collected))
+        Ok(page::cut(&key, slice, collected, &self.cfg))
     }
 
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
@@ -149,7 +158,7 @@ impl<B: Backend> Pager<B> {
     }
 
     /// Validates the limit and reads the cursor against this request.
-    pub(crate) fn slice(&self, key: &RequestKey, args: &PageArgs) -> Result<Slice, Error> {
+    fn slice(&self, key: &RequestKey, args: &PageArgs) -> Result<Slice, Error> {
         let limit = args.limit.unwrap_or(self.cfg.default_limit);
         if limit == 0 || limit > self.cfg.max_limit {
             return Err(ArgumentError::Limit {
@@ -165,24 +174,6 @@ impl<B: Backend> Pager<B> {
             _ => 0,
         };
         Ok(Slice { offset, limit })
-    }
-
-    /// Cuts the page out of the collected items (see [`page`]).
-    pub(crate) fn cut<T: Serialize>(
-        &self,
-        key: &RequestKey,
-        slice: Slice,
-        collected: Collected<T>,
-    ) -> Page<T> {
-        page::cut(
-            key,
-            slice,
-            collected,
-            CutBounds {
-                max_offset: self.cfg.max_offset,
-                max_page_bytes: self.cfg.max_page_bytes,
-            },
-        )
     }
 }
 

@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::config::PagerConfig;
 use super::cursor::RequestKey;
 
 /// A count of items: exact when Zoekt was exhausted, otherwise Zoekt's own estimate.
@@ -80,15 +81,6 @@ impl Slice {
     }
 }
 
-/// The bounds [`cut`] applies.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CutBounds {
-    /// Largest item offset a cursor may carry.
-    pub(crate) max_offset: u64,
-    /// Upper bound of the JSON of one page's items.
-    pub(crate) max_page_bytes: usize,
-}
-
 /// Cuts `items[offset .. offset+limit]`, shortened to the byte bound, and mints the next
 /// cursor: it points right after the last item returned, so a page ended early by the
 /// bound still never skips anything.
@@ -96,7 +88,7 @@ pub(crate) fn cut<T: Serialize>(
     key: &RequestKey,
     slice: Slice,
     collected: Collected<T>,
-    bounds: CutBounds,
+    cfg: &PagerConfig,
 ) -> Page<T> {
     let Collected {
         items,
@@ -109,12 +101,12 @@ pub(crate) fn cut<T: Serialize>(
         .min(items.len());
     let total_items = items.len();
     let mut page: Vec<T> = items.into_iter().skip(start).take(end - start).collect();
-    let kept = fitting_prefix(&page, bounds.max_page_bytes);
+    let kept = fitting_prefix(&page, cfg.max_page_bytes);
     let size_capped = kept < page.len();
     page.truncate(kept);
     let more_items = total_items > start + page.len();
     let next_offset = slice.offset + page.len() as u64;
-    let next_cursor = if more_items && next_offset <= bounds.max_offset {
+    let next_cursor = if more_items && next_offset <= cfg.max_offset {
         Some(key.cursor(next_offset))
     } else {
         None
@@ -122,7 +114,7 @@ pub(crate) fn cut<T: Serialize>(
     if more_items && next_cursor.is_none() {
         warnings.push(format!(
             "paging stops at item {}; narrow the query to see the rest",
-            bounds.max_offset
+            cfg.max_offset
         ));
     }
     let complete = warnings.is_empty();

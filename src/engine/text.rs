@@ -1,25 +1,27 @@
 //! Text helpers every tool's flattening shares: clipping long lines, character columns,
 //! whole-word search, context blocks.
 
+use super::backend::MatchedLine;
+
 /// Longest `text` an item carries, in characters. Keeps a default page well inside an
 /// assistant's token budget even on minified or generated code.
 pub const MAX_TEXT_CHARS: usize = 200;
 
 /// Trims the line (and its newline) and shortens it to [`MAX_TEXT_CHARS`].
 pub fn clip_text(line: &str) -> String {
-    let t = line.trim();
-    match t.char_indices().nth(MAX_TEXT_CHARS) {
-        Some((i, _)) => format!("{}…", &t[..i]),
-        None => t.to_string(),
-    }
+    shorten(line.trim())
 }
 
 /// Context lines keep their indentation (it shows the structure) but are shortened too.
 fn clip_text_keep_indent(line: &str) -> String {
-    let t = line.trim_end();
-    match t.char_indices().nth(MAX_TEXT_CHARS) {
-        Some((i, _)) => format!("{}…", &t[..i]),
-        None => t.to_string(),
+    shorten(line.trim_end())
+}
+
+/// `text` cut after [`MAX_TEXT_CHARS`] characters, with `…` when it was cut.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }
 
@@ -31,6 +33,12 @@ pub fn column(line: &str, byte_offset: u32) -> u32 {
         off -= 1;
     }
     line[..off].chars().count() as u32 + 1
+}
+
+/// 1-based character column of the first match on `line` (column 1 when it has no fragment).
+pub fn first_match_column(line: &MatchedLine) -> u32 {
+    let first = line.fragments.iter().map(|f| f.byte_offset).min();
+    column(&line.text, first.unwrap_or(0))
 }
 
 /// A context block (newline-separated lines) as clipped lines; none when absent or empty.

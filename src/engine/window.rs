@@ -114,7 +114,7 @@ fn clamp_u32(n: usize) -> u32 {
 }
 
 /// The total order pages are cut from.
-pub fn page_order(a: &RankedFile, b: &RankedFile) -> Ordering {
+fn page_order(a: &RankedFile, b: &RankedFile) -> Ordering {
     b.score
         .total_cmp(&a.score)
         .then_with(|| a.repo.cmp(&b.repo))

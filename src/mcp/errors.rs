@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::engine::backend::BackendErrorKind;
 use crate::engine::cursor::{CursorError, Scope};
 use crate::engine::error::{ArgumentError, Error};
+use crate::tools::search_symbols::MAX_KINDS;
 use crate::zoekt::query::{MAX_QUERY_CHARS, QueryError};
 
 /// Machine-readable error codes shared by every tool.
@@ -115,7 +116,7 @@ fn argument_hint(e: &ArgumentError) -> String {
         }
         ArgumentError::ContextLines { max, .. } => format!("Use 0 to {max} context lines."),
         ArgumentError::TooManyKinds { .. } => {
-            "Pass at most 20 ctags kinds, e.g. [\"function\", \"method\"].".into()
+            format!("Pass at most {MAX_KINDS} ctags kinds, e.g. [\"function\", \"method\"].")
         }
         ArgumentError::NotAKind { .. } => {
             "Use ctags kind names such as function, method, struct, class, interface, variable."

@@ -29,7 +29,7 @@ use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::page::{Page, PageArgs};
 use crate::metrics::Metrics;
-use crate::tools::{AnswerTool, PagedTool, ToolInfo, ToolVisitor, visit_all};
+use crate::tools::{AnswerTool, ItemText, PagedTool, ToolInfo, ToolVisitor, visit_all};
 pub use errors::{ErrorCode, ToolError};
 use render::{error_text, page_text};
 use resources::Target;
@@ -342,12 +342,12 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
             .iter()
             .map(|r| {
                 Resource::new(resources::repo_uri(&r.name), r.name.clone())
-                    .with_description(format!(
-                        "Repository {} ({} files, symbols: {})",
-                        r.name,
-                        r.files,
-                        if r.has_symbols { "yes" } else { "no" }
-                    ))
+                    .with_description({
+                        // The same words as a list_repos line.
+                        let mut text = String::from("Repository ");
+                        r.write_text(&mut text);
+                        text
+                    })
                     .with_mime_type("application/json")
             })
             .collect();

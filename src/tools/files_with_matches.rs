@@ -13,7 +13,7 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::Collected;
-use crate::engine::text::{clip_text, column};
+use crate::engine::text::{clip_text, first_match_column};
 use crate::zoekt::query;
 
 /// The `files_with_matches` tool.
@@ -108,14 +108,13 @@ fn matching_file(file: &RankedFile) -> Vec<MatchingFileItem> {
     let Some(first) = lines.first() else {
         return Vec::new();
     };
-    let at = first.fragments.iter().map(|f| f.byte_offset).min();
     vec![MatchingFileItem {
         repo: file.repo.clone(),
         path: file.path.clone(),
         language: file.language.clone(),
         matching_lines: lines.len() as u32,
         first_line: first.number,
-        column: column(&first.text, at.unwrap_or(0)),
+        column: first_match_column(first),
         text: clip_text(&first.text),
     }]
 }

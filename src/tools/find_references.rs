@@ -199,13 +199,19 @@ fn usages_of(
     symbol: &str,
     definition_lines: &BTreeSet<(String, String, u32)>,
 ) -> Vec<ReferenceItem> {
+    // This file's definition lines, looked up once rather than once per matching line.
+    let first = (file.repo.clone(), file.path.clone(), 0);
+    let last = (file.repo.clone(), file.path.clone(), u32::MAX);
+    let defined_here: BTreeSet<u32> = definition_lines
+        .range(first..=last)
+        .map(|(_, _, line)| *line)
+        .collect();
     let mut out = Vec::new();
     for line in file.lines.iter().filter(|l| l.number > 0) {
         let Some(at) = find_word(&line.text, symbol) else {
             continue;
         };
-        let key = (file.repo.clone(), file.path.clone(), line.number);
-        if definition_lines.contains(&key) {
+        if defined_here.contains(&line.number) {
             continue;
         }
         out.push(ReferenceItem {

@@ -135,18 +135,14 @@ impl<B: Backend> Pager<B> {
                 report.shards = list.stats.shards;
                 report.index_bytes = list.stats.index_bytes;
                 report.crashes = list.crashes;
-                let mut without: BTreeSet<String> = BTreeSet::new();
-                let mut versions: BTreeSet<String> = BTreeSet::new();
-                for r in list.repos {
-                    if !r.has_symbols {
-                        without.insert(r.name);
-                    }
-                    if !r.indexer_version.is_empty() {
-                        versions.insert(r.indexer_version);
-                    }
-                }
+                report.zoekt_versions = list.indexer_versions();
+                let without: BTreeSet<String> = list
+                    .repos
+                    .into_iter()
+                    .filter(|r| !r.has_symbols)
+                    .map(|r| r.name)
+                    .collect();
                 report.repos_without_symbols = without.into_iter().collect();
-                report.zoekt_versions = versions.into_iter().collect();
             }
             Err(e) => {
                 report.ready = false;

@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, PagedArgs, PagedTool, ToolInfo, paged_args};
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
-use crate::engine::cursor::{RequestKey, Scope};
+use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Page, PageArgs, Total};
 use crate::engine::{Pager, crashed};
@@ -125,22 +125,21 @@ impl ItemText for RepoItem {
 impl<B: Backend> Pager<B> {
     /// Every repository, in the pages of `list_repos` without a query, with cursors of
     /// their own ([`Scope::REPO_LISTING`]).
-    pub async fn repo_listing(&self, args: &PageArgs) -> Result<Page<RepoItem>, Error> {
-        let plan = String::new();
-        let key = RequestKey::new(Scope::REPO_LISTING, &ListRepos::key(&plan));
-        let slice = self.slice(&key, args)?;
-        let collected = ListRepos::collect(self, &plan, slice.needed()).await?;
-        Ok(self.cut(&key, slice, collected))
+    pub async fn repo_listing(&self, paging: &PageArgs) -> Result<Page<RepoItem>, Error> {
+        let mut args = ListReposArgs::default();
+        args.set_paging(paging.clone());
+        self.page_in::<ListRepos>(Scope::REPO_LISTING, &args).await
     }
 
     /// One repository by exact name, or `None`.
     pub async fn repo(&self, name: &str) -> Result<Option<RepoItem>, Error> {
+        // No page: the anchored query selects one repository, which needs no cursor.
         let args = ListReposArgs {
             query: Some(format!("repo:^{}$", query::escape_token_regex(name))),
-            limit: Some(self.config().max_limit),
-            cursor: None,
+            ..ListReposArgs::default()
         };
-        let page = self.page::<ListRepos>(&args).await?;
-        Ok(page.items.into_iter().find(|r| r.name == name))
+        let plan = ListRepos::plan(&args, self.config())?;
+        let all = ListRepos::collect(self, &plan, 1).await?;
+        Ok(all.items.into_iter().find(|r| r.name == name))
     }
 }

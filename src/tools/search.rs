@@ -11,7 +11,7 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::page::Collected;
-use crate::engine::text::{clip_text, column, context_lines};
+use crate::engine::text::{clip_text, context_lines, first_match_column};
 use crate::zoekt::query;
 
 /// The `search` tool.
@@ -142,17 +142,14 @@ fn lines_of(file: &RankedFile) -> Vec<LineItem> {
     });
     let mut out: Vec<LineItem> = path_match
         .into_iter()
-        .chain(file.lines.iter().map(|l| {
-            let first = l.fragments.iter().map(|f| f.byte_offset).min();
-            LineItem {
-                repo: file.repo.clone(),
-                path: file.path.clone(),
-                line: l.number,
-                column: column(&l.text, first.unwrap_or(0)),
-                text: clip_text(&l.text),
-                before: context_lines(l.before.as_deref()),
-                after: context_lines(l.after.as_deref()),
-            }
+        .chain(file.lines.iter().map(|l| LineItem {
+            repo: file.repo.clone(),
+            path: file.path.clone(),
+            line: l.number,
+            column: first_match_column(l),
+            text: clip_text(&l.text),
+            before: context_lines(l.before.as_deref()),
+            after: context_lines(l.after.as_deref()),
         }))
         .collect();
     out.sort_by_key(|m| m.line);

@@ -160,9 +160,12 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
     out
 }
 
+/// Most ctags kinds one `kinds` filter may list.
+pub const MAX_KINDS: usize = 20;
+
 /// Lower-cases, dedups and bounds the `kinds` filter.
 fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
-    if kinds.len() > 20 {
+    if kinds.len() > MAX_KINDS {
         return Err(ArgumentError::TooManyKinds { count: kinds.len() });
     }
     let mut set = BTreeSet::new();

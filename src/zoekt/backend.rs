@@ -38,7 +38,7 @@ impl Backend for ZoektClient {
 }
 
 /// The `/api/search` request for a search.
-pub fn request(search: &FileSearch) -> SearchRequest {
+fn request(search: &FileSearch) -> SearchRequest {
     SearchRequest {
         q: search.query.clone(),
         opts: SearchOptions {
@@ -70,7 +70,7 @@ impl From<ZoektError> for BackendError {
 }
 
 /// Zoekt's answer in the engine's terms, files in Zoekt's order.
-pub fn ranked_files(result: SearchResult) -> RankedFiles {
+fn ranked_files(result: SearchResult) -> RankedFiles {
     RankedFiles {
         stats: SearchStats {
             file_count: result.file_count,

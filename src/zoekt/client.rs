@@ -84,7 +84,8 @@ pub struct ClientOptions {
 }
 
 impl ClientOptions {
-    /// The defaults (the `--timeout-ms` default says the same, checked by a test).
+    /// The defaults (`--timeout-ms` spells its default as text; `config::tests` checks that
+    /// it says the same).
     pub const DEFAULT: ClientOptions = ClientOptions {
         timeout: Duration::from_secs(30),
         retries: 2,

@@ -16,13 +16,12 @@ for v in $(env | grep -o '^ZOEKT_PAGER_[A-Z_]*' | grep -v '^ZOEKT_PAGER_LOG' || 
 
 OUT=fixtures/recordings/zoekt
 export ZOEKT_PORT="${ZOEKT_RECORD_PORT:-6079}" ZOEKT_STATE_DIR="$ROOT/.zoekt/record"
-trap 'scripts/zoekt.sh down || true' EXIT
-URL="$(scripts/zoekt.sh up fixtures/corpus)"
-
-VERSION="$(scripts/zoekt.sh version)"
 # Record into a scratch folder first: a failed recording leaves the committed one alone.
 NEW="$(mktemp -d "${TMPDIR:-/tmp}/zoekt-record.XXXXXX")"
 trap 'rm -rf "$NEW"; scripts/zoekt.sh down || true' EXIT
+URL="$(scripts/zoekt.sh up fixtures/corpus)"
+
+VERSION="$(scripts/zoekt.sh version)"
 "$PAGER" --zoekt-url "$URL" record --scenarios fixtures/scenarios --out "$NEW/zoekt" \
   --source "zoekt $VERSION (scripts/zoekt.sh), fixtures/corpus"
 rm -rf "$OUT"

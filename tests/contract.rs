@@ -9,7 +9,7 @@ mod support;
 use std::collections::{BTreeSet, HashSet};
 
 use serde::Serialize;
-use support::ToolCalls;
+use support::{ToolCalls, keys};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 use zoekt_pager::tools::PagedTool;
@@ -29,38 +29,19 @@ fn zoekt() -> String {
 }
 
 fn symbol_keys(items: &[SymbolItem]) -> Vec<(String, String, u32, String)> {
-    items
-        .iter()
-        .map(|s| (s.repo.clone(), s.path.clone(), s.line, s.name.clone()))
-        .collect()
+    items.iter().map(keys::symbol).collect()
 }
 
 fn file_keys(items: &[FileItem]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|f| (f.repo.clone(), f.path.clone()))
-        .collect()
+    items.iter().map(keys::file).collect()
 }
 
 fn line_keys(items: &[LineItem]) -> Vec<(String, String, u32)> {
-    items
-        .iter()
-        .map(|m| (m.repo.clone(), m.path.clone(), m.line))
-        .collect()
+    items.iter().map(keys::line).collect()
 }
 
 fn reference_keys(items: &[ReferenceItem]) -> Vec<(bool, String, String, u32)> {
-    items
-        .iter()
-        .map(|r| {
-            (
-                r.role == ReferenceRole::Definition,
-                r.repo.clone(),
-                r.path.clone(),
-                r.line,
-            )
-        })
-        .collect()
+    items.iter().map(keys::reference).collect()
 }
 
 fn assert_no_duplicates<T: Serialize>(items: &[T]) {

@@ -373,7 +373,7 @@ async fn a_walk_continues_on_another_replica() {
     let q = r"pagerItem\d+";
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
-    for turn in 0.. {
+    for turn in 0..15 {
         let client = if turn % 2 == 0 { &ca } else { &cb };
         let mut args = json!({"query": q, "limit": 7});
         if let Some(c) = &cursor {
@@ -390,6 +390,10 @@ async fn a_walk_continues_on_another_replica() {
             break;
         }
     }
+    assert!(
+        cursor.is_none(),
+        "15 pages of 7 for 100 items, then no cursor"
+    );
     let one = structured(&call(&cb, "search_symbols", json!({"query": q, "limit": 100})).await);
     assert_eq!(
         Value::Array(items.clone()),

@@ -10,13 +10,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use wiremock::matchers::{body_json, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+use support::load_recording as load;
 use zoekt_pager::harness::{self, Recording, diff};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
 use zoekt_pager::{Pager, PagerServer};
@@ -124,17 +125,9 @@ fn recording_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn load(path: &Path) -> Recording {
-    harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
-}
-
 /// A committed recording of the pinned real Zoekt.
 fn zoekt_recording(name: &str) -> Recording {
-    load(
-        &support::repo_root()
-            .join("fixtures/recordings/zoekt")
-            .join(format!("{name}.json")),
-    )
+    load(&support::zoekt_recordings_dir().join(format!("{name}.json")))
 }
 
 #[tokio::test]
@@ -159,9 +152,7 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
     let mut tools = std::collections::BTreeSet::new();
     let mut codes = std::collections::BTreeSet::new();
     let (mut walks, mut limit_changes, mut empties) = (0, 0, 0);
-    for file in
-        harness::recordings_in(&support::repo_root().join("fixtures/recordings/zoekt")).unwrap()
-    {
+    for file in harness::recordings_in(&support::zoekt_recordings_dir()).unwrap() {
         let rec = load(&file);
         for s in &rec.scenario.steps {
             if let Some(w) = &s.walk {

@@ -4,26 +4,24 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use support::load_recording as load;
 use zoekt_pager::PagerConfig;
-use zoekt_pager::harness::{self, Recording, diff, scenario::Scenario};
+use zoekt_pager::harness::{self, diff, scenario::Scenario};
 
-fn load(path: &Path) -> Recording {
-    harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Records `scenarios` against `url` into a scratch folder of its own (named by `label` and
-/// the process, so two callers in one test process never share one) and compares the new
-/// goldens with the committed ones in `committed`.
-async fn rerecord_and_compare(url: &str, committed: &Path, label: &str) {
+#[tokio::test]
+async fn rerecording_the_pinned_zoekt_reproduces_its_committed_goldens() {
+    let url =
+        support::fixture_zoekt("rerecording_the_pinned_zoekt_reproduces_its_committed_goldens");
+    let committed = support::zoekt_recordings_dir();
     let scenarios: Vec<Scenario> =
         harness::scenario::load(&support::repo_root().join("fixtures/scenarios")).unwrap();
     // Every scenario has a committed recording and every recording a scenario: a recording
     // whose scenario was removed would otherwise never be checked again.
     let names: std::collections::BTreeSet<String> =
         scenarios.iter().map(|s| s.name.clone()).collect();
-    let committed_names: std::collections::BTreeSet<String> = harness::recordings_in(committed)
+    let committed_names: std::collections::BTreeSet<String> = harness::recordings_in(&committed)
         .unwrap()
         .iter()
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
@@ -31,24 +29,18 @@ async fn rerecord_and_compare(url: &str, committed: &Path, label: &str) {
     assert!(names.len() >= 15, "only {} scenarios", names.len());
     assert_eq!(
         names, committed_names,
-        "scenarios and committed recordings differ"
+        "scenarios and committed recordings differ: run scripts/record.sh"
     );
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("rerecord-{label}-{}", std::process::id()));
+    // A scratch folder of this process's own: a shared one let two runs read each other's.
+    let out =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("rerecord-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    harness::record(url, &scenarios, &out, &PagerConfig::default(), "rerecord")
+    harness::record(&url, &scenarios, &out, &PagerConfig::default(), "rerecord")
         .await
         .unwrap();
     let mut report = Vec::new();
     for s in &scenarios {
-        let file = committed.join(format!("{}.json", s.name));
-        assert!(
-            file.exists(),
-            "scenario {} has no committed recording in {}: run scripts/record.sh",
-            s.name,
-            committed.display()
-        );
-        let old = load(&file);
+        let old = load(&committed.join(format!("{}.json", s.name)));
         let new = load(&out.join(format!("{}.json", s.name)));
         assert_eq!(
             old.scenario, new.scenario,
@@ -72,16 +64,4 @@ async fn rerecord_and_compare(url: &str, committed: &Path, label: &str) {
         "re-recording changed goldens (run scripts/record.sh and explain the change):\n{}",
         report.join("\n")
     );
-}
-
-#[tokio::test]
-async fn rerecording_the_pinned_zoekt_reproduces_its_committed_goldens() {
-    let url =
-        support::fixture_zoekt("rerecording_the_pinned_zoekt_reproduces_its_committed_goldens");
-    rerecord_and_compare(
-        &url,
-        &support::repo_root().join("fixtures/recordings/zoekt"),
-        "zoekt",
-    )
-    .await;
 }

@@ -16,11 +16,8 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use support::ToolCalls;
+use support::{ToolCalls, keys};
 use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
-use zoekt_pager::tools::search::LineItem;
-use zoekt_pager::tools::search_files::FileItem;
-use zoekt_pager::tools::search_symbols::SymbolItem;
 use zoekt_pager::{Page, PageArgs, Pager, PagerConfig, ToolError};
 
 use support::adversary::{self, Adversary};
@@ -136,10 +133,6 @@ async fn check_walks<T, K, F>(
 
 type LineKey = (String, String, u32);
 
-fn line_key(m: &LineItem) -> LineKey {
-    (m.repo.clone(), m.path.clone(), m.line)
-}
-
 /// `tieLineProbe`: 3 lines in each src/tiegroup.go, 120 line items in 40 tied files.
 fn tie_line_items() -> Vec<LineKey> {
     tie_repos()
@@ -161,7 +154,7 @@ async fn lines_of_tied_files_page_identically_at_every_limit() {
         "search tieLineProbe",
         &LIMITS,
         &expected,
-        line_key,
+        keys::line,
         async |a| p.lines("tieLineProbe", 0, a).await,
     )
     .await;
@@ -176,7 +169,7 @@ async fn limit_one_walks_survive_zoekts_reshuffling() {
     let expected = tie_line_items();
     for run in 1..=5 {
         let what = format!("search tieLineProbe, run {run}");
-        check_walks(&what, &[&[1]], &expected, line_key, async |a| {
+        check_walks(&what, &[&[1]], &expected, keys::line, async |a| {
             p.lines("tieLineProbe", 0, a).await
         })
         .await;
@@ -196,7 +189,7 @@ async fn tied_file_names_page_identically_at_every_limit() {
         "search_files LICENSE",
         &LIMITS,
         &expected,
-        |f: &FileItem| (f.repo.clone(), f.path.clone()),
+        keys::file,
         async |a| p.files("LICENSE", a).await,
     )
     .await;
@@ -215,7 +208,7 @@ async fn tied_symbols_page_identically_at_every_limit() {
         "search_symbols TieGroupProbe",
         &LIMITS,
         &expected,
-        |s: &SymbolItem| (s.repo.clone(), s.path.clone(), s.line, s.name.clone()),
+        keys::symbol,
         async |a| p.symbols("TieGroupProbe", &[], a).await,
     )
     .await;
@@ -307,7 +300,7 @@ async fn tied_files_ahead_of_a_boosted_file_page_identically() {
             &format!("search `{q}`, run {run}"),
             &[&[2], &[1]],
             &expected[..],
-            line_key,
+            keys::line,
             async |a| p.lines(q, 0, a).await,
         )
         .await;
@@ -328,7 +321,7 @@ async fn adversarial_ties_and_boosts_page_identically() {
             &format!("adversary seed {seed}"),
             &[&[1], &[2], &[3], &[7]],
             &expected,
-            line_key,
+            keys::line,
             async |a| p.lines("advProbe", 0, a).await,
         )
         .await;

@@ -24,7 +24,6 @@ async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
     let mut offset = 0u64;
     let limit = 20u32;
     for _ in 0..5 {
-        let before = m.search_requests().await.len();
         let page = p
             .symbols(
                 r"pagerItem\d+",
@@ -36,27 +35,19 @@ async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
             )
             .await
             .unwrap();
-        let reqs = m.search_requests().await;
-        let first = &reqs[before];
+        let reqs = m.new_searches();
+        let first = &reqs[0];
         assert_eq!(first["Q"], r"sym:pagerItem\d+");
         assert_eq!(
             opt(first, "MaxDocDisplayCount"),
             offset + u64::from(limit) + 1,
             "offset {offset}"
         );
-        for r in &reqs[before..] {
-            assert_eq!(
-                opt(r, "ShardMaxMatchCount"),
-                u64::from(cfg.effort.shard_max_match_count)
-            );
-            assert_eq!(
-                opt(r, "TotalMaxMatchCount"),
-                u64::from(cfg.effort.total_max_match_count)
-            );
-            assert_eq!(
-                opt(r, "MaxWallTime"),
-                cfg.effort.max_wall_time_ms * 1_000_000
-            );
+        for r in &reqs {
+            // The documented defaults (README), not the code's own: a changed default fails.
+            assert_eq!(opt(r, "ShardMaxMatchCount"), 10_000);
+            assert_eq!(opt(r, "TotalMaxMatchCount"), 100_000);
+            assert_eq!(opt(r, "MaxWallTime"), 10_000_000_000, "10 s in nanoseconds");
             assert!(opt(r, "MaxDocDisplayCount") <= u64::from(cfg.max_window));
             assert!(
                 r["Opts"].get("MaxMatchDisplayCount").is_none(),
@@ -88,7 +79,7 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
         .symbols(".", &["class".into()], &support::first_page(3))
         .await
         .unwrap();
-    let reqs = m.search_requests().await;
+    let reqs = m.new_searches();
     let windows: Vec<u64> = reqs.iter().map(|r| opt(r, "MaxDocDisplayCount")).collect();
     assert_eq!(windows[0], 4);
     assert!(windows.len() > 1, "the window must grow: {windows:?}");
@@ -112,18 +103,13 @@ async fn context_lines_are_sent_and_bounded() {
     p.lines("pagerLineMark", 3, &PageArgs::default())
         .await
         .unwrap();
-    assert_eq!(opt(&m.search_requests().await[0], "NumContextLines"), 3);
-    let before = m.search_requests().await.len();
+    assert_eq!(opt(&m.new_searches()[0], "NumContextLines"), 3);
     let e = p
         .lines("pagerLineMark", 11, &PageArgs::default())
         .await
         .unwrap_err();
     assert_eq!(e.code, zoekt_pager::ErrorCode::InvalidArgument);
-    assert_eq!(
-        m.search_requests().await.len(),
-        before,
-        "rejected before any call"
-    );
+    assert!(m.new_searches().is_empty(), "rejected before any call");
 }
 
 /// read_file asks for one anchored, escaped, case-sensitive file with Whole; and when Zoekt

@@ -1,6 +1,6 @@
 //! Helpers for driving zoekt-pager through rmcp's MCP client (any transport): calls, walks
-//! validated against each tool's output schema, and tool-error checks; and a raw Zoekt
-//! search, the independent oracle for expected values the fixture facts do not give.
+//! validated against each tool's output schema, and tool-error checks. Raw Zoekt, the
+//! independent oracle, is in `oracle`.
 
 use std::collections::HashSet;
 

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod adversary;
+pub mod keys;
 pub mod mcp;
 pub mod oracle;
 
@@ -239,11 +240,10 @@ pub fn all_items<T: Clone>(pages: &[Page<T>]) -> Vec<T> {
     pages.iter().flat_map(|p| p.items.clone()).collect()
 }
 
-/// A pass-through in front of a real Zoekt that keeps every request the pager sends, so a
+/// A pass-through in front of a real Zoekt that shows each request the pager sends, so a
 /// test can check what went over the wire (the harness's recording proxy).
 pub struct Tap {
     proxy: zoekt_pager::harness::proxy::Proxy,
-    seen: std::sync::Mutex<Vec<serde_json::Value>>,
 }
 
 impl Tap {
@@ -253,7 +253,6 @@ impl Tap {
             proxy: zoekt_pager::harness::proxy::Proxy::start(url)
                 .await
                 .expect("start the recording proxy"),
-            seen: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -262,16 +261,23 @@ impl Tap {
         self.proxy.url().to_string()
     }
 
-    /// Every /api/search request body sent through the tap so far, oldest first.
-    pub async fn search_requests(&self) -> Vec<serde_json::Value> {
-        let mut seen = self.seen.lock().unwrap();
-        seen.extend(
-            self.proxy
-                .take()
-                .into_iter()
-                .filter(|x| x.path == "/api/search")
-                .map(|x| x.request),
-        );
-        seen.clone()
+    /// The /api/search request bodies sent through the tap since the last call, oldest first.
+    pub fn new_searches(&self) -> Vec<serde_json::Value> {
+        self.proxy
+            .take()
+            .into_iter()
+            .filter(|x| x.path == "/api/search")
+            .map(|x| x.request)
+            .collect()
     }
+}
+
+/// The committed recordings of the pinned real Zoekt.
+pub fn zoekt_recordings_dir() -> PathBuf {
+    repo_root().join("fixtures/recordings/zoekt")
+}
+
+/// Reads a recording, panicking with the harness's message.
+pub fn load_recording(path: &std::path::Path) -> zoekt_pager::harness::Recording {
+    zoekt_pager::harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -16,6 +16,18 @@ name appears only on the line that defines it (there are no calls and no
 comments containing it), so a content search for `genSym` returns one line
 per definition, and `sym:genSym` finds the same definitions through ctags.
 
+Every function takes one argument `x`, rebinds it a fixed number of times
+(`x = x + 5` in Go, 18 times; `x = x * 3` in Python, 16 times; `let x = x ^ 7;`
+in Rust, 11 times; operators and constants drawn from the seeded rng) and
+returns an expression of it. So each function has 20 (Go), 18 (Python) or 13
+(Rust) lines holding the token `x`, and `x` appears nowhere else. A content
+search for `x` is a broad query: with the defaults (12000 files, seed 1) it
+matches every file and 407,318 lines (Zoekt's MatchCount counts lines), far
+past the pager's effort caps (10,000 per shard, 100,000 in all). The six
+repositories are about the same size in bytes (1.22-1.29 MB each; Rust lines
+are longer, hence fewer of them), so one zoekt-index -shard_limit cuts each
+into the same number of shards (scripts/test.sh uses 470000: 3 shards each).
+
 Roughly one logical file in ten is "shared": it is written with identical
 bytes at the same relative path into both repositories of its language
 (e.g. gen-go-a/pkg003/unit_000930.go and gen-go-b/pkg003/unit_000930.go).
@@ -48,31 +60,49 @@ REPOS = tuple(name for lang in LANGS for name in lang[2:])
 SHARE_EVERY = 10  # one logical unit in SHARE_EVERY is written to both repos
 UNITS_PER_DIR = 100  # logical units of one language per package directory
 OPS = ("+", "-", "*", "^")
+# `x = x OP K` lines per function, before its return, by language. Rust lines are longer, so
+# Rust gets fewer: this way the six repositories come out at about the same size in bytes,
+# and one zoekt-index -shard_limit cuts each into the same number of shards (scripts/test.sh
+# relies on that).
+BODY_STEPS = {"go": 18, "py": 16, "rs": 11}
+
+
+def body_steps(lang, rng):
+    """Return the (operator, constant) pairs of one function's extra body lines."""
+    return [(rng.choice(OPS), rng.randrange(1, 1000)) for _ in range(BODY_STEPS[lang])]
 
 
 def render(lang, pkg, unit, names, rng):
-    """Return the source text of one file defining every name in `names`."""
+    """Return the source text of one file defining every name in `names`.
+
+    Each function takes `x`, rebinds it BODY_STEPS[lang] times (`x = x + 5`), then returns
+    an expression of it: BODY_STEPS[lang] + 2 lines holding the token `x` per function, and
+    no other `x` anywhere in the file.
+    """
     parts = []
     if lang == "go":
         parts.append("package %s\n\n// Generated unit %d.\n" % (pkg, unit))
         for name in names:
+            steps = "".join("\tx = x %s %d\n" % s for s in body_steps(lang, rng))
             parts.append(
-                "\nfunc %s(x int) int {\n\treturn x %s %d\n}\n"
-                % (name, rng.choice(OPS), rng.randrange(1, 1000))
+                "\nfunc %s(x int) int {\n%s\treturn x %s %d\n}\n"
+                % (name, steps, rng.choice(OPS), rng.randrange(1, 1000))
             )
     elif lang == "py":
         parts.append('"""Generated unit %d."""\n' % unit)
         for name in names:
+            steps = "".join("    x = x %s %d\n" % s for s in body_steps(lang, rng))
             parts.append(
-                "\n\ndef %s(x):\n    return x %s %d\n"
-                % (name, rng.choice(OPS), rng.randrange(1, 1000))
+                "\n\ndef %s(x):\n%s    return x %s %d\n"
+                % (name, steps, rng.choice(OPS), rng.randrange(1, 1000))
             )
     else:
         parts.append("//! Generated unit %d.\n#![allow(non_snake_case)]\n" % unit)
         for name in names:
+            steps = "".join("    let x = x %s %d;\n" % s for s in body_steps(lang, rng))
             parts.append(
-                "\npub fn %s(x: i64) -> i64 {\n    x %s %d\n}\n"
-                % (name, rng.choice(OPS), rng.randrange(1, 1000))
+                "\npub fn %s(x: i64) -> i64 {\n%s    x %s %d\n}\n"
+                % (name, steps, rng.choice(OPS), rng.randrange(1, 1000))
             )
     return "".join(parts)
 

@@ -3,9 +3,14 @@
 # the source archive), brings up one real zoekt-webserver per test corpus, runs every test
 # against them, and brings them down again, also on failure.
 #
-#   fixtures/corpus            -> ZOEKT_PAGER_LIVE_URL       (hand-made, exact counts)
-#   target/gen-corpus-12000    -> ZOEKT_PAGER_LIVE_BIG_URL   (scripts/gen-corpus.py)
-#   target/gen-ties            -> ZOEKT_PAGER_LIVE_TIES_URL  (scripts/gen-ties.py: real ties)
+#   fixtures/corpus            -> ZOEKT_PAGER_LIVE_URL          (hand-made, exact counts)
+#   target/gen-corpus-12000    -> ZOEKT_PAGER_LIVE_BIG_URL      (scripts/gen-corpus.py, 18 shards)
+#   target/gen-ties            -> ZOEKT_PAGER_LIVE_TIES_URL     (scripts/gen-ties.py: real ties)
+#   target/gen-branches        -> ZOEKT_PAGER_LIVE_BRANCHES_URL (scripts/gen-branches.sh: one git
+#                                                                repository, branches main and dev)
+#
+# Ports: ZOEKT_PORT (6070), ZOEKT_BIG_PORT (6071), ZOEKT_TIES_PORT (6072), ZOEKT_BRANCHES_PORT
+# (6073).
 #
 # Live tests are mandatory: failing to get or start Zoekt fails this script, and a live test
 # run without its variable fails. Only the replay and unit tests need no Zoekt and no Go:
@@ -18,12 +23,26 @@ cd "$ROOT"
 
 BIG_CORPUS="$ROOT/target/gen-corpus-12000"
 TIES_CORPUS="$ROOT/target/gen-ties"
+BRANCHES_CORPUS="$ROOT/target/gen-branches"
 SMALL_PORT="${ZOEKT_PORT:-6070}"
 BIG_PORT="${ZOEKT_BIG_PORT:-6071}"
 TIES_PORT="${ZOEKT_TIES_PORT:-6072}"
+BRANCHES_PORT="${ZOEKT_BRANCHES_PORT:-6073}"
+# The big corpus is cut into shards of at most this many bytes (zoekt-index -shard_limit), so
+# that Zoekt's per-shard match cap (the pager's 10,000) binds in EVERY shard for `x` and the
+# 100,000 total cap is passed: its six repositories of 1.22-1.29 MB become 3 shards each, 18 in
+# all, each holding 13,000-31,000 lines with `x` (407,318 in all). The limit depends on
+# scripts/gen-corpus.py: after changing that, check the shards again (any limit from about
+# 430,000 to 505,000 gives 18 such shards; 470,000 is in the middle). 18, not 12: Zoekt hands
+# shards to its workers ahead of time, so with 12 every shard is already on its way when the
+# total passes 100,000 and the total cap's timing race never shows (with 18, on 2 CPUs, 11-14
+# of them are searched, varying from call to call).
+BIG_SHARD_LIMIT=470000
+# Indexing settings are given per server below, never inherited from the caller.
+unset ZOEKT_SHARD_LIMIT ZOEKT_GIT_BRANCHES
 
 say() { printf 'test.sh: %s\n' "$*" >&2; }
-for tool in cargo python3 curl; do
+for tool in cargo python3 curl git; do
   command -v "$tool" >/dev/null || { say "$tool is missing: install it first (see README, Quick start)"; exit 1; }
 done
 
@@ -36,33 +55,40 @@ stop_all() {
   zoekt small "$SMALL_PORT" down || true
   zoekt big "$BIG_PORT" down || true
   zoekt ties "$TIES_PORT" down || true
+  zoekt branches "$BRANCHES_PORT" down || true
 }
 trap stop_all EXIT
 
 # Generated corpora are deterministic; a stamp holds the generator's checksum, so a change to
 # the generator regenerates them.
-generate() { # generate SCRIPT OUT ARGS...
+generate() { # generate SCRIPT OUT ARGS...: SCRIPT is python (.py) or bash (.sh)
   local script="$1" out="$2"; shift 2
   local stamp; stamp="$(sha256sum "$script" | cut -d' ' -f1) $*"
   if [ "$(cat "$out/.done" 2>/dev/null || true)" != "$stamp" ]; then
     rm -rf "$out"
-    python3 "$script" "$out" "$@" >&2
+    case "$script" in
+      *.py) python3 "$script" "$out" "$@" >&2 ;;
+      *) bash "$script" "$out" "$@" >&2 ;;
+    esac
     printf '%s' "$stamp" >"$out/.done"
   fi
 }
 generate scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
 generate scripts/gen-ties.py "$TIES_CORPUS"
+generate scripts/gen-branches.sh "$BRANCHES_CORPUS"
 
 scripts/zoekt.sh install
 ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"
-ZOEKT_PAGER_LIVE_BIG_URL="$(zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
+ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_SHARD_LIMIT="$BIG_SHARD_LIMIT" zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
 ZOEKT_PAGER_LIVE_TIES_URL="$(zoekt ties "$TIES_PORT" up "$TIES_CORPUS")"
+ZOEKT_PAGER_LIVE_BRANCHES_URL="$(ZOEKT_GIT_BRANCHES=main,dev zoekt branches "$BRANCHES_PORT" up "$BRANCHES_CORPUS")"
 # For the test that stops and restarts its own webserver on the fixture index.
 paths="$(zoekt small "$SMALL_PORT" paths)"
 ZOEKT_PAGER_LIVE_WEBSERVER="$(sed -n 1p <<<"$paths")"
 ZOEKT_PAGER_LIVE_INDEX_DIR="$(sed -n 2p <<<"$paths")"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
-  ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
-say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files), $ZOEKT_PAGER_LIVE_TIES_URL (ties)"
+  ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
+say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)," \
+  "$ZOEKT_PAGER_LIVE_TIES_URL (ties), $ZOEKT_PAGER_LIVE_BRANCHES_URL (branches main, dev)"
 
 cargo test --all-targets "$@"

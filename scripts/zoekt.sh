@@ -5,7 +5,10 @@
 #   scripts/zoekt.sh install          install ctags and the pinned zoekt-index/zoekt-webserver
 #   scripts/zoekt.sh up [CORPUS]      install, index each folder of CORPUS (default
 #                                     fixtures/corpus) as one repository, serve on loopback,
-#                                     wait until /readyz says the shards are loaded
+#                                     wait until /readyz says the shards are loaded. A folder
+#                                     holding .git is indexed with zoekt-git-index (its
+#                                     committed branches, see ZOEKT_GIT_BRANCHES), any other
+#                                     with zoekt-index (the files on disk, no branches)
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
 #   scripts/zoekt.sh paths            print the webserver binary and the index folder, a line each
@@ -25,6 +28,10 @@
 # ZOEKT_SOURCE_ARCHIVE (the source archive to build from when `go install` is refused; it
 # must unpack to zoekt-<version>/), ZOEKT_SOURCE_SHA256 (that archive's checksum, when it is
 # not the pinned one: an archive made with your own git and gzip has other bytes).
+# Indexing (env, read by `up`): ZOEKT_SHARD_LIMIT (bytes of file names plus contents per
+# shard, passed as `-shard_limit`; a repository bigger than that is split over several shards;
+# unset or empty: Zoekt's default, 100 MiB), ZOEKT_GIT_BRANCHES (comma-separated branches that
+# zoekt-git-index indexes in a git folder, passed as `-branches`; default HEAD).
 set -euo pipefail
 
 # A pseudo-version of github.com/sourcegraph/zoekt (no tags exist), and the sha256 of its
@@ -126,17 +133,31 @@ build_from_archive() {
 index_corpus() {
   local corpus="$1" ctags
   ctags="$(ctags_bin)"
+  # -require_ctags: a broken ctags fails here instead of silently indexing no symbols.
+  local common=(-require_ctags -index "$INDEX")
+  if [ -n "${ZOEKT_SHARD_LIMIT:-}" ]; then
+    [[ "$ZOEKT_SHARD_LIMIT" =~ ^[1-9][0-9]*$ ]] || {
+      say "ZOEKT_SHARD_LIMIT must be a number of bytes, not '$ZOEKT_SHARD_LIMIT'"; exit 1; }
+    common+=(-shard_limit "$ZOEKT_SHARD_LIMIT")
+  fi
   rm -rf "$INDEX"; mkdir -p "$INDEX"
-  local n=0
+  local n=0 repo cmd
   for repo in "$corpus"/*/; do
     [ -d "$repo" ] || continue
-    # -require_ctags: a broken ctags fails here instead of silently indexing no symbols.
-    CTAGS_COMMAND="$ctags" "$BIN/zoekt-index" -require_ctags -index "$INDEX" "${repo%/}" >>"$STATE/index.log" 2>&1 \
-      || { say "zoekt-index failed on $repo (see $STATE/index.log)"; tail -20 "$STATE/index.log" >&2; exit 1; }
+    repo="${repo%/}"
+    if [ -e "$repo/.git" ]; then
+      # A git repository: its committed branches, not the work tree. zoekt-git-index names it
+      # after the folder's basename, which wins over git config zoekt.name and the origin URL.
+      cmd=("$BIN/zoekt-git-index" "${common[@]}" -branches "${ZOEKT_GIT_BRANCHES:-HEAD}" "$repo")
+    else
+      cmd=("$BIN/zoekt-index" "${common[@]}" "$repo")
+    fi
+    CTAGS_COMMAND="$ctags" "${cmd[@]}" >>"$STATE/index.log" 2>&1 \
+      || { say "${cmd[0]##*/} failed on $repo (see $STATE/index.log)"; tail -20 "$STATE/index.log" >&2; exit 1; }
     n=$((n + 1))
   done
   [ "$n" -gt 0 ] || { say "no repository folders in $corpus"; exit 1; }
-  say "indexed $n repositories from $corpus"
+  say "indexed $n repositories from $corpus${ZOEKT_SHARD_LIMIT:+ (shard limit $ZOEKT_SHARD_LIMIT bytes)}"
 }
 
 # The pid in the pidfile, only while it is still a zoekt-webserver (a stale pidfile after a

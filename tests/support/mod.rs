@@ -54,11 +54,16 @@ fn by_hand(var: &str) -> &'static str {
         "ZOEKT_PAGER_LIVE_URL" => "`scripts/zoekt.sh up fixtures/corpus` prints the URL to export",
         "ZOEKT_PAGER_LIVE_BIG_URL" => {
             "`python3 scripts/gen-corpus.py target/gen-corpus-12000 --files 12000`, then \
-             `ZOEKT_PORT=6071 ZOEKT_STATE_DIR=.zoekt/big scripts/zoekt.sh up target/gen-corpus-12000`"
+             `ZOEKT_SHARD_LIMIT=470000 ZOEKT_PORT=6071 ZOEKT_STATE_DIR=.zoekt/big scripts/zoekt.sh up \
+             target/gen-corpus-12000` (the shard limit is the one scripts/test.sh uses)"
         }
         "ZOEKT_PAGER_LIVE_TIES_URL" => {
             "`python3 scripts/gen-ties.py target/gen-ties`, then \
              `ZOEKT_PORT=6072 ZOEKT_STATE_DIR=.zoekt/ties scripts/zoekt.sh up target/gen-ties`"
+        }
+        "ZOEKT_PAGER_LIVE_BRANCHES_URL" => {
+            "`scripts/gen-branches.sh target/gen-branches`, then `ZOEKT_GIT_BRANCHES=main,dev \
+             ZOEKT_PORT=6073 ZOEKT_STATE_DIR=.zoekt/branches scripts/zoekt.sh up target/gen-branches`"
         }
         _ => "`scripts/zoekt.sh paths` prints the webserver binary and the index folder to export",
     }
@@ -78,6 +83,12 @@ pub fn big_zoekt(test: &str) -> String {
 /// repositories whose copies of one file score exactly the same (see `scripts/gen-ties.py`).
 pub fn ties_zoekt(test: &str) -> String {
     live_url("ZOEKT_PAGER_LIVE_TIES_URL", test)
+}
+
+/// The live Zoekt serving the generated git repository `branchy` with its branches `main` and
+/// `dev` (`ZOEKT_PAGER_LIVE_BRANCHES_URL`; see `scripts/gen-branches.sh` for its facts).
+pub fn branches_zoekt(test: &str) -> String {
+    live_url("ZOEKT_PAGER_LIVE_BRANCHES_URL", test)
 }
 
 pub fn client(url: &str) -> ZoektClient {

@@ -19,7 +19,7 @@ use zoekt_pager::tools::search::LineItem;
 use zoekt_pager::tools::search_files::FileItem;
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SymbolItem};
 use zoekt_pager::zoekt::query;
-use zoekt_pager::{ErrorCode, PageArgs, PagerConfig, RequestKey};
+use zoekt_pager::{ErrorCode, PageArgs, PagerConfig, Position, RequestKey};
 
 use support::{all_items, oracle, pager, pager_with, sizes, walk};
 
@@ -349,15 +349,24 @@ async fn cursor_errors_and_past_the_end() {
     let key = RequestKey::new(
         SearchSymbols::SCOPE,
         &[&query::symbols_query(r"pagerItem\d+").unwrap(), ""],
+        &p.order_settings(),
     );
+    // After every item there is: the lowest score there can be.
+    let beyond = Position {
+        section: 0,
+        section_start: 0,
+        score: f64::NEG_INFINITY,
+        file: 0,
+        index: 0,
+    };
     let e = p
-        .symbols(r"pagerItem\d+", &[], &with(&key.cursor(u64::MAX)))
+        .symbols(r"pagerItem\d+", &[], &with(&key.cursor(u64::MAX, &beyond)))
         .await
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidCursor);
     // Past the end: an empty page and no cursor, not an error.
     let past = p
-        .symbols(r"pagerItem\d+", &[], &with(&key.cursor(1000)))
+        .symbols(r"pagerItem\d+", &[], &with(&key.cursor(1000, &beyond)))
         .await
         .unwrap();
     assert_eq!(
@@ -387,14 +396,22 @@ async fn over_ceiling_cursor_never_reaches_zoekt() {
     let key = RequestKey::new(
         SearchSymbols::SCOPE,
         &[&query::symbols_query("x").unwrap(), ""],
+        &p.order_settings(),
     );
+    let first = Position {
+        section: 0,
+        section_start: 0,
+        score: 1.0,
+        file: 0,
+        index: 0,
+    };
     let e = p
         .symbols(
             "x",
             &[],
             &PageArgs {
                 limit: Some(10),
-                cursor: Some(key.cursor(51)),
+                cursor: Some(key.cursor(51, &first)),
             },
         )
         .await

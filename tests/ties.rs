@@ -24,9 +24,12 @@ use support::adversary::{self, Adversary};
 use support::oracle::{self, RawFile};
 use support::{pager, walk};
 
-/// Repositories of the tie corpus, in the order the engine must list tied copies.
-fn tie_repos() -> Vec<String> {
-    (0..40).map(|i| format!("tie-{i:02}")).collect()
+/// Repositories of the tie corpus, in the order the engine must list their tied copies of
+/// `path`: by the contract's file key.
+fn tie_repos(path: &str) -> Vec<String> {
+    let mut repos: Vec<String> = (0..40).map(|i| format!("tie-{i:02}")).collect();
+    repos.sort_by_cached_key(|r| oracle::file_key(r, path, &[]));
+    repos
 }
 
 /// Limit sequences walked over every tied query (the last limit repeats).
@@ -135,7 +138,7 @@ type LineKey = (String, String, u32);
 
 /// `tieLineProbe`: 3 lines in each src/tiegroup.go, 120 line items in 40 tied files.
 fn tie_line_items() -> Vec<LineKey> {
-    tie_repos()
+    tie_repos("src/tiegroup.go")
         .into_iter()
         .flat_map(|r| [6, 7, 8].map(|l| (r.clone(), "src/tiegroup.go".to_string(), l)))
         .collect()
@@ -181,7 +184,7 @@ async fn tied_file_names_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_file_names_page_identically_at_every_limit");
     assert_all_tied(&url, "file:LICENSE").await;
     let p = pager(&url);
-    let expected: Vec<(String, String)> = tie_repos()
+    let expected: Vec<(String, String)> = tie_repos("LICENSE")
         .into_iter()
         .map(|r| (r, "LICENSE".to_string()))
         .collect();
@@ -200,7 +203,7 @@ async fn tied_symbols_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_symbols_page_identically_at_every_limit");
     assert_all_tied(&url, "sym:TieGroupProbe").await;
     let p = pager(&url);
-    let expected: Vec<(String, String, u32, String)> = tie_repos()
+    let expected: Vec<(String, String, u32, String)> = tie_repos("src/tiegroup.go")
         .into_iter()
         .map(|r| (r, "src/tiegroup.go".into(), 4, "TieGroupProbe".into()))
         .collect();
@@ -217,10 +220,11 @@ async fn tied_symbols_page_identically_at_every_limit() {
 #[tokio::test]
 async fn tied_references_page_identically_at_every_limit() {
     let url = support::ties_zoekt("tied_references_page_identically_at_every_limit");
-    // Literal queries (not built by the crate): definitions by symbol, usages by whole word.
+    // Literal queries (not built by the crate): definitions by symbol, usages by whole word
+    // (the contract's usages query also asks the symbol, so Zoekt marks definition lines).
     let (definitions, usages) = (
         "case:yes sym:^TieGroupProbe$",
-        r"case:yes content:\bTieGroupProbe\b",
+        r"case:yes (sym:^TieGroupProbe$ or content:\bTieGroupProbe\b)",
     );
     assert_all_tied(&url, definitions).await;
     // Usages come from two tied groups: the line above the definition (the doc comment names
@@ -231,12 +235,12 @@ async fn tied_references_page_identically_at_every_limit() {
         "src/helper.go" => 4,
         other => panic!("`{usages}` matched unexpected {other}"),
     };
-    let mut expected: Vec<(&str, String, String, u32)> = tie_repos()
+    let mut expected: Vec<(&str, String, String, u32)> = tie_repos("src/tiegroup.go")
         .into_iter()
         .map(|r| ("definition", r, "src/tiegroup.go".into(), 4))
         .collect();
     for path in &usage_paths {
-        for r in tie_repos() {
+        for r in tie_repos(path) {
             expected.push(("usage", r, path.clone(), usage_line(path)));
         }
     }
@@ -287,7 +291,7 @@ async fn tied_files_ahead_of_a_boosted_file_page_identically() {
     );
     let mut expected: Vec<LineKey> = Vec::new();
     for path in &paths {
-        for r in tie_repos() {
+        for r in tie_repos(path) {
             for &l in lines[path.as_str()] {
                 expected.push((r.clone(), path.clone(), l));
             }
@@ -334,4 +338,61 @@ async fn adversarial_ties_and_boosts_page_identically() {
         boosted > 0,
         "the adversary never boosted from beyond the cut"
     );
+}
+
+/// A tie wider than the largest window: 40 tied LICENSE files, at most 8 files a request. The
+/// first page is full, up to the 8 files a window holds (it used to be empty: every file sat
+/// at the untrusted edge), no walk
+/// repeats an item, each walk moves forward in the contract's order, and every page says
+/// that tied files beyond the window may be missing.
+#[tokio::test]
+async fn a_tie_wider_than_the_window_still_pages_forward() {
+    let url = support::ties_zoekt("a_tie_wider_than_the_window_still_pages_forward");
+    assert_all_tied(&url, "file:LICENSE").await;
+    let cfg = PagerConfig {
+        max_window: 8,
+        ..PagerConfig::default()
+    };
+    let p = support::pager_with(&url, cfg);
+    let order = tie_repos("LICENSE");
+    for limits in LIMITS {
+        let pages = walk(limits, async |a| p.files("LICENSE", a).await).await;
+        assert_eq!(
+            pages[0].count as u32,
+            limits[0].min(8),
+            "limits {limits:?}: the first page is as full as the window allows"
+        );
+        let mut previous = None;
+        for page in &pages {
+            assert!(!page.complete, "limits {limits:?}");
+            assert!(
+                page.warnings.iter().any(|w| w.contains("--max-window")),
+                "limits {limits:?}: {:?}",
+                page.warnings
+            );
+            for item in &page.items {
+                let rank = order.iter().position(|r| *r == item.repo).unwrap();
+                if let Some(prev) = previous {
+                    assert!(rank > prev, "limits {limits:?}: {} goes back", item.repo);
+                }
+                previous = Some(rank);
+            }
+        }
+    }
+}
+
+/// The 40-way tie at the default window: the first page is full at every limit (the walks
+/// themselves are checked item by item above).
+#[tokio::test]
+async fn the_forty_way_tie_fills_the_first_page() {
+    let url = support::ties_zoekt("the_forty_way_tie_fills_the_first_page");
+    let p = pager(&url);
+    for limit in [1, 3, 7, 30] {
+        let page = p
+            .files("LICENSE", &support::first_page(limit))
+            .await
+            .unwrap();
+        assert_eq!(page.count as u32, limit);
+        assert!(page.complete && page.total.exact && page.total.value == 40);
+    }
 }

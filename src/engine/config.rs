@@ -88,7 +88,13 @@ pub struct Effort {
         global = true
     )]
     pub shard_max_match_count: u32,
-    /// Zoekt TotalMaxMatchCount: matches all shards together may collect.
+    /// Zoekt TotalMaxMatchCount: matches all shards together may collect; 0 (the default)
+    /// sends no such cap.
+    ///
+    /// Zoekt stops handing shards to its workers once the running total passes this cap, so
+    /// WHICH shards were searched depends on timing: two calls may return different files and
+    /// a walk may skip results. Leave it at 0 unless the per-shard cap and the wall time
+    /// cannot bound the cost; answers it cuts are flagged incomplete.
     #[arg(
         long,
         env = "ZOEKT_PAGER_TOTAL_MAX_MATCH_COUNT",
@@ -139,7 +145,7 @@ impl PagerConfig {
         max_context_lines: 10,
         effort: Effort {
             shard_max_match_count: 10_000,
-            total_max_match_count: 100_000,
+            total_max_match_count: 0,
             max_wall_time_ms: 10_000,
         },
         max_page_bytes: 20_000,
@@ -163,8 +169,14 @@ impl PagerConfig {
         if self.max_window == 0 {
             return Err("--max-window must be at least 1".into());
         }
-        if self.effort.shard_max_match_count == 0 || self.effort.total_max_match_count == 0 {
-            return Err("Zoekt match counts must be at least 1 (0 lets Zoekt derive them from the page, which breaks paging)".into());
+        if self.effort.shard_max_match_count == 0 {
+            return Err("--shard-max-match-count must be at least 1 (0 lets Zoekt derive the caps from the page size, which breaks paging)".into());
+        }
+        if self.max_offset > u64::from(u32::MAX) {
+            return Err(format!(
+                "--max-offset must be at most {} (cursors hold a 32-bit offset)",
+                u32::MAX
+            ));
         }
         if self.read.max_lines == 0 || self.read.max_bytes < 100 {
             return Err(

@@ -1,21 +1,36 @@
 //! The opaque page cursor.
 //!
-//! A cursor is base64url (no padding) of a fixed 22-byte record:
-//! `version (1) | tool (1) | request hash (12) | item offset (8, big endian)`.
-//! The hash covers the canonical request (the tool, its query and filters; not yet the effort
-//! caps or the maximum window, see `docs/contract.md`) and nothing else, so a caller may change `limit` or `context_lines` between
-//! pages and keep walking. Nothing about it is secret: the offset is bounded by the configured
-//! ceiling wherever it comes from, so a hand-made cursor can cost no more than a page.
+//! A cursor is base64url (no padding) of a fixed 43-byte record, 58 characters:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | record version |
+//! | 1 | scope (the tool) |
+//! | 8 | hash of the canonical request (the tool's query and filters) |
+//! | 4 | hash of the settings that change the order ([`ORDER_VERSION`], effort caps, window) |
+//! | 4 | item offset of the next page, big endian |
+//! | 21 | [`Position`] of the last item served: section, section start, score, file, index |
+//!
+//! The request hash leaves out the page size and what only changes how an item looks
+//! (context lines), so a caller may change `limit` or `context_lines` between pages and keep
+//! walking. The offset sizes the next window; the position is where the next page starts
+//! (strictly after it). Nothing about a cursor is secret: the offset is bounded by the
+//! configured ceiling wherever it comes from, so a hand-made cursor can cost no more than a
+//! page.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
-const VERSION: u8 = 1;
-const HASH_LEN: usize = 12;
-const RECORD_LEN: usize = 1 + 1 + HASH_LEN + 8;
+use super::order::{ORDER_VERSION, Position};
+
+const VERSION: u8 = 2;
+const QUERY_HASH_LEN: usize = 8;
+const SETTINGS_HASH_LEN: usize = 4;
+const POSITION_LEN: usize = 1 + 4 + 8 + 8 + 4;
+const RECORD_LEN: usize = 1 + 1 + QUERY_HASH_LEN + SETTINGS_HASH_LEN + 4 + POSITION_LEN;
 /// Longest cursor text even looked at; anything longer is garbage by construction.
-const MAX_CURSOR_CHARS: usize = 64;
+pub const MAX_CURSOR_CHARS: usize = 64;
 
 /// What minted a cursor: a paged tool, or the repository listing (which the MCP layer serves
 /// as resources). The id is part of the wire format: a tool keeps its id forever, and a new
@@ -44,42 +59,74 @@ impl Scope {
     }
 }
 
-/// Identity of a request for cursor purposes: the tool plus a hash of its canonical form.
+/// Where a cursor resumes: the next page's item offset and the last item served.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resume {
+    /// The item offset the next page should start at, if nothing moved.
+    pub offset: u64,
+    /// The last item served; the next page starts strictly after it.
+    pub after: Position,
+}
+
+/// Identity of a request for cursor purposes: the tool plus hashes of its canonical form and
+/// of the settings that decide its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RequestKey {
     /// What mints and accepts the cursors of this request.
     pub scope: Scope,
-    hash: [u8; HASH_LEN],
+    query_hash: [u8; QUERY_HASH_LEN],
+    settings_hash: [u8; SETTINGS_HASH_LEN],
+}
+
+/// SHA-256 of length-prefixed parts, so ("ab","c") and ("a","bc") differ.
+fn digest(prefix: u8, parts: &[&str]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update([prefix]);
+    for p in parts {
+        h.update((p.len() as u64).to_be_bytes());
+        h.update(p.as_bytes());
+    }
+    h.finalize().into()
 }
 
 impl RequestKey {
-    /// `parts` are the canonical, order-significant components (built query strings, sorted
-    /// filters...). They are length-prefixed so ("ab","c") and ("a","bc") differ.
-    pub fn new(scope: Scope, parts: &[&str]) -> RequestKey {
-        let mut h = Sha256::new();
-        h.update([scope.id]);
-        for p in parts {
-            h.update((p.len() as u64).to_be_bytes());
-            h.update(p.as_bytes());
+    /// `parts` are the canonical, order-significant components of the request (built query
+    /// strings, sorted filters...). `settings` is everything else that changes which items
+    /// come out in which order (effort caps, the largest window); [`ORDER_VERSION`] is added
+    /// here.
+    pub fn new(scope: Scope, parts: &[&str], settings: &str) -> RequestKey {
+        let mut query_hash = [0u8; QUERY_HASH_LEN];
+        query_hash.copy_from_slice(&digest(scope.id, parts)[..QUERY_HASH_LEN]);
+        let mut settings_hash = [0u8; SETTINGS_HASH_LEN];
+        settings_hash.copy_from_slice(&digest(ORDER_VERSION, &[settings])[..SETTINGS_HASH_LEN]);
+        RequestKey {
+            scope,
+            query_hash,
+            settings_hash,
         }
-        let digest = h.finalize();
-        let mut hash = [0u8; HASH_LEN];
-        hash.copy_from_slice(&digest[..HASH_LEN]);
-        RequestKey { scope, hash }
     }
 
-    /// The cursor that resumes this request at `offset`.
-    pub fn cursor(&self, offset: u64) -> String {
+    /// The cursor that resumes this request at `offset`, right after the item at `after`.
+    /// Offsets beyond `u32::MAX` are written as `u32::MAX` (the configured ceiling is far
+    /// below).
+    pub fn cursor(&self, offset: u64, after: &Position) -> String {
         let mut rec = Vec::with_capacity(RECORD_LEN);
         rec.push(VERSION);
         rec.push(self.scope.id);
-        rec.extend_from_slice(&self.hash);
-        rec.extend_from_slice(&offset.to_be_bytes());
+        rec.extend_from_slice(&self.query_hash);
+        rec.extend_from_slice(&self.settings_hash);
+        rec.extend_from_slice(&u32::try_from(offset).unwrap_or(u32::MAX).to_be_bytes());
+        rec.push(after.section);
+        rec.extend_from_slice(&after.section_start.to_be_bytes());
+        rec.extend_from_slice(&after.score.to_bits().to_be_bytes());
+        rec.extend_from_slice(&after.file.to_be_bytes());
+        rec.extend_from_slice(&after.index.to_be_bytes());
+        debug_assert_eq!(rec.len(), RECORD_LEN);
         URL_SAFE_NO_PAD.encode(rec)
     }
 
-    /// Reads a cursor given with this request; returns its item offset.
-    pub fn offset_of(&self, cursor: &str, max_offset: u64) -> Result<u64, CursorError> {
+    /// Reads a cursor given with this request.
+    pub fn resume(&self, cursor: &str, max_offset: u64) -> Result<Resume, CursorError> {
         // A blank cursor never gets here from a request (the engine reads it as no cursor);
         // given directly, it decodes to the wrong length like any other garbage.
         let cursor = cursor.trim();
@@ -99,16 +146,37 @@ impl RequestKey {
         if scope != self.scope {
             return Err(CursorError::OtherTool { minted_by: scope });
         }
-        if rec[2..2 + HASH_LEN] != self.hash {
+        let mut at = 2;
+        let mut take = |n: usize| {
+            let field = &rec[at..at + n];
+            at += n;
+            field
+        };
+        if take(QUERY_HASH_LEN) != self.query_hash {
             return Err(CursorError::OtherQuery);
         }
-        let mut off = [0u8; 8];
-        off.copy_from_slice(&rec[2 + HASH_LEN..]);
-        let offset = u64::from_be_bytes(off);
+        if take(SETTINGS_HASH_LEN) != self.settings_hash {
+            return Err(CursorError::OtherSettings);
+        }
+        let offset = u64::from(u32::from_be_bytes(take(4).try_into().expect("4 bytes")));
+        let section = take(1)[0];
+        let section_start = u32::from_be_bytes(take(4).try_into().expect("4 bytes"));
+        let score = f64::from_bits(u64::from_be_bytes(take(8).try_into().expect("8 bytes")));
+        let file = u64::from_be_bytes(take(8).try_into().expect("8 bytes"));
+        let index = u32::from_be_bytes(take(4).try_into().expect("4 bytes"));
         if offset > max_offset {
             return Err(CursorError::OffsetTooLarge { offset, max_offset });
         }
-        Ok(offset)
+        Ok(Resume {
+            offset,
+            after: Position {
+                section,
+                section_start,
+                score,
+                file,
+                index,
+            },
+        })
     }
 }
 
@@ -127,6 +195,13 @@ pub enum CursorError {
     /// Minted by the same tool for another query or filters.
     #[error("this cursor belongs to a different query or filters")]
     OtherQuery,
+    /// Minted for the same request by a server whose order differs: other effort caps,
+    /// another `--max-window`, or another release ([`ORDER_VERSION`]).
+    #[error(
+        "this cursor was minted by a server with other settings (effort caps or --max-window) \
+         or by another release, whose order may differ"
+    )]
+    OtherSettings,
     /// Beyond the configured paging ceiling.
     #[error("cursor offset {offset} is beyond the paging limit of {max_offset} items")]
     OffsetTooLarge {
@@ -157,9 +232,20 @@ mod tests {
         id: 3,
         name: "search_files",
     };
+    const SETTINGS: &str = "shard 10000";
 
     fn key() -> RequestKey {
-        RequestKey::new(SYMBOLS, &["sym:foo", ""])
+        RequestKey::new(SYMBOLS, &["sym:foo", ""], SETTINGS)
+    }
+
+    fn at(index: u32) -> Position {
+        Position {
+            section: 1,
+            section_start: 4,
+            score: 83_000_000_009.25,
+            file: 0xdead_beef_0102_0304,
+            index,
+        }
     }
 
     fn is_invalid(e: &CursorError) -> bool {
@@ -170,9 +256,17 @@ mod tests {
     }
 
     #[test]
-    fn round_trip_and_opacity() {
-        let c = key().cursor(30);
-        assert_eq!(key().offset_of(&c, 1000), Ok(30));
+    fn round_trip_length_and_opacity() {
+        let c = key().cursor(30, &at(7));
+        assert_eq!(
+            key().resume(&c, 1000),
+            Ok(Resume {
+                offset: 30,
+                after: at(7)
+            })
+        );
+        assert_eq!(c.len(), 58);
+        assert!(c.len() <= MAX_CURSOR_CHARS);
         assert!(
             c.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
@@ -182,27 +276,29 @@ mod tests {
 
     #[test]
     fn mismatches_are_told_apart() {
-        let c = key().cursor(30);
-        let other_query = RequestKey::new(SYMBOLS, &["sym:bar", ""]);
+        let c = key().cursor(30, &at(0));
+        let other_query = RequestKey::new(SYMBOLS, &["sym:bar", ""], SETTINGS);
+        assert_eq!(other_query.resume(&c, 1000), Err(CursorError::OtherQuery));
+        let other_tool = RequestKey::new(FILES, &["sym:foo", ""], SETTINGS);
         assert_eq!(
-            other_query.offset_of(&c, 1000),
-            Err(CursorError::OtherQuery)
-        );
-        let other_tool = RequestKey::new(FILES, &["sym:foo", ""]);
-        assert_eq!(
-            other_tool.offset_of(&c, 1000),
+            other_tool.resume(&c, 1000),
             Err(CursorError::OtherTool { minted_by: SYMBOLS })
+        );
+        let other_settings = RequestKey::new(SYMBOLS, &["sym:foo", ""], "shard 10");
+        assert_eq!(
+            other_settings.resume(&c, 1000),
+            Err(CursorError::OtherSettings)
         );
         // Length-prefixing: moving a boundary between parts changes the key.
         assert_ne!(
-            RequestKey::new(FILES, &["ab", "c"]),
-            RequestKey::new(FILES, &["a", "bc"])
+            RequestKey::new(FILES, &["ab", "c"], SETTINGS),
+            RequestKey::new(FILES, &["a", "bc"], SETTINGS)
         );
     }
 
     #[test]
     fn garbage_never_panics_and_is_invalid() {
-        let c = key().cursor(30);
+        let c = key().cursor(30, &at(0));
         let inputs = [
             "".to_string(),
             "   ".to_string(),
@@ -214,36 +310,41 @@ mod tests {
             "-1".to_string(),
         ];
         for input in inputs {
-            let err = key().offset_of(&input, 1000).unwrap_err();
+            let err = key().resume(&input, 1000).unwrap_err();
             assert!(is_invalid(&err), "{input:?} gave {err:?}");
         }
     }
 
     #[test]
     fn offset_ceiling_is_enforced() {
-        let huge = key().cursor(u64::MAX);
+        let huge = key().cursor(u64::MAX, &at(0));
         assert_eq!(
-            key().offset_of(&huge, 5000),
+            key().resume(&huge, 5000),
             Err(CursorError::OffsetTooLarge {
-                offset: u64::MAX,
+                offset: u64::from(u32::MAX),
                 max_offset: 5000
             })
         );
     }
 
     #[test]
-    fn every_byte_flip_is_detected_or_harmless() {
-        // Flipping any byte of the record yields an error or (offset bytes) another offset:
-        // never a panic and never a silent acceptance of another query.
-        let base = URL_SAFE_NO_PAD.decode(key().cursor(7)).unwrap();
+    fn every_byte_flip_is_detected_or_moves_the_position() {
+        // Flipping a byte of the header or the hashes yields an error; of the offset or the
+        // position, another place in the same request: never a panic and never a silent
+        // acceptance of another query or other settings.
+        let base = URL_SAFE_NO_PAD.decode(key().cursor(7, &at(3))).unwrap();
+        let header = 2 + QUERY_HASH_LEN + SETTINGS_HASH_LEN;
         for i in 0..base.len() {
             let mut rec = base.clone();
             rec[i] ^= 0x5a;
-            let r = key().offset_of(&URL_SAFE_NO_PAD.encode(&rec), u64::MAX);
-            if i < RECORD_LEN - 8 {
+            let r = key().resume(&URL_SAFE_NO_PAD.encode(&rec), u64::MAX);
+            if i < header {
                 assert!(r.is_err(), "flip at {i} accepted");
             } else {
-                assert!(r.is_ok());
+                assert_ne!(
+                    r.expect("another place"),
+                    key().resume(&key().cursor(7, &at(3)), u64::MAX).unwrap()
+                );
             }
         }
     }

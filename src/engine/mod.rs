@@ -9,6 +9,7 @@ pub mod backend;
 pub mod config;
 pub mod cursor;
 pub mod error;
+pub mod order;
 pub mod page;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -19,10 +20,13 @@ use backend::{Backend, RankedFile, SearchStats};
 use config::PagerConfig;
 use cursor::{RequestKey, Scope};
 use error::{ArgumentError, Error};
-use page::{Collected, Page, PageArgs, Slice, Total};
+use page::{Collected, Page, PageArgs, Slice, Total, Want};
 use window::{Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
+
+/// Most windows one page fetches to find where its cursor's item has moved to.
+const MAX_SEEK_ROUNDS: usize = 6;
 
 /// The engine, over any [`Backend`].
 #[derive(Debug, Clone)]
@@ -63,10 +67,44 @@ impl<B: Backend> Pager<B> {
         args: &T::Args,
     ) -> Result<Page<T::Item>, Error> {
         let plan = T::plan(args, &self.cfg)?;
-        let key = RequestKey::new(scope, &T::key(&plan));
+        let key = RequestKey::new(scope, &T::key(&plan), &self.order_settings());
         let slice = self.slice(&key, &args.paging())?;
-        let collected = T::collect(self, &plan, slice.needed()).await?;
-        Ok(page::cut(&key, slice, collected, &self.cfg))
+        let mut needed = slice.needed();
+        // The cursor's last item may now stand further down than its offset said (the
+        // results changed): then the page needs a bigger window, at least twice the last one,
+        // since a window that ends before the item cannot tell how far down it is. A few
+        // rounds at most: each is one more request.
+        for round in 0..MAX_SEEK_ROUNDS {
+            let want = Want {
+                needed,
+                after: slice.after,
+            };
+            let collected = T::collect(self, &plan, &want).await?;
+            let start = page::locate(&slice, &collected);
+            let reached = collected.first as usize + collected.items.len();
+            let page_end = (collected.first as usize + start.local)
+                .saturating_add(slice.limit as usize)
+                .saturating_add(1);
+            if reached < needed || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
+                return Ok(page::cut(&key, slice, start, collected, &self.cfg));
+            }
+            needed = page_end.max(needed.saturating_mul(2));
+        }
+        unreachable!("the last round returns")
+    }
+
+    /// Everything besides the request that decides which items come out in which order:
+    /// part of every cursor's hash ([`RequestKey::new`]), so a server configured otherwise
+    /// refuses the cursor.
+    pub fn order_settings(&self) -> String {
+        let e = &self.cfg.effort;
+        format!(
+            "shard {} total {} wall {} window {}",
+            e.shard_max_match_count,
+            e.total_max_match_count,
+            e.max_wall_time_ms,
+            self.cfg.max_window
+        )
     }
 
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
@@ -86,7 +124,7 @@ impl<B: Backend> Pager<B> {
         let w = self.window(query, context_lines, needed, flatten).await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
-        let total = if w.exhausted {
+        let total = if w.exhausted(&self.cfg.effort) {
             Total {
                 value: w.items.len() as u64,
                 exact: true,
@@ -98,7 +136,11 @@ impl<B: Backend> Pager<B> {
             }
         };
         Ok(Collected {
+            ran_out: w.ran_out,
+            transient_cut: w.cut(&self.cfg.effort).is_transient(),
             items: w.items,
+            positions: w.positions,
+            first: 0,
             total,
             warnings,
         })
@@ -125,33 +167,38 @@ impl<B: Backend> Pager<B> {
         Ok(window::fetch(&self.backend, &spec, flatten).await?)
     }
 
-    /// Adds the reasons a window's answer may be partial.
+    /// Adds the reasons a window's answer may be partial, each with what to do about it.
     pub fn warn<T>(&self, w: &Window<T>, warnings: &mut Vec<String>) {
-        let s = &w.stats;
-        if s.shards_skipped > 0 {
+        let cut = w.cut(&self.cfg.effort);
+        if cut.shards_skipped > 0 {
             warnings.push(format!(
-                "Zoekt skipped {} shard(s) (time budget)",
-                s.shards_skipped
+                "Zoekt ran out of time and skipped {} shard(s) (--max-wall-time-ms {}): results \
+                 are missing; narrow the query with repo:, file: or lang:",
+                cut.shards_skipped, self.cfg.effort.max_wall_time_ms
             ));
         }
-        if s.files_skipped > 0 {
+        if cut.files_skipped > 0 {
             warnings.push(format!(
-                "Zoekt skipped {} file(s) (match budget)",
-                s.files_skipped
+                "Zoekt stopped at its per-shard match cap (--shard-max-match-count {}) and left \
+                 out {} file(s): results are missing; narrow the query with repo:, file: or lang:",
+                self.cfg.effort.shard_max_match_count, cut.files_skipped
             ));
         }
-        if s.crashes > 0 {
-            warnings.push(crashed(s.crashes));
+        if cut.crashes > 0 {
+            warnings.push(crashed(cut.crashes));
         }
-        if s.match_count >= u64::from(self.cfg.effort.total_max_match_count) {
+        if let Some(cap) = cut.total_cap {
             warnings.push(format!(
-                "the match budget of {} was reached; narrow the query for complete results",
-                self.cfg.effort.total_max_match_count
+                "Zoekt passed the total match cap (--total-max-match-count {cap}) and stopped \
+                 searching shards at a point that depends on timing: results are missing and \
+                 may differ between calls; narrow the query, or set the cap to 0"
             ));
         }
         if w.capped {
             warnings.push(format!(
-                "results beyond the first {} files are not reachable; narrow the query",
+                "results beyond the first {} files (--max-window) are not reachable, and files \
+                 tied in score with the last of them are in the pager's order and may be \
+                 missing; narrow the query",
                 w.files_asked
             ));
         }
@@ -169,15 +216,275 @@ impl<B: Backend> Pager<B> {
             .into());
         }
         // An empty cursor is no cursor: models often send "" for an absent optional argument.
-        let offset = match args.cursor.as_deref().map(str::trim) {
-            Some(c) if !c.is_empty() => key.offset_of(c, self.cfg.max_offset)?,
-            _ => 0,
+        let resume = match args.cursor.as_deref().map(str::trim) {
+            Some(c) if !c.is_empty() => Some(key.resume(c, self.cfg.max_offset)?),
+            _ => None,
         };
-        Ok(Slice { offset, limit })
+        Ok(Slice {
+            offset: resume.map_or(0, |r| r.offset),
+            limit,
+            after: resume.map(|r| r.after),
+        })
     }
 }
 
 /// The warning for shards that crashed or are still loading.
 pub(crate) fn crashed(crashes: u64) -> String {
-    format!("{crashes} shard(s) crashed or are still loading")
+    format!("{crashes} shard(s) crashed or are still loading: results are missing; try again")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::config::Effort;
+    use crate::engine::cursor::CursorError;
+    use crate::engine::testing::FakeBackend;
+    use crate::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
+    use crate::zoekt::query;
+
+    /// `search_files` over the fake: one item per file.
+    const TEXT: &str = "unit";
+
+    fn q() -> String {
+        query::files_query(TEXT).unwrap()
+    }
+
+    fn file(name: &str, score: f64) -> RankedFile {
+        RankedFile {
+            repo: "r".into(),
+            path: name.into(),
+            score,
+            path_matched: true,
+            ..Default::default()
+        }
+    }
+
+    /// `n` files `uNN` of distinct scores, u00 best.
+    fn files(n: usize) -> Vec<RankedFile> {
+        (0..n)
+            .map(|i| file(&format!("u{i:02}"), 100.0 - i as f64))
+            .collect()
+    }
+
+    fn args(limit: u32, cursor: Option<&str>) -> SearchFilesArgs {
+        SearchFilesArgs {
+            query: TEXT.into(),
+            limit: Some(limit),
+            cursor: cursor.map(String::from),
+        }
+    }
+
+    fn paths(page: &Page<FileItem>) -> Vec<&str> {
+        page.items.iter().map(|i| i.path.as_str()).collect()
+    }
+
+    async fn page(p: &Pager<FakeBackend>, limit: u32, cursor: Option<&str>) -> Page<FileItem> {
+        p.page::<SearchFiles>(&args(limit, cursor))
+            .await
+            .expect("page")
+    }
+
+    #[tokio::test]
+    async fn a_cursor_resumes_right_after_its_item_when_files_arrive_before_it() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 3, None).await;
+        assert_eq!(paths(&first), ["u00", "u01", "u02"]);
+        let c = first.next_cursor.clone().unwrap();
+        // Nothing changed: the page starts at its offset, not resynced.
+        let same = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&same), ["u03", "u04", "u05"]);
+        assert!(!same.resynced && same.complete && same.offset == 3);
+        // Two better files arrive: by offset the page would repeat u01 and u02.
+        let mut more = files(10);
+        more.push(file("new-a", 200.0));
+        more.push(file("new-b", 150.0));
+        p.backend().replace(&q(), more);
+        let next = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&next), ["u03", "u04", "u05"]);
+        assert!(next.resynced && !next.complete);
+        assert_eq!(next.offset, 5, "u03 is item 5 now");
+        assert!(
+            next.warnings.iter().any(|w| w.contains("item 5")),
+            "{:?}",
+            next.warnings
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cursor_whose_item_is_gone_resumes_where_it_stood() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 3, None).await;
+        let c = first.next_cursor.clone().unwrap();
+        // u02 (the last item served) and u01 are deleted: by offset u03 and u04 would be
+        // skipped.
+        let fewer: Vec<RankedFile> = files(10)
+            .into_iter()
+            .filter(|f| f.path != "u01" && f.path != "u02")
+            .collect();
+        p.backend().replace(&q(), fewer);
+        let next = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&next), ["u03", "u04", "u05"]);
+        assert!(next.resynced);
+        assert_eq!(next.offset, 1);
+    }
+
+    #[tokio::test]
+    async fn a_cursor_moved_far_down_fetches_a_bigger_window() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(30)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 2, None).await;
+        let c = first.next_cursor.clone().unwrap();
+        // 40 better files arrive: the page must now start at item 42, beyond the window a
+        // cursor at offset 2 would fetch.
+        let mut more = files(30);
+        more.extend((0..40).map(|i| file(&format!("top{i:02}"), 1000.0 - i as f64)));
+        p.backend().replace(&q(), more);
+        let next = page(&p, 2, Some(&c)).await;
+        assert_eq!(paths(&next), ["u02", "u03"]);
+        assert_eq!(next.offset, 42);
+        assert!(next.has_more);
+    }
+
+    #[tokio::test]
+    async fn a_cursor_from_other_settings_is_refused() {
+        let backend = FakeBackend::new().with(&q(), files(10));
+        let p = Pager::new(backend, PagerConfig::default());
+        let c = page(&p, 3, None).await.next_cursor.unwrap();
+        for cfg in [
+            PagerConfig {
+                max_window: 100,
+                ..PagerConfig::default()
+            },
+            PagerConfig {
+                effort: Effort {
+                    shard_max_match_count: 5,
+                    ..Effort::default()
+                },
+                ..PagerConfig::default()
+            },
+            PagerConfig {
+                effort: Effort {
+                    total_max_match_count: 50_000,
+                    ..Effort::default()
+                },
+                ..PagerConfig::default()
+            },
+        ] {
+            let other = Pager::new(FakeBackend::new().with(&q(), files(10)), cfg);
+            let e = other
+                .page::<SearchFiles>(&args(3, Some(&c)))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::Cursor(CursorError::OtherSettings)),
+                "{e:?}"
+            );
+        }
+        // The page size is not a setting of the order.
+        let other = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig {
+                default_limit: 7,
+                max_limit: 50,
+                ..PagerConfig::default()
+            },
+        );
+        assert!(other.page::<SearchFiles>(&args(3, Some(&c))).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_cut_answer_is_never_exact_and_a_transient_one_keeps_a_cursor() {
+        // The per-shard cap: the same every time, so the walk ends, flagged.
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(4)),
+            PagerConfig::default(),
+        );
+        p.backend().cut(
+            &q(),
+            SearchStats {
+                files_skipped: 9,
+                ..Default::default()
+            },
+        );
+        let only = page(&p, 10, None).await;
+        assert_eq!(only.count, 4);
+        assert!(!only.has_more && !only.complete && !only.total.exact);
+        assert!(
+            only.warnings.iter().any(|w| w.contains("per-shard")),
+            "{:?}",
+            only.warnings
+        );
+        // Time ran out: Zoekt may hold more, so the last page keeps a cursor to ask again.
+        for cut in [
+            SearchStats {
+                shards_skipped: 2,
+                ..Default::default()
+            },
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        ] {
+            let p = Pager::new(
+                FakeBackend::new().with(&q(), files(4)),
+                PagerConfig::default(),
+            );
+            p.backend().cut(&q(), cut);
+            let partial = page(&p, 10, None).await;
+            assert_eq!(partial.count, 4);
+            assert!(partial.has_more && !partial.complete && !partial.total.exact);
+            // Asked again once the answer is whole: the new files follow, none repeats.
+            p.backend().cut(&q(), SearchStats::default());
+            p.backend().replace(&q(), files(6));
+            let again = page(&p, 10, partial.next_cursor.as_deref()).await;
+            assert_eq!(paths(&again), ["u04", "u05"]);
+            assert!(!again.has_more && again.complete && again.total.exact);
+            // A retry that finds nothing new ends the walk rather than looping.
+            p.backend().replace(&q(), files(4));
+            p.backend().cut(&q(), cut);
+            let empty = page(&p, 10, partial.next_cursor.as_deref()).await;
+            assert_eq!(empty.count, 0);
+            assert!(!empty.has_more && !empty.complete);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tie_wider_than_the_largest_window_still_pages_without_repeats() {
+        // 20 tied files, at most 8 files a request: the first page is full, and a walk never
+        // repeats an item and only moves forward in the order.
+        let tied: Vec<RankedFile> = (0..20)
+            .map(|i| file(&format!("LICENSE{i:02}"), 5.0))
+            .collect();
+        let cfg = PagerConfig {
+            max_window: 8,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(FakeBackend::new().with(&q(), tied), cfg);
+        let first = page(&p, 3, None).await;
+        assert_eq!(first.count, 3);
+        assert!(!first.complete);
+        assert!(first.warnings.iter().any(|w| w.contains("--max-window")));
+        let mut seen = std::collections::HashSet::new();
+        let mut cursor = first.next_cursor.clone();
+        for i in &first.items {
+            assert!(seen.insert(i.path.clone()));
+        }
+        while let Some(c) = cursor {
+            let next = page(&p, 3, Some(&c)).await;
+            for i in &next.items {
+                assert!(seen.insert(i.path.clone()), "{} twice", i.path);
+            }
+            cursor = next.next_cursor;
+            assert!(seen.len() <= 20);
+        }
+        assert!(seen.len() >= 8, "{seen:?}");
+    }
 }

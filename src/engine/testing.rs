@@ -5,8 +5,9 @@
 //! statistics of the whole search. It records every [`FileSearch`] it receives, so a test can
 //! check how many files each request asked for and that the effort never changed.
 //!
-//! Not modelled: Zoekt's novelty boost (a file with a new extension moved up to position 3),
-//! budgets, timeouts and errors. Tied files come back in the order the fixture lists them
+//! A test may change a query's files between calls (an index change) and make answers report
+//! a cut (skipped shards or files, crashes). Not modelled: Zoekt's novelty boost (a file with
+//! a new extension moved up to position 3), real budgets, timeouts and errors. Tied files come back in the order the fixture lists them
 //! (Zoekt's own order of ties is arbitrary), so a fixture can list them in any order it likes,
 //! e.g. the reverse of page order, to show that the engine does not depend on it.
 
@@ -20,8 +21,8 @@ use super::backend::{
 /// A [`Backend`] answering from a map query → files, and recording every search.
 #[derive(Debug, Default)]
 pub(crate) struct FakeBackend {
-    /// The files each query matches, in any order.
-    results: HashMap<String, Vec<RankedFile>>,
+    /// The files each query matches, in any order, and the cut reported with them.
+    results: Mutex<HashMap<String, (Vec<RankedFile>, SearchStats)>>,
     /// Every search received, in order.
     requests: Mutex<Vec<FileSearch>>,
 }
@@ -33,9 +34,23 @@ impl FakeBackend {
     }
 
     /// Adds the files `query` matches (replacing any given before for it).
-    pub(crate) fn with(mut self, query: &str, files: Vec<RankedFile>) -> Self {
-        self.results.insert(query.to_string(), files);
+    pub(crate) fn with(self, query: &str, files: Vec<RankedFile>) -> Self {
+        self.replace(query, files);
         self
+    }
+
+    /// Changes the files `query` matches from now on (the index changed).
+    pub(crate) fn replace(&self, query: &str, files: Vec<RankedFile>) {
+        let mut results = self.results.lock().expect("results lock");
+        let cut = results.get(query).map(|r| r.1).unwrap_or_default();
+        results.insert(query.to_string(), (files, cut));
+    }
+
+    /// From now on, answers to `query` report this cut: skipped shards and files and
+    /// crashes are taken from `cut`, the counts stay the fake's own.
+    pub(crate) fn cut(&self, query: &str, cut: SearchStats) {
+        let mut results = self.results.lock().expect("results lock");
+        results.entry(query.to_string()).or_default().1 = cut;
     }
 
     /// Every search received so far, oldest first.
@@ -61,11 +76,19 @@ impl Backend for FakeBackend {
             .lock()
             .expect("requests lock")
             .push(search.clone());
-        let mut files = self.results.get(&search.query).cloned().unwrap_or_default();
+        let (mut files, cut) = self
+            .results
+            .lock()
+            .expect("results lock")
+            .get(&search.query)
+            .cloned()
+            .unwrap_or_default();
         let stats = SearchStats {
             file_count: files.len() as u64,
             match_count: files.iter().map(|f| f.lines.len() as u64).sum(),
-            ..SearchStats::default()
+            shards_skipped: cut.shards_skipped,
+            files_skipped: cut.files_skipped,
+            crashes: cut.crashes,
         };
         files.sort_by(|a, b| b.score.total_cmp(&a.score));
         if search.max_files > 0 {

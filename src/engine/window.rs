@@ -6,17 +6,19 @@
 //! whichever page asks for it:
 //! 1. every fetch of one query sends the same effort caps, so every window searches the same
 //!    candidate set and a bigger window only adds files at the end of the order;
-//! 2. files are re-sorted by (score desc, repository, path), a total order;
+//! 2. files are re-sorted into the total order of `engine/order.rs` (score descending, then
+//!    the hash of the file's identity), and each item gets its [`Position`] in it;
 //! 3. while Zoekt may hold more files, files tied with the window's lowest score may have tied
 //!    partners outside the window: only files scoring strictly above that edge are trusted;
 //! 4. the window grows (bounded) until the trusted files yield the items needed or Zoekt has
-//!    nothing more.
+//!    nothing more. At the bound, the files at the edge are kept rather than dropped, so a tie
+//!    wider than the largest window still yields pages; the window says it was `capped`.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::backend::{Backend, BackendError, FileSearch, RankedFile, SearchStats};
 use super::config::Effort;
+use super::order::{Position, file_key};
 
 /// One window fetch to run.
 #[derive(Debug, Clone)]
@@ -27,7 +29,7 @@ pub struct WindowSpec<'a> {
     pub effort: Effort,
     /// Context lines around each matching line.
     pub context_lines: u32,
-    /// Items wanted (offset + limit + 1: the extra one tells whether more exist).
+    /// Items wanted (the page's end plus one: the extra one tells whether more exist).
     pub needed: usize,
     /// Largest `MaxDocDisplayCount` ever sent.
     pub max_files: u32,
@@ -38,14 +40,79 @@ pub struct WindowSpec<'a> {
 pub struct Window<T> {
     /// Items of the trusted files, in page order.
     pub items: Vec<T>,
-    /// Zoekt has no files beyond the window: `items` is every item there is.
-    pub exhausted: bool,
-    /// The window reached `max_files` before holding `needed` items.
+    /// Where each item stands in the total order (section 0 until [`Window::in_section`]).
+    pub positions: Vec<Position>,
+    /// Zoekt returned fewer files than asked: `items` is every item of the candidate set
+    /// Zoekt searched. Whether that set is the whole result is [`Window::cut`]'s question.
+    pub ran_out: bool,
+    /// The window reached `max_files` before its certain files held `needed` items: the
+    /// files at its edge were kept, in the pager's order, and their tied partners beyond the
+    /// window (if any) are not reachable.
     pub capped: bool,
     /// Statistics of the last fetch.
     pub stats: SearchStats,
     /// `MaxDocDisplayCount` of the last fetch.
     pub files_asked: u32,
+}
+
+/// Why Zoekt's answer may leave out files that match.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cut {
+    /// Shards skipped (the wall time ran out, or the search was cancelled).
+    pub shards_skipped: u64,
+    /// Files skipped inside searched shards (a shard reached its match cap, or the time ran
+    /// out inside it).
+    pub files_skipped: u64,
+    /// Shards that crashed or were still loading.
+    pub crashes: u64,
+    /// The cross-shard cap (`--total-max-match-count`, off by default) was passed: Zoekt
+    /// stopped sending shards to search at a point that depends on timing.
+    pub total_cap: Option<u32>,
+}
+
+impl Cut {
+    /// What Zoekt's statistics say was left out, under these caps.
+    pub fn of(stats: &SearchStats, effort: &Effort) -> Cut {
+        let total = effort.total_max_match_count;
+        Cut {
+            shards_skipped: stats.shards_skipped,
+            files_skipped: stats.files_skipped,
+            crashes: stats.crashes,
+            total_cap: (total > 0 && stats.match_count > u64::from(total)).then_some(total),
+        }
+    }
+
+    /// Nothing was left out.
+    pub fn is_none(&self) -> bool {
+        *self == Cut::default()
+    }
+
+    /// The same request may find more later: the cut depends on timing or on shards still
+    /// loading, not only on the per-shard cap.
+    pub fn is_transient(&self) -> bool {
+        self.shards_skipped > 0 || self.crashes > 0 || self.total_cap.is_some()
+    }
+}
+
+impl<T> Window<T> {
+    /// Zoekt returned every matching file: the items are the whole result.
+    pub fn exhausted(&self, effort: &Effort) -> bool {
+        self.ran_out && self.cut(effort).is_none()
+    }
+
+    /// What Zoekt's answer may have left out.
+    pub fn cut(&self, effort: &Effort) -> Cut {
+        Cut::of(&self.stats, effort)
+    }
+
+    /// The same window with its items placed in `section`, numbered from `section_start`.
+    pub fn in_section(mut self, section: u8, section_start: u32) -> Window<T> {
+        for p in &mut self.positions {
+            p.section = section;
+            p.section_start = section_start;
+        }
+        self
+    }
 }
 
 /// Runs the growing window fetch; `flatten` turns one file into its items.
@@ -59,7 +126,7 @@ where
     F: Fn(&RankedFile) -> Vec<T>,
 {
     let max_files = spec.max_files.max(1);
-    let mut files_asked = clamp_u32(spec.needed).clamp(1, max_files);
+    let mut files_asked = first_window(spec.needed).clamp(1, max_files);
     loop {
         let search = FileSearch {
             query: spec.query.to_string(),
@@ -69,18 +136,42 @@ where
             whole_content: false,
         };
         let ranked = backend.search(&search).await?;
-        let files = ranked.files;
-        let exhausted = files.len() < files_asked as usize;
-        let trusted = trusted_files(files, exhausted);
+        let ran_out = ranked.files.len() < files_asked as usize;
+        let at_cap = !ran_out && files_asked >= max_files;
+        let ordered = ordered_files(ranked.files, ran_out);
         let mut items = Vec::new();
-        for f in &trusted {
-            items.extend(flatten(f));
+        let mut positions = Vec::new();
+        let mut certain_items = 0;
+        for (n, (key, f)) in ordered.files.iter().enumerate() {
+            if n == ordered.certain {
+                certain_items = items.len();
+            }
+            for (index, item) in flatten(f).into_iter().enumerate() {
+                items.push(item);
+                positions.push(Position {
+                    section: 0,
+                    section_start: 0,
+                    score: f.score,
+                    file: *key,
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                });
+            }
         }
-        let capped = !exhausted && items.len() < spec.needed && files_asked >= max_files;
-        if exhausted || items.len() >= spec.needed || capped {
+        if ordered.certain == ordered.files.len() {
+            certain_items = items.len();
+        }
+        // Below the cap the edge is never served; at the cap it is, when the certain files
+        // cannot fill the page (a tie wider than the window still yields pages).
+        let capped = at_cap && certain_items < spec.needed;
+        if !capped {
+            items.truncate(certain_items);
+            positions.truncate(certain_items);
+        }
+        if ran_out || at_cap || items.len() >= spec.needed {
             return Ok(Window {
                 items,
-                exhausted,
+                positions,
+                ran_out,
                 capped,
                 stats: ranked.stats,
                 files_asked,
@@ -88,12 +179,19 @@ where
         }
         files_asked = next_window(
             files_asked,
-            trusted.len(),
+            ordered.certain,
             items.len(),
             spec.needed,
             max_files,
         );
     }
+}
+
+/// The first window: the files that would hold the items needed at one item per file, plus
+/// a little room, since the last files sit at the untrusted edge (item 3 of the module
+/// comment). Without it a page of one-item-per-file results always took two requests.
+fn first_window(needed: usize) -> u32 {
+    clamp_u32(needed.saturating_add((needed / 8).max(3)))
 }
 
 /// Grows by the observed items-per-file ratio (with headroom), at least doubling, at most
@@ -113,12 +211,11 @@ fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The total order pages are cut from.
-fn page_order(a: &RankedFile, b: &RankedFile) -> Ordering {
-    b.score
-        .total_cmp(&a.score)
-        .then_with(|| a.repo.cmp(&b.repo))
-        .then_with(|| a.path.cmp(&b.path))
+/// A window's files in page order, each with its [`file_key`].
+struct Ordered {
+    files: Vec<(u64, RankedFile)>,
+    /// How many leading files are certain: every file tied with them is in the window.
+    certain: usize,
 }
 
 /// A file's extension as Zoekt's novelty boost sees it (Go's `path.Ext`): from the last dot of
@@ -128,9 +225,9 @@ fn extension(path: &str) -> &str {
     name.rfind('.').map_or("", |i| &name[i..])
 }
 
-/// Sorts the window into page order and keeps the files whose place in the global order is
-/// certain. `files` is in Zoekt's order, which is needed to spot a boosted file.
-fn trusted_files(mut files: Vec<RankedFile>, exhausted: bool) -> Vec<RankedFile> {
+/// Sorts the window into page order and finds how many files lead it for certain. `files` is
+/// in Zoekt's order, which is needed to spot a boosted file.
+fn ordered_files(files: Vec<RankedFile>, ran_out: bool) -> Ordered {
     // Zoekt sorts every file, moves the first one whose extension is not among the top two's
     // up to position 3 (index 2), and only then cuts the list. Such a file may come from far
     // below the cut, so its score says nothing about the edge. With a fourth file, a boosted
@@ -150,13 +247,29 @@ fn trusted_files(mut files: Vec<RankedFile>, exhausted: bool) -> Vec<RankedFile>
         .filter(|(i, _)| Some(*i) != boosted)
         .map(|(_, f)| f.score)
         .min_by(f64::total_cmp);
+    // One file per identity: a file on several branches with one content is one file match;
+    // with different contents, each version is a file of its own.
     let mut seen = HashSet::new();
-    files.retain(|f| seen.insert((f.repo.clone(), f.path.clone())));
-    files.sort_by(page_order);
-    if !exhausted && let Some(edge) = edge {
-        files.retain(|f| f.score > edge);
+    let mut keyed: Vec<(u64, RankedFile)> = files
+        .into_iter()
+        .filter(|f| seen.insert((f.repo.clone(), f.path.clone(), f.branches.clone())))
+        .map(|f| (file_key(&f.repo, &f.path, &f.branches), f))
+        .collect();
+    keyed.sort_by(|(ka, a), (kb, b)| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| ka.cmp(kb))
+            // Only a 64-bit hash collision gets here.
+            .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
+    });
+    let certain = match edge {
+        Some(edge) if !ran_out => keyed.partition_point(|(_, f)| f.score > edge),
+        _ => keyed.len(),
+    };
+    Ordered {
+        files: keyed,
+        certain,
     }
-    files
 }
 
 #[cfg(test)]
@@ -173,18 +286,34 @@ mod tests {
         }
     }
 
-    fn names(files: &[RankedFile]) -> Vec<String> {
-        files
+    fn key_of(name: &str) -> u64 {
+        let (repo, path) = name.split_once('/').unwrap();
+        file_key(repo, path, &[])
+    }
+
+    /// `names`, tied in score, in page order: by their file key.
+    fn by_key(names: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        v.sort_by_key(|n| key_of(n));
+        v
+    }
+
+    /// The certain files of a window, in page order.
+    fn trusted(files: Vec<RankedFile>, ran_out: bool) -> Vec<String> {
+        let o = ordered_files(files, ran_out);
+        o.files[..o.certain]
             .iter()
-            .map(|f| format!("{}/{}", f.repo, f.path))
+            .map(|(_, f)| format!("{}/{}", f.repo, f.path))
             .collect()
     }
 
     #[test]
     fn ties_at_the_edge_are_not_trusted_until_exhausted() {
         let window = vec![f("b", "x", 9.0), f("a", "y", 5.0), f("c", "z", 5.0)];
-        assert_eq!(names(&trusted_files(window.clone(), false)), ["b/x"]);
-        assert_eq!(names(&trusted_files(window, true)), ["b/x", "a/y", "c/z"]);
+        assert_eq!(trusted(window.clone(), false), ["b/x"]);
+        let mut all = vec!["b/x".to_string()];
+        all.extend(by_key(&["a/y", "c/z"]));
+        assert_eq!(trusted(window, true), all);
     }
 
     #[test]
@@ -196,22 +325,34 @@ mod tests {
             f("b", "y.md", 8.0),
             f("a", "z.rs", 1.0),
         ];
-        assert_eq!(names(&trusted_files(window.clone(), false)), ["b/x.md"]);
+        assert_eq!(trusted(window, false), ["b/x.md"]);
         // The same extension as the top two: nothing was boosted, the edge is a.
         let plain = vec![
             f("b", "x.md", 9.0),
             f("b", "y.md", 8.0),
             f("a", "z.md", 1.0),
         ];
-        assert_eq!(names(&trusted_files(plain, false)), ["b/x.md", "b/y.md"]);
+        assert_eq!(trusted(plain, false), ["b/x.md", "b/y.md"]);
         assert_eq!(extension("dir.d/LICENSE"), "");
         assert_eq!(extension("src/a.tar.gz"), ".gz");
     }
 
     #[test]
-    fn ties_are_broken_by_repo_then_path() {
-        let window = vec![f("b", "p", 7.0), f("a", "q", 7.0), f("a", "p", 7.0)];
-        assert_eq!(names(&trusted_files(window, true)), ["a/p", "a/q", "b/p"]);
+    fn ties_are_broken_by_the_file_key_not_by_zoekts_order() {
+        let names = ["b/p", "a/q", "a/p", "c/r", "d/s"];
+        let expected = by_key(&names);
+        // Whatever order Zoekt sends them in, the page order is the same.
+        for rotation in 0..names.len() {
+            let mut window: Vec<RankedFile> = names
+                .iter()
+                .map(|n| {
+                    let (r, p) = n.split_once('/').unwrap();
+                    f(r, p, 7.0)
+                })
+                .collect();
+            window.rotate_left(rotation);
+            assert_eq!(trusted(window, true), expected);
+        }
     }
 
     #[test]
@@ -225,13 +366,21 @@ mod tests {
             f("r", "c", 8.0),
             f("r", "d", 7.0),
         ];
-        assert_eq!(names(&trusted_files(window, false)), ["r/a", "r/b", "r/c"]);
+        assert_eq!(trusted(window, false), ["r/a", "r/b", "r/c"]);
     }
 
     #[test]
-    fn duplicate_files_are_kept_once() {
+    fn a_file_is_its_repository_path_and_branches() {
         let window = vec![f("r", "a", 3.0), f("r", "a", 3.0)];
-        assert_eq!(trusted_files(window, true).len(), 1);
+        assert_eq!(ordered_files(window, true).files.len(), 1);
+        // The same path in two versions (a file that differs between branches): two files.
+        let mut main = f("r", "a", 3.0);
+        main.branches = vec!["main".into()];
+        let mut dev = f("r", "a", 3.0);
+        dev.branches = vec!["dev".into()];
+        let o = ordered_files(vec![main.clone(), dev.clone(), main], true);
+        assert_eq!(o.files.len(), 2);
+        assert_ne!(o.files[0].0, o.files[1].0);
     }
 
     #[test]
@@ -279,8 +428,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_first_request_asks_for_exactly_the_items_needed_in_files() {
-        for (needed, max_files, first) in [(4, 100, 4), (1, 100, 1), (0, 100, 1), (500, 50, 50)] {
+    async fn the_first_request_asks_for_the_items_needed_in_files_plus_room_for_the_edge() {
+        for (needed, max_files, first) in [
+            (4, 100, 7),
+            (1, 100, 4),
+            (0, 100, 3),
+            (80, 1000, 90),
+            (500, 50, 50),
+        ] {
             let backend = FakeBackend::new().with(Q, distinct(1000));
             run(&backend, &spec(needed, max_files), one_item).await;
             let asked = backend.files_asked(Q);
@@ -290,6 +445,17 @@ mod tests {
         let backend = FakeBackend::new().with(Q, distinct(10));
         run(&backend, &spec(5, 0), one_item).await;
         assert_eq!(backend.files_asked(Q), [1]);
+    }
+
+    #[tokio::test]
+    async fn one_item_per_file_with_distinct_scores_takes_one_request() {
+        // The room above the edge: the last file is never certain, the ones before it are.
+        for needed in [1, 2, 8, 31, 101] {
+            let backend = FakeBackend::new().with(Q, distinct(1000));
+            let w = run(&backend, &spec(needed, 5000), one_item).await;
+            assert_eq!(backend.files_asked(Q).len(), 1, "needed {needed}");
+            assert!(w.items.len() >= needed);
+        }
     }
 
     #[tokio::test]
@@ -307,7 +473,7 @@ mod tests {
             let w = run(&backend, &spec(5, max_files), sparse).await;
             let asked = backend.files_asked(Q);
             assert!(asked.len() >= 3, "{asked:?}");
-            assert_eq!(asked[0], 5);
+            assert_eq!(asked[0], 8);
             for pair in asked.windows(2) {
                 assert!(
                     pair[1] >= pair[0] * 2 || pair[1] == max_files,
@@ -325,8 +491,8 @@ mod tests {
         }
     }
 
-    /// A file scoring 9, four files tied at 5 (listed in reverse page order, so the fake
-    /// returns them that way), then `behind` files scoring below them.
+    /// A file scoring 9, four files tied at 5 (listed in reverse name order), then `behind`
+    /// files scoring below them.
     fn tie_fixture(behind: usize) -> Vec<RankedFile> {
         let mut files = vec![
             f("a", "top.go", 9.0),
@@ -339,26 +505,19 @@ mod tests {
         files
     }
 
-    const TIED_IN_PAGE_ORDER: [&str; 4] = ["t0/z.go", "t1/a.go", "t1/b.go", "t2/a.go"];
+    const TIED: [&str; 4] = ["t0/z.go", "t1/a.go", "t1/b.go", "t2/a.go"];
 
     #[tokio::test]
     async fn a_tie_group_at_the_edge_is_held_back_until_the_window_passes_it() {
-        // Windows of 4 and 5 files end inside the tie group (or right at its end, which Zoekt
-        // cannot tell apart): more files follow, so no tied file is certain yet.
-        for max_files in [2, 3, 4, 5] {
-            let backend = FakeBackend::new().with(Q, tie_fixture(4));
-            let w = run(&backend, &spec(2, max_files), one_item).await;
-            assert_eq!(w.items, ["a/top.go"], "max_files {max_files}");
-            assert!(w.capped && !w.exhausted, "max_files {max_files}");
-        }
         // Room to grow: the fetch only stops once the window holds a file below the ties.
-        let backend = FakeBackend::new().with(Q, tie_fixture(4));
+        let backend = FakeBackend::new().with(Q, tie_fixture(40));
         let w = run(&backend, &spec(2, 100), one_item).await;
-        let last = *backend.files_asked(Q).last().unwrap();
-        assert!(last > 5, "stopped at a window of {last} files");
-        assert!(!w.exhausted && !w.capped);
-        let mut expected = vec!["a/top.go"];
-        expected.extend(TIED_IN_PAGE_ORDER);
+        let asked = backend.files_asked(Q);
+        assert_eq!(asked[0], 5, "a window ending right at the tie group");
+        assert!(asked.len() > 1, "stopped at {asked:?}");
+        assert!(!w.ran_out && !w.capped);
+        let mut expected = vec!["a/top.go".to_string()];
+        expected.extend(by_key(&TIED));
         assert_eq!(w.items[..5], expected);
         assert!(
             w.items[5..].iter().all(|i| i.starts_with("z/low")),
@@ -369,37 +528,117 @@ mod tests {
         let mut sorted = lows.clone();
         sorted.sort();
         assert_eq!(lows, sorted, "distinct scores, best first");
+        // Every item's position is strictly after the one before.
+        for pair in w.positions.windows(2) {
+            assert_eq!(pair[0].order(&pair[1]), std::cmp::Ordering::Less);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tie_wider_than_the_largest_window_still_yields_items_and_says_so() {
+        // Windows of at most 2..5 files end inside the tie group (or right at its end, which
+        // Zoekt cannot tell apart): the edge is kept, in key order, and the window is capped.
+        for max_files in [2, 3, 4, 5] {
+            let backend = FakeBackend::new().with(Q, tie_fixture(4));
+            let w = run(&backend, &spec(3, max_files), one_item).await;
+            assert!(w.capped && !w.ran_out, "max_files {max_files}");
+            assert_eq!(w.items[0], "a/top.go");
+            assert_eq!(w.items.len(), max_files as usize, "max_files {max_files}");
+            let tied: Vec<&str> = w.items[1..].iter().map(String::as_str).collect();
+            assert_eq!(tied, by_key(&tied), "max_files {max_files}");
+        }
+        // A whole window of tied files: the first page is not empty.
+        let all_tied: Vec<RankedFile> = (0..20)
+            .map(|i| f(&format!("r{i:02}"), "LICENSE", 4.0))
+            .collect();
+        let backend = FakeBackend::new().with(Q, all_tied);
+        let w = run(&backend, &spec(4, 8), one_item).await;
+        assert!(w.capped);
+        assert_eq!(w.items.len(), 8);
     }
 
     #[tokio::test]
     async fn a_tie_group_at_the_end_is_returned_once_zoekt_is_exhausted() {
         let backend = FakeBackend::new().with(Q, tie_fixture(0));
         let w = run(&backend, &spec(2, 100), one_item).await;
-        let mut expected = vec!["a/top.go"];
-        expected.extend(TIED_IN_PAGE_ORDER);
+        let mut expected = vec!["a/top.go".to_string()];
+        expected.extend(by_key(&TIED));
         assert_eq!(w.items, expected);
-        assert!(w.exhausted && !w.capped);
+        assert!(w.ran_out && !w.capped);
+        assert!(w.exhausted(&Effort::default()));
     }
 
     #[tokio::test]
     async fn the_cap_is_reported_and_is_not_exhaustion() {
-        // 50 files, 20 items wanted, at most 8 files a request: capped, not exhausted.
+        // 50 files, 20 items wanted, at most 8 files a request: capped, not exhausted, and
+        // the edge file is kept since the certain ones cannot fill the page.
         let backend = FakeBackend::new().with(Q, distinct(50));
         let w = run(&backend, &spec(20, 8), one_item).await;
-        assert!(w.capped && !w.exhausted);
+        assert!(w.capped && !w.ran_out);
         assert_eq!(w.files_asked, 8);
         assert!(backend.files_asked(Q).iter().all(|&n| n <= 8));
-        // The last of the 8 files is the window's edge: only 7 are certain.
+        assert_eq!(w.items.len(), 8);
+        // At the cap with enough certain items, the edge stays out and nothing is capped.
+        let backend = FakeBackend::new().with(Q, distinct(50));
+        let w = run(&backend, &spec(5, 8), one_item).await;
+        assert!(!w.capped && !w.ran_out);
         assert_eq!(w.items.len(), 7);
-        // Zoekt holds fewer files than asked for: exhausted, every item, not capped.
+        // Zoekt holds fewer files than asked: exhausted, every item, not capped.
         let backend = FakeBackend::new().with(Q, distinct(5));
         let w = run(&backend, &spec(20, 100), one_item).await;
-        assert!(w.exhausted && !w.capped);
+        assert!(w.ran_out && !w.capped);
         assert_eq!(w.items.len(), 5);
-        assert_eq!(backend.files_asked(Q), [20]);
+        assert_eq!(backend.files_asked(Q), [23]);
         // An unknown query: no files, exhausted at once.
         let w = run(&FakeBackend::new(), &spec(3, 100), one_item).await;
-        assert!(w.exhausted && w.items.is_empty());
+        assert!(w.ran_out && w.items.is_empty());
+    }
+
+    #[test]
+    fn a_cut_answer_is_never_exhausted() {
+        let effort = Effort {
+            total_max_match_count: 100,
+            ..Effort::default()
+        };
+        let w = |stats: SearchStats| Window::<String> {
+            items: vec![],
+            positions: vec![],
+            ran_out: true,
+            capped: false,
+            stats,
+            files_asked: 10,
+        };
+        assert!(w(SearchStats::default()).exhausted(&effort));
+        let cuts = [
+            SearchStats {
+                shards_skipped: 1,
+                ..Default::default()
+            },
+            SearchStats {
+                files_skipped: 1,
+                ..Default::default()
+            },
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+            SearchStats {
+                match_count: 101,
+                ..Default::default()
+            },
+        ];
+        for (i, stats) in cuts.into_iter().enumerate() {
+            let cut = w(stats).cut(&effort);
+            assert!(!w(stats).exhausted(&effort), "cut {i}");
+            // Only the per-shard cap is deterministic.
+            assert_eq!(cut.is_transient(), i != 1, "cut {i}");
+        }
+        // Without a total cap (the default), a big match count is no cut.
+        let big = SearchStats {
+            match_count: 10_000_000,
+            ..Default::default()
+        };
+        assert!(w(big).exhausted(&Effort::default()));
     }
 
     #[tokio::test]

@@ -175,6 +175,10 @@ fn cursor_code_and_hint(e: &CursorError) -> (ErrorCode, String) {
             ErrorCode::CursorMismatch,
             "Cursors only continue the query that produced them; omit cursor to start this query from the first page.".into(),
         ),
+        CursorError::OtherSettings => (
+            ErrorCode::CursorMismatch,
+            "This server orders results differently from the one that made the cursor (other effort caps, --max-window, or another release); omit cursor to start the walk again here.".into(),
+        ),
         CursorError::OffsetTooLarge { .. } => (
             ErrorCode::InvalidCursor,
             "Narrow the query (add repo:, lang: or file: filters) instead of paging this deep.".into(),

@@ -76,6 +76,7 @@ mod tests {
             },
             complete,
             size_capped: false,
+            resynced: false,
             warnings: if complete {
                 vec![]
             } else {

@@ -7,12 +7,12 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::Collected;
+use crate::engine::page::{Collected, Want};
 use crate::engine::text::{clip_text, first_match_column};
 use crate::zoekt::query;
 
@@ -37,6 +37,9 @@ pub struct MatchingFileItem {
     pub repo: String,
     /// Path inside the repository.
     pub path: String,
+    /// Branches holding this version of the file (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// Language Zoekt detected (may be empty).
     pub language: String,
     /// How many lines of the file matched (as Zoekt returned them).
@@ -77,10 +80,10 @@ impl PagedTool for FilesWithMatches {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        needed: usize,
+        want: &Want,
     ) -> Result<Collected<MatchingFileItem>, Error> {
         pager
-            .ranked_items(plan, 0, needed, matching_file, |s| s.file_count)
+            .ranked_items(plan, 0, want.needed, matching_file, |s| s.file_count)
             .await
     }
 }
@@ -94,8 +97,15 @@ impl ItemText for MatchingFileItem {
         };
         let _ = write!(
             out,
-            "{}/{} ({} {lines}) :{}: {}",
-            self.repo, self.path, self.matching_lines, self.first_line, self.text
+            "{} ({} {lines}) :{}: {}",
+            Location {
+                repo: &self.repo,
+                branches: &self.branches,
+                path: &self.path,
+            },
+            self.matching_lines,
+            self.first_line,
+            self.text
         );
     }
 }
@@ -111,6 +121,7 @@ fn matching_file(file: &RankedFile) -> Vec<MatchingFileItem> {
     vec![MatchingFileItem {
         repo: file.repo.clone(),
         path: file.path.clone(),
+        branches: file.branches.clone(),
         language: file.language.clone(),
         matching_lines: lines.len() as u32,
         first_line: first.number,

@@ -8,13 +8,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::config::Effort;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Total};
+use crate::engine::page::{Collected, Total, Want};
 use crate::engine::text::{clip_text, column, find_word};
+use crate::engine::window::Window;
 use crate::zoekt::query;
 
 /// The `find_references` tool.
@@ -54,6 +56,9 @@ pub struct ReferenceItem {
     pub repo: String,
     /// Path inside the repository.
     pub path: String,
+    /// Branches holding this version of the file (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// 1-based line number.
     pub line: u32,
     /// 1-based character column of the symbol on the line.
@@ -101,60 +106,108 @@ impl PagedTool for FindReferences {
         vec![&plan.definitions, &plan.usages]
     }
 
-    /// Definitions come first and are counted exactly before any usage is numbered, so a
-    /// usage's position never depends on the page asked.
+    /// Definitions (section 0) come first and are counted before any usage (section 1) is
+    /// numbered, so a usage's position never depends on the page asked. Both queries run at
+    /// once; a page resumed among the usages skips the definitions query.
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        needed: usize,
+        want: &Want,
     ) -> Result<Collected<ReferenceItem>, Error> {
         let symbol = plan.symbol.as_str();
+        let effort = &pager.config().effort;
+        let flatten_usages = |f: &RankedFile| usages_of(f, symbol);
+        if let Some(after) = want.after.filter(|a| a.section == 1) {
+            // The definitions all lie before this page: their count came with the cursor.
+            let start = after.section_start;
+            let needed = want.needed.saturating_sub(start as usize).max(1);
+            let usages = pager
+                .window(&plan.usages, 0, needed, flatten_usages)
+                .await?
+                .in_section(1, start);
+            let mut warnings = Vec::new();
+            pager.warn(&usages, &mut warnings);
+            let total = Total {
+                value: u64::from(start) + usage_count(&usages, effort, 0),
+                exact: usages.exhausted(effort),
+            };
+            return Ok(Collected {
+                ran_out: usages.ran_out,
+                transient_cut: usages.cut(effort).is_transient(),
+                items: usages.items,
+                positions: usages.positions,
+                first: u64::from(start),
+                total,
+                warnings,
+            });
+        }
+        let (defs, usages) = tokio::try_join!(
+            pager.window(&plan.definitions, 0, want.needed, |f| definitions_of(
+                f, symbol
+            )),
+            pager.window(&plan.usages, 0, want.needed, flatten_usages),
+        )?;
         let mut warnings = Vec::new();
-        let defs = pager
-            .window(&plan.definitions, 0, needed, |f| definitions_of(f, symbol))
-            .await?;
         pager.warn(&defs, &mut warnings);
-        // All definitions are known unless the page lies inside them (or the window cap was
-        // hit, which `warn` reported); usages are numbered after them. Even a page of
-        // definitions only asks for one usage, for the usage count.
-        let defs_complete = defs.items.len() < needed;
-        let def_lines: BTreeSet<(String, String, u32)> = defs
-            .items
-            .iter()
-            .map(|d| (d.repo.clone(), d.path.clone(), d.line))
-            .collect();
-        let usages_needed = needed.saturating_sub(defs.items.len()).max(1);
-        let usages = pager
-            .window(&plan.usages, 0, usages_needed, |f| {
-                usages_of(f, symbol, &def_lines)
-            })
-            .await?;
+        if defs.capped {
+            warnings.push(
+                "the definitions beyond the window are not listed, as definitions or as \
+                 references"
+                    .into(),
+            );
+        }
         pager.warn(&usages, &mut warnings);
-        let exact = defs.exhausted && usages.exhausted && defs_complete;
-        let usage_total = if usages.exhausted && defs_complete {
-            usages.items.len() as u64
+        warnings.dedup();
+        // Every definition is known unless the page lies inside them (a capped list counts
+        // as known: what lies beyond the cap is unreachable); usages are numbered after them.
+        let defs_known = defs.items.len() < want.needed;
+        let def_count = defs.items.len() as u64;
+        let usages = usages.in_section(1, u32::try_from(def_count).unwrap_or(u32::MAX));
+        let defs_total = if defs_known {
+            def_count
         } else {
-            // Zoekt counts the definition lines among the content matches too.
-            usages
-                .stats
-                .match_count
-                .saturating_sub(def_lines.len() as u64)
-                .max(usages.items.len() as u64)
+            defs.stats.match_count.max(def_count)
         };
         let total = Total {
-            value: defs.items.len() as u64 + usage_total,
-            exact,
+            value: defs_total + usage_count(&usages, effort, defs_total),
+            exact: defs_known && defs.exhausted(effort) && usages.exhausted(effort),
         };
+        let transient_cut = defs.cut(effort).is_transient() || usages.cut(effort).is_transient();
         let mut items = defs.items;
-        if defs_complete {
-            // Otherwise the page lies inside the definitions: usages cannot move it.
+        let mut positions = defs.positions;
+        let ran_out = if defs_known {
             items.extend(usages.items);
-        }
+            positions.extend(usages.positions);
+            usages.ran_out
+        } else {
+            // The page lies inside the definitions: usages cannot move it.
+            false
+        };
         Ok(Collected {
             items,
+            positions,
+            first: 0,
+            ran_out,
+            transient_cut,
             total,
             warnings,
         })
+    }
+}
+
+/// The usages a window holds, exactly when Zoekt returned every file, otherwise estimated
+/// from Zoekt's match count, which counts each of the `definitions` lines once too (its
+/// `sym:` match and its word overlap).
+fn usage_count(usages: &Window<ReferenceItem>, effort: &Effort, definitions: u64) -> u64 {
+    let seen = usages.items.len() as u64;
+    if usages.exhausted(effort) {
+        seen
+    } else {
+        usages
+            .stats
+            .match_count
+            .saturating_sub(definitions)
+            .max(seen)
     }
 }
 
@@ -166,8 +219,14 @@ impl ItemText for ReferenceItem {
         };
         let _ = write!(
             out,
-            "[{role}] {}/{}:{}: {}",
-            self.repo, self.path, self.line, self.text
+            "[{role}] {}:{}: {}",
+            Location {
+                repo: &self.repo,
+                branches: &self.branches,
+                path: &self.path,
+            },
+            self.line,
+            self.text
         );
     }
 }
@@ -182,6 +241,7 @@ fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
             role: ReferenceRole::Definition,
             repo: s.repo,
             path: s.path,
+            branches: s.branches,
             line: s.line,
             column: s.column,
             text: s.text,
@@ -192,32 +252,27 @@ fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
     out
 }
 
-/// Usage items: one per line holding `symbol` as a whole, case-sensitive word, skipping the
-/// lines listed in `definition_lines` (a definition is not also listed as its own usage).
-fn usages_of(
-    file: &RankedFile,
-    symbol: &str,
-    definition_lines: &BTreeSet<(String, String, u32)>,
-) -> Vec<ReferenceItem> {
-    // This file's definition lines, looked up once rather than once per matching line.
-    let first = (file.repo.clone(), file.path.clone(), 0);
-    let last = (file.repo.clone(), file.path.clone(), u32::MAX);
-    let defined_here: BTreeSet<u32> = definition_lines
-        .range(first..=last)
-        .map(|(_, _, line)| *line)
-        .collect();
+/// Usage items: one per line holding `symbol` as a whole, case-sensitive word, except the
+/// lines where Zoekt marked a definition of `symbol` (the usages query also asks `sym:`): a
+/// definition is never listed as a usage, whether or not the definition list reached it.
+fn usages_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
     let mut out = Vec::new();
     for line in file.lines.iter().filter(|l| l.number > 0) {
+        let defines = line
+            .fragments
+            .iter()
+            .any(|f| f.symbol.as_ref().is_some_and(|s| s.name == symbol));
+        if defines {
+            continue;
+        }
         let Some(at) = find_word(&line.text, symbol) else {
             continue;
         };
-        if defined_here.contains(&line.number) {
-            continue;
-        }
         out.push(ReferenceItem {
             role: ReferenceRole::Reference,
             repo: file.repo.clone(),
             path: file.path.clone(),
+            branches: file.branches.clone(),
             line: line.number,
             column: column(&line.text, at as u32),
             text: clip_text(&line.text),
@@ -235,14 +290,19 @@ mod tests {
     use crate::tools::search_symbols::tests::{file, line};
 
     #[test]
-    fn usage_on_a_definition_line_is_not_repeated() {
+    fn a_line_zoekt_marks_as_a_definition_is_never_a_usage() {
         let f = file(vec![
-            line(4, "func get() {", vec![]),
-            line(8, "get()", vec![]),
+            line(4, "func get() {", vec![(5, Some("get"))]),
+            line(8, "get()", vec![(0, None)]),
+            // Another symbol defined on a line that uses `get`: a usage.
+            line(
+                9,
+                "func put() { get() }",
+                vec![(5, Some("put")), (13, None)],
+            ),
         ]);
-        let defs = BTreeSet::from([("r".to_string(), "a.go".to_string(), 4)]);
-        let u = usages_of(&f, "get", &defs);
-        assert_eq!(u.iter().map(|u| u.line).collect::<Vec<_>>(), [8]);
+        let u = usages_of(&f, "get");
+        assert_eq!(u.iter().map(|u| u.line).collect::<Vec<_>>(), [8, 9]);
     }
 
     // Whole walks through the pager, against a fake Zoekt.
@@ -304,7 +364,7 @@ mod tests {
                 2.0,
                 vec![
                     line(9, "y := get + get", vec![(5, None), (11, None)]),
-                    line(7, "var get = 1", vec![(4, None)]),
+                    line(7, "var get = 1", vec![(4, Some("get"))]),
                 ],
             ),
             at(
@@ -313,8 +373,12 @@ mod tests {
                 8.0,
                 vec![
                     line(25, "\treturn c.get(k)", vec![(10, None)]),
-                    line(3, "func (c *Cache) get(k string) {", vec![(16, None)]),
-                    line(20, "func get() {}", vec![(5, None)]),
+                    line(
+                        3,
+                        "func (c *Cache) get(k string) {",
+                        vec![(16, Some("get"))],
+                    ),
+                    line(20, "func get() {}", vec![(5, Some("get"))]),
                 ],
             ),
             at(
@@ -332,7 +396,7 @@ mod tests {
                 8.0,
                 vec![
                     line(15, "\treturn get()", vec![(8, None)]),
-                    line(10, "func get() {", vec![(5, None)]),
+                    line(10, "func get() {", vec![(5, Some("get"))]),
                     line(12, "x := get()", vec![(5, None)]),
                 ],
             ),
@@ -342,20 +406,28 @@ mod tests {
             .with(&q.usages, usages)
     }
 
-    /// The whole result, by hand: definitions in page order (score desc, repo, path, then
-    /// line), then the usages the same way, without the four definition lines.
+    /// The whole result, by hand: definitions in page order (score desc, file key, then
+    /// line), then the usages the same way, without the four definition lines. r1/store.go
+    /// and r2/cache.go tie in both queries; r2/cache.go's key is the smaller
+    /// (`keys_of_the_tied_files`).
     const EXPECTED: [(ReferenceRole, &str, &str, u32); 10] = [
-        (Def, "r1", "store.go", 10),
         (Def, "r2", "cache.go", 3),
         (Def, "r2", "cache.go", 20),
+        (Def, "r1", "store.go", 10),
         (Def, "r0", "util.go", 7),
+        (Ref, "r2", "cache.go", 25),
         (Ref, "r1", "store.go", 12),
         (Ref, "r1", "store.go", 15),
-        (Ref, "r2", "cache.go", 25),
         (Ref, "r3", "main.go", 5),
         (Ref, "r3", "main.go", 9),
         (Ref, "r0", "util.go", 9),
     ];
+
+    #[test]
+    fn keys_of_the_tied_files() {
+        use crate::engine::order::file_key;
+        assert!(file_key("r2", "cache.go", &[]) < file_key("r1", "store.go", &[]));
+    }
 
     fn facts(items: &[ReferenceItem]) -> Vec<(ReferenceRole, &str, &str, u32)> {
         items
@@ -417,7 +489,7 @@ mod tests {
         // The columns of the symbol, counted in characters (a tab is one).
         let page = pager.page::<FindReferences>(&args(10, None)).await.unwrap();
         let columns: Vec<u32> = page.items.iter().map(|i| i.column).collect();
-        assert_eq!(columns, [6, 17, 6, 5, 6, 9, 11, 2, 8, 6]);
+        assert_eq!(columns, [17, 6, 6, 5, 11, 6, 9, 2, 8, 6]);
     }
 
     #[tokio::test]
@@ -441,19 +513,30 @@ mod tests {
         assert!(!pager.backend().files_asked(&q.usages).is_empty());
     }
 
-    #[tokio::test]
-    async fn the_usage_estimate_leaves_out_definition_lines_zoekt_counted() {
-        // Limit 7: all 4 definitions, then usages from a window that stopped before the last
-        // usage file. Zoekt counted 10 content matches; 4 are the definition lines.
-        let pager = Pager::new(fixture(), PagerConfig::default());
-        let page = pager.page::<FindReferences>(&args(7, None)).await.unwrap();
-        assert_eq!(facts(&page.items), EXPECTED[..7]);
-        assert_eq!(
-            page.total,
-            Total {
-                value: 4 + (10 - 4),
-                exact: false
-            }
-        );
+    #[test]
+    fn the_usage_estimate_leaves_out_definition_lines_zoekt_counted() {
+        // Zoekt counts a definition line once in the usages query's matches (its `sym:`
+        // match and its word overlap): 10 matches with 4 definitions are 6 usages.
+        let window = |ran_out, seen: usize| Window::<ReferenceItem> {
+            items: (0..seen)
+                .map(|i| {
+                    usages_of(&file(vec![line(i as u32 + 1, "get()", vec![])]), "get")[0].clone()
+                })
+                .collect(),
+            positions: vec![],
+            ran_out,
+            capped: false,
+            stats: crate::engine::backend::SearchStats {
+                match_count: 10,
+                ..Default::default()
+            },
+            files_asked: 3,
+        };
+        let effort = Effort::default();
+        assert_eq!(usage_count(&window(false, 3), &effort, 4), 6);
+        // Never fewer than the usages seen.
+        assert_eq!(usage_count(&window(false, 8), &effort, 4), 8);
+        // Exhausted: exactly the usages seen.
+        assert_eq!(usage_count(&window(true, 5), &effort, 4), 5);
     }
 }

@@ -12,7 +12,8 @@ use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Page, PageArgs, Total};
+use crate::engine::order::{Position, file_key};
+use crate::engine::page::{Collected, Page, PageArgs, Total, Want};
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
 
@@ -78,7 +79,7 @@ impl PagedTool for ListRepos {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        _needed: usize,
+        _want: &Want,
     ) -> Result<Collected<RepoItem>, Error> {
         let list = pager.backend().repos(plan).await?;
         let mut warnings = Vec::new();
@@ -98,12 +99,28 @@ impl PagedTool for ListRepos {
             .collect();
         items.sort_by(|a, b| a.name.cmp(&b.name));
         items.dedup_by(|a, b| a.name == b.name);
+        // The listing is sorted by name, not ranked: a cursor finds its repository again by
+        // identity (`order::seek`), and resumes by count when that repository is gone.
+        let positions = items
+            .iter()
+            .map(|r| Position {
+                section: 0,
+                section_start: 0,
+                score: 0.0,
+                file: file_key(&r.name, "", &[]),
+                index: 0,
+            })
+            .collect();
         let total = Total {
             value: items.len() as u64,
-            exact: true,
+            exact: list.crashes == 0,
         };
         Ok(Collected {
             items,
+            positions,
+            first: 0,
+            ran_out: true,
+            transient_cut: list.crashes > 0,
             total,
             warnings,
         })
@@ -139,7 +156,11 @@ impl<B: Backend> Pager<B> {
             ..ListReposArgs::default()
         };
         let plan = ListRepos::plan(&args, self.config())?;
-        let all = ListRepos::collect(self, &plan, 1).await?;
+        let want = Want {
+            needed: 1,
+            after: None,
+        };
+        let all = ListRepos::collect(self, &plan, &want).await?;
         Ok(all.items.into_iter().find(|r| r.name == name))
     }
 }

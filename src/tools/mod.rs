@@ -29,7 +29,7 @@ use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, PageArgs};
+use crate::engine::page::{Collected, PageArgs, Want};
 
 /// What every tool has: a name and the words that present it.
 pub trait ToolInfo: Send + Sync + 'static {
@@ -110,11 +110,13 @@ pub trait PagedTool: ToolInfo<Args: PagedArgs> {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
-    /// Every item from position 0 up to `needed` (or all there are), in page order.
+    /// Every item from position 0 up to `want.needed` (or all there are), in page order,
+    /// with their positions. A tool with sections may start at the section holding
+    /// `want.after` (see [`Collected::first`]).
     fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Self::Plan,
-        needed: usize,
+        want: &Want,
     ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
 }
 
@@ -130,6 +132,27 @@ pub trait AnswerTool: ToolInfo {
     ) -> impl Future<Output = Result<Self::Output, Error>> + Send;
     /// The answer as text for a model to read.
     fn text(output: &Self::Output) -> String;
+}
+
+/// `repo/path`, or `repo@branch,branch/path` when the index has branches: where an item is,
+/// as the text of every tool writes it.
+pub(crate) struct Location<'a> {
+    /// Repository name.
+    pub(crate) repo: &'a str,
+    /// The file's branches (may be empty).
+    pub(crate) branches: &'a [String],
+    /// Path inside the repository.
+    pub(crate) path: &'a str,
+}
+
+impl std::fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.branches.is_empty() {
+            write!(f, "{}/{}", self.repo, self.path)
+        } else {
+            write!(f, "{}@{}/{}", self.repo, self.branches.join(","), self.path)
+        }
+    }
 }
 
 /// An item as text: one line (or a few, for context), no trailing newline.

@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::page::Collected;
+use crate::engine::page::{Collected, Want};
 use crate::engine::text::{clip_text, context_lines, first_match_column};
 use crate::zoekt::query;
 
@@ -39,6 +39,9 @@ pub struct LineItem {
     pub repo: String,
     /// Path inside the repository.
     pub path: String,
+    /// Branches holding this version of the file (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// 1-based line number; 0 when the path matched.
     pub line: u32,
     /// 1-based character column of the first match on the line.
@@ -99,12 +102,16 @@ impl PagedTool for Search {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        needed: usize,
+        want: &Want,
     ) -> Result<Collected<LineItem>, Error> {
         pager
-            .ranked_items(&plan.query, plan.context_lines, needed, lines_of, |s| {
-                s.match_count
-            })
+            .ranked_items(
+                &plan.query,
+                plan.context_lines,
+                want.needed,
+                lines_of,
+                |s| s.match_count,
+            )
             .await
     }
 }
@@ -115,12 +122,26 @@ impl ItemText for LineItem {
             let _ = writeln!(out, "  | {b}");
         }
         if self.line == 0 {
-            let _ = write!(out, "{}/{} (path match)", self.repo, self.path);
+            let _ = write!(
+                out,
+                "{} (path match)",
+                Location {
+                    repo: &self.repo,
+                    branches: &self.branches,
+                    path: &self.path,
+                }
+            );
         } else {
             let _ = write!(
                 out,
-                "{}/{}:{}: {}",
-                self.repo, self.path, self.line, self.text
+                "{}:{}: {}",
+                Location {
+                    repo: &self.repo,
+                    branches: &self.branches,
+                    path: &self.path,
+                },
+                self.line,
+                self.text
             );
         }
         for a in &self.after {
@@ -134,6 +155,7 @@ fn lines_of(file: &RankedFile) -> Vec<LineItem> {
     let path_match = file.path_matched.then(|| LineItem {
         repo: file.repo.clone(),
         path: file.path.clone(),
+        branches: file.branches.clone(),
         line: 0,
         column: 1,
         text: clip_text(&file.path),
@@ -145,6 +167,7 @@ fn lines_of(file: &RankedFile) -> Vec<LineItem> {
         .chain(file.lines.iter().map(|l| LineItem {
             repo: file.repo.clone(),
             path: file.path.clone(),
+            branches: file.branches.clone(),
             line: l.number,
             column: first_match_column(l),
             text: clip_text(&l.text),

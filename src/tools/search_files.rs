@@ -5,12 +5,12 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::Collected;
+use crate::engine::page::{Collected, Want};
 use crate::zoekt::query;
 
 /// The `search_files` tool.
@@ -67,17 +67,25 @@ impl PagedTool for SearchFiles {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        needed: usize,
+        want: &Want,
     ) -> Result<Collected<FileItem>, Error> {
         pager
-            .ranked_items(plan, 0, needed, files_of, |s| s.file_count)
+            .ranked_items(plan, 0, want.needed, files_of, |s| s.file_count)
             .await
     }
 }
 
 impl ItemText for FileItem {
     fn write_text(&self, out: &mut String) {
-        let _ = write!(out, "{}/{}", self.repo, self.path);
+        let _ = write!(
+            out,
+            "{}",
+            Location {
+                repo: &self.repo,
+                branches: &self.branches,
+                path: &self.path,
+            }
+        );
         if !self.language.is_empty() {
             let _ = write!(out, " ({})", self.language);
         }

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::page::Collected;
+use crate::engine::page::{Collected, Want};
 use crate::engine::text::{clip_text, column};
 use crate::zoekt::query;
 
@@ -50,6 +50,9 @@ pub struct SymbolItem {
     pub repo: String,
     /// Path inside the repository.
     pub path: String,
+    /// Branches holding this version of the file (absent for plain-folder indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<String>,
     /// 1-based.
     pub line: u32,
     /// 1-based, in characters.
@@ -100,13 +103,13 @@ impl PagedTool for SearchSymbols {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        needed: usize,
+        want: &Want,
     ) -> Result<Collected<SymbolItem>, Error> {
         pager
             .ranked_items(
                 &plan.query,
                 0,
-                needed,
+                want.needed,
                 |f| symbols_of(f, &plan.kinds),
                 |s| s.match_count,
             )
@@ -118,8 +121,15 @@ impl ItemText for SymbolItem {
     fn write_text(&self, out: &mut String) {
         let _ = write!(
             out,
-            "{}/{}:{} {} {}",
-            self.repo, self.path, self.line, self.kind, self.name
+            "{}:{} {} {}",
+            Location {
+                repo: &self.repo,
+                branches: &self.branches,
+                path: &self.path,
+            },
+            self.line,
+            self.kind,
+            self.name
         );
         if let Some(parent) = &self.parent {
             let _ = write!(out, " (in {parent})");
@@ -149,6 +159,7 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
                 parent_kind: Some(sym.parent_kind.clone()).filter(|p| !p.is_empty()),
                 repo: file.repo.clone(),
                 path: file.path.clone(),
+                branches: file.branches.clone(),
                 line: line.number,
                 column: column(&line.text, frag.byte_offset),
                 text: clip_text(&line.text),

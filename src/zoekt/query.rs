@@ -229,7 +229,9 @@ pub fn search_query(input: &str) -> Result<String, QueryError> {
 pub struct ReferenceQueries {
     /// `sym:` query for the definitions of the symbol.
     pub definitions: String,
-    /// Content query for whole-word, case-sensitive usages of the symbol.
+    /// Content query for whole-word, case-sensitive usages of the symbol. It also holds the
+    /// `sym:` atom, so Zoekt marks definition lines with their symbol and a usage list can
+    /// leave them out on its own, whatever the definition list reached.
     pub usages: String,
 }
 
@@ -264,7 +266,10 @@ pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQuerie
     with_case.extend(filters.iter().filter(|f| !f.starts_with("case:")).cloned());
     Ok(ReferenceQueries {
         definitions: join(&with_case, &format!("sym:^{escaped}$")),
-        usages: join(&with_case, &format!("content:{lead}{escaped}{tail}")),
+        usages: join(
+            &with_case,
+            &format!("(sym:^{escaped}$ or content:{lead}{escaped}{tail})"),
+        ),
     })
 }
 
@@ -420,13 +425,13 @@ mod tests {
     fn references_are_escaped_whole_word_and_case_sensitive() {
         let q = references_queries("get", "lang:go").unwrap();
         assert_eq!(q.definitions, "case:yes lang:go sym:^get$");
-        assert_eq!(q.usages, r"case:yes lang:go content:\bget\b");
+        assert_eq!(q.usages, r"case:yes lang:go (sym:^get$ or content:\bget\b)");
         let q = references_queries("a.b$", "").unwrap();
-        assert_eq!(q.usages, r"case:yes content:\ba\.b\$");
+        assert_eq!(q.usages, r"case:yes (sym:^a\.b\$$ or content:\ba\.b\$)");
         assert!(references_queries("get user", "").is_err());
         assert!(references_queries("get", "foo").is_err());
         // A caller's case: filter cannot switch off case sensitivity.
         let q = references_queries("get", "case:no").unwrap();
-        assert_eq!(q.usages, r"case:yes content:\bget\b");
+        assert_eq!(q.usages, r"case:yes (sym:^get$ or content:\bget\b)");
     }
 }

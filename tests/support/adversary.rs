@@ -57,10 +57,11 @@ pub fn fixture() -> Vec<FakeFile> {
 /// The items (repo, path, line) in the documented page order, from the file list alone.
 pub fn expected_order(files: &[FakeFile]) -> Vec<(String, String, u32)> {
     let mut sorted: Vec<&FakeFile> = files.iter().collect();
-    sorted.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| (&a.repo, &a.path).cmp(&(&b.repo, &b.path)))
+    sorted.sort_by_cached_key(|f| {
+        (
+            std::cmp::Reverse(super::oracle::OrdF64(f.score)),
+            super::oracle::file_key(&f.repo, &f.path, &[]),
+        )
     });
     let mut out = Vec::new();
     for f in sorted {

@@ -3,8 +3,8 @@
 //! One raw POST to Zoekt's /api/search (hand-written JSON, the engine's default per-shard cap
 //! and no cross-shard cap), decoded with serde_json and base64 here. `search` gives Zoekt's
 //! answer as sent; the truths built on `files` take every file (no display cut), ordered by
-//! the contract's rule (score descending, then repository, then path), and items inside a
-//! file by position. Items are compared as keys (repo, path, line and, for symbols, the
+//! the contract's rule (score descending, then the file key: a hash of repository, path and
+//! branches, written out here from the contract), and items inside a file by position. Items are compared as keys (repo, path, line and, for symbols, the
 //! name), which is what makes an item's identity and place; tests compare fields separately.
 //! This is the one place tests talk to raw Zoekt.
 //!
@@ -26,6 +26,8 @@ pub const SHARD_MAX_MATCH_COUNT: u64 = 10_000;
 pub struct RawFile {
     pub repo: String,
     pub path: String,
+    /// As Zoekt sent them (empty for plain-folder indexes).
+    pub branches: Vec<String>,
     pub score: f64,
     pub lines: Vec<RawLine>,
 }
@@ -56,15 +58,41 @@ fn b64(v: &Value) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// What Zoekt said it left out of an answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    pub files: u64,
+    pub shards: u64,
+    pub crashes: u64,
+    pub match_count: u64,
+}
+
 /// Zoekt's answer to `q` exactly as it sent it: at most `max_docs` files (0: no cut), in
 /// Zoekt's own order (unstable among equal scores, one novel extension boosted to third).
 /// Panics when the answer was partial (skipped files or shards, crashes): a truth must be whole.
 pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
+    let (files, skipped) = search_capped(url, q, max_docs, SHARD_MAX_MATCH_COUNT).await;
+    assert_eq!(
+        (skipped.files, skipped.shards, skipped.crashes),
+        (0, 0, 0),
+        "files, shards skipped and crashes in the truth for {q:?}"
+    );
+    files
+}
+
+/// Zoekt's answer to `q` with this per-shard cap and no cross-shard cap, and what it left out
+/// (a shard reaching its cap leaves files out, the same ones every time).
+pub async fn search_capped(
+    url: &str,
+    q: &str,
+    max_docs: u32,
+    shard_cap: u64,
+) -> (Vec<RawFile>, Skipped) {
     let body = json!({
         "Q": q,
         "Opts": {
             "MaxDocDisplayCount": max_docs,
-            "ShardMaxMatchCount": SHARD_MAX_MATCH_COUNT,
+            "ShardMaxMatchCount": shard_cap,
             "MaxWallTime": 10_000_000_000u64,
         }
     });
@@ -79,14 +107,14 @@ pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
         .await
         .expect("raw Zoekt JSON");
     let result = &resp["Result"];
-    for stat in ["FilesSkipped", "ShardsSkipped", "Crashes"] {
-        assert_eq!(
-            result[stat].as_u64().unwrap_or(0),
-            0,
-            "{stat} in the truth for {q:?}"
-        );
-    }
-    result["Files"]
+    let stat = |k: &str| result[k].as_u64().unwrap_or(0);
+    let skipped = Skipped {
+        files: stat("FilesSkipped"),
+        shards: stat("ShardsSkipped"),
+        crashes: stat("Crashes"),
+        match_count: stat("MatchCount"),
+    };
+    let files = result["Files"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default()
@@ -94,6 +122,13 @@ pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
         .map(|f| RawFile {
             repo: f["Repository"].as_str().unwrap().to_string(),
             path: f["FileName"].as_str().unwrap().to_string(),
+            branches: f["Branches"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .map(|b| b.as_str().unwrap().to_string())
+                .collect(),
             score: f["Score"].as_f64().unwrap_or(0.0),
             lines: f["LineMatches"]
                 .as_array()
@@ -119,20 +154,62 @@ pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
                 })
                 .collect(),
         })
-        .collect()
+        .collect();
+    (files, skipped)
 }
 
-/// Every file Zoekt holds for `q` (no display cut), in contract order: score descending,
-/// then repository, then path.
+/// The contract's file key (docs/contract.md, "Order"), written out here from the contract:
+/// the first 8 bytes of SHA-256 over the repository, the path and the sorted branches, each
+/// as an 8-byte big-endian length and its bytes, read as a big-endian number.
+pub fn file_key(repo: &str, path: &str, branches: &[String]) -> u64 {
+    use sha2::Digest;
+    let mut sorted: Vec<&String> = branches.iter().collect();
+    sorted.sort();
+    let mut h = sha2::Sha256::new();
+    for part in [repo, path]
+        .into_iter()
+        .chain(sorted.iter().map(|b| b.as_str()))
+    {
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
+    u64::from_be_bytes(digest[..8].try_into().unwrap())
+}
+
+/// Sorts files into the contract's order: score descending, then file key ascending.
+pub fn contract_order(files: &mut [RawFile]) {
+    files.sort_by_cached_key(|f| {
+        (
+            std::cmp::Reverse(OrdF64(f.score)),
+            file_key(&f.repo, &f.path, &f.branches),
+        )
+    });
+}
+
+/// An f64 ordered by `total_cmp`, for sort keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OrdF64(pub f64);
+impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for OrdF64 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Every file Zoekt holds for `q` (no display cut), in contract order.
 pub async fn files(url: &str, q: &str) -> Vec<RawFile> {
     let mut out = search(url, q, 0).await;
-    out.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| a.repo.cmp(&b.repo))
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    let distinct: BTreeSet<_> = out.iter().map(|f| (&f.repo, &f.path)).collect();
+    contract_order(&mut out);
+    let distinct: BTreeSet<_> = out
+        .iter()
+        .map(|f| (&f.repo, &f.path, &f.branches))
+        .collect();
     assert_eq!(
         distinct.len(),
         out.len(),
@@ -195,8 +272,9 @@ pub fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// find_references' truth for an identifier `symbol`: every definition (a `sym:` fragment
-/// named exactly `symbol`), then every other line holding it as a whole, case-sensitive word.
-/// Each as (is_definition, repo, path, line).
+/// named exactly `symbol`), then every other line holding it as a whole, case-sensitive word,
+/// in the order of the contract's usages query (which also asks `sym:`, so Zoekt scores
+/// definition files as such). Each as (is_definition, repo, path, line).
 pub async fn references(url: &str, symbol: &str) -> Vec<(bool, String, String, u32)> {
     let mut defs = Vec::new();
     for f in files(url, &format!("case:yes sym:^{symbol}$")).await {
@@ -222,7 +300,12 @@ pub async fn references(url: &str, symbol: &str) -> Vec<(bool, String, String, u
         .map(|(_, r, p, n)| (r.clone(), p.clone(), *n))
         .collect();
     let mut uses = Vec::new();
-    for f in files(url, &format!(r"case:yes content:\b{symbol}\b")).await {
+    for f in files(
+        url,
+        &format!(r"case:yes (sym:^{symbol}$ or content:\b{symbol}\b)"),
+    )
+    .await
+    {
         let mut here: Vec<u32> = f
             .lines
             .iter()

@@ -1,0 +1,168 @@
+//! The total order pages are cut from, and an item's place in it.
+//!
+//! Zoekt ranks files by score and leaves ties in no particular order. The engine orders files
+//! by score (descending), then by a hash of the file's identity (repository, path and
+//! branches), and the items of one file by their index in the file. Every item therefore has
+//! a [`Position`] that compares without the item itself: a cursor carries the position of
+//! the last item served, and the next page starts strictly after it. A page can then never
+//! repeat an item, even when the window Zoekt returns shifts between two calls.
+//!
+//! Tie order by hash rather than by name is what makes the position small (a cursor stays
+//! under 64 characters) and still comparable. [`ORDER_VERSION`] names this order; it is part
+//! of every cursor's hash and is bumped whenever ordering or flattening changes, so a cursor
+//! minted by another release is refused instead of resumed in another order.
+
+use std::cmp::Ordering;
+
+use sha2::{Digest, Sha256};
+
+/// The version of the total order (and of how files become items). Bump it whenever either
+/// changes: cursors of other versions are then refused as minted with other settings.
+pub const ORDER_VERSION: u8 = 2;
+
+/// Where an item stands in the total order of one request.
+///
+/// Items compare by section (ascending), score (descending), file key (ascending), then
+/// index in the file (ascending). `section_start` is carried along and never compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Position {
+    /// Which part of the result the item belongs to: `find_references` lists definitions
+    /// (section 0) before usages (section 1); every other tool has section 0 only.
+    pub section: u8,
+    /// How many items come before the section: the numbering of its first item.
+    pub section_start: u32,
+    /// The backend's score of the item's file.
+    pub score: f64,
+    /// [`file_key`] of the item's file.
+    pub file: u64,
+    /// The item's index among the items of its file.
+    pub index: u32,
+}
+
+impl Position {
+    /// The order of positions (see the type's documentation).
+    pub fn order(&self, other: &Position) -> Ordering {
+        self.section
+            .cmp(&other.section)
+            .then_with(|| other.score.total_cmp(&self.score))
+            .then_with(|| self.file.cmp(&other.file))
+            .then_with(|| self.index.cmp(&other.index))
+    }
+
+    /// The same place: equal in every compared field.
+    pub fn same_place(&self, other: &Position) -> bool {
+        self.order(other) == Ordering::Equal
+    }
+}
+
+/// A file's identity as a number: the first 8 bytes of SHA-256 over its repository, path and
+/// branches (sorted; each length-prefixed, so no two identities run together). Documented
+/// in `docs/contract.md`, "Order", so anyone can recompute it.
+pub fn file_key(repo: &str, path: &str, branches: &[String]) -> u64 {
+    let mut sorted: Vec<&str> = branches.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    let mut h = Sha256::new();
+    for part in [repo, path].into_iter().chain(sorted) {
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part.as_bytes());
+    }
+    let digest = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first)
+}
+
+/// Where the first item after `after` is in `positions`, which are in page order.
+///
+/// Positions of ranked results are sorted, so the answer is the first one past `after`
+/// even when the item itself is gone. A listing in another order (repositories by name)
+/// can only find the item itself; `None` when that fails.
+pub fn seek(positions: &[Position], after: &Position) -> Option<usize> {
+    if let Some(i) = positions.iter().position(|p| p.same_place(after)) {
+        return Some(i + 1);
+    }
+    let sorted = positions
+        .windows(2)
+        .all(|w| w[0].order(&w[1]) != Ordering::Greater);
+    sorted.then(|| positions.partition_point(|p| p.order(after) != Ordering::Greater))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(section: u8, score: f64, file: u64, index: u32) -> Position {
+        Position {
+            section,
+            section_start: 0,
+            score,
+            file,
+            index,
+        }
+    }
+
+    #[test]
+    fn positions_order_by_section_score_file_then_index() {
+        let mut ps = [
+            at(1, 9.0, 1, 0),
+            at(0, 1.0, 1, 0),
+            at(0, 5.0, 2, 0),
+            at(0, 5.0, 1, 3),
+            at(0, 5.0, 1, 1),
+            at(0, 7.0, 9, 0),
+        ];
+        ps.sort_by(Position::order);
+        let got: Vec<(u8, f64, u64, u32)> = ps
+            .iter()
+            .map(|p| (p.section, p.score, p.file, p.index))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 7.0, 9, 0),
+                (0, 5.0, 1, 1),
+                (0, 5.0, 1, 3),
+                (0, 5.0, 2, 0),
+                (0, 1.0, 1, 0),
+                (1, 9.0, 1, 0)
+            ]
+        );
+        // section_start is carried, not compared.
+        let mut other = at(0, 5.0, 1, 1);
+        other.section_start = 40;
+        assert!(other.same_place(&at(0, 5.0, 1, 1)));
+    }
+
+    #[test]
+    fn seek_starts_after_the_item_or_after_where_it_was() {
+        let ps = [
+            at(0, 9.0, 1, 0),
+            at(0, 9.0, 1, 1),
+            at(0, 5.0, 4, 0),
+            at(0, 2.0, 2, 0),
+        ];
+        assert_eq!(seek(&ps, &at(0, 9.0, 1, 1)), Some(2));
+        // Gone from the window: the next one past where it stood.
+        assert_eq!(seek(&ps, &at(0, 5.0, 3, 0)), Some(2));
+        assert_eq!(seek(&ps, &at(0, 5.0, 5, 0)), Some(3));
+        assert_eq!(seek(&ps, &at(0, 1.0, 0, 0)), Some(4));
+        assert_eq!(seek(&ps, &at(0, 99.0, 0, 0)), Some(0));
+        // Not sorted (a listing by name): only the item itself can be found.
+        let listing = [at(0, 0.0, 7, 0), at(0, 0.0, 3, 0)];
+        assert_eq!(seek(&listing, &at(0, 0.0, 3, 0)), Some(2));
+        assert_eq!(seek(&listing, &at(0, 0.0, 5, 0)), None);
+    }
+
+    #[test]
+    fn file_keys_differ_by_every_part() {
+        let k = file_key("r", "a/b.go", &[]);
+        assert_eq!(k, file_key("r", "a/b.go", &[]));
+        assert_ne!(k, file_key("r", "a/b.gox", &[]));
+        assert_ne!(file_key("ra", "b", &[]), file_key("r", "ab", &[]));
+        assert_ne!(k, file_key("r", "a/b.go", &["main".into()]));
+        assert_ne!(
+            file_key("r", "a/b.go", &["main".into()]),
+            file_key("r", "a/b.go", &["dev".into()])
+        );
+    }
+}

@@ -355,6 +355,7 @@ async fn cursor_errors_and_past_the_end() {
     let beyond = Position {
         section: 0,
         section_start: 0,
+        earlier_cut: false,
         score: f64::NEG_INFINITY,
         file: 0,
         index: 0,
@@ -401,6 +402,7 @@ async fn over_ceiling_cursor_never_reaches_zoekt() {
     let first = Position {
         section: 0,
         section_start: 0,
+        earlier_cut: false,
         score: 1.0,
         file: 0,
         index: 0,

@@ -1,6 +1,6 @@
 //! The opaque page cursor.
 //!
-//! A cursor is base64url (no padding) of a fixed 43-byte record, 58 characters:
+//! A cursor is base64url (no padding) of a fixed 44-byte record, 59 characters:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -9,14 +9,14 @@
 //! | 8 | hash of the canonical request (the tool's query and filters) |
 //! | 4 | hash of the settings that change the order ([`ORDER_VERSION`], effort caps, window) |
 //! | 4 | item offset of the next page, big endian |
-//! | 21 | [`Position`] of the last item served: section, section start, score, file, index |
+//! | 22 | [`Position`] of the last item served: section, section start, earlier cut, score, file, index |
 //!
 //! The request hash leaves out the page size and what only changes how an item looks
 //! (context lines), so a caller may change `limit` or `context_lines` between pages and keep
 //! walking. The offset sizes the next window; the position is where the next page starts
 //! (strictly after it). Nothing about a cursor is secret: the offset is bounded by the
-//! configured ceiling wherever it comes from, so a hand-made cursor can cost no more than a
-//! page.
+//! configured ceiling wherever it comes from, and a hand-made position costs at most the few
+//! growing windows (each within `--max-window`) a page may fetch to find its place.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -27,7 +27,7 @@ use super::order::{ORDER_VERSION, Position};
 const VERSION: u8 = 2;
 const QUERY_HASH_LEN: usize = 8;
 const SETTINGS_HASH_LEN: usize = 4;
-const POSITION_LEN: usize = 1 + 4 + 8 + 8 + 4;
+const POSITION_LEN: usize = 1 + 4 + 1 + 8 + 8 + 4;
 const RECORD_LEN: usize = 1 + 1 + QUERY_HASH_LEN + SETTINGS_HASH_LEN + 4 + POSITION_LEN;
 /// Longest cursor text even looked at; anything longer is garbage by construction.
 pub const MAX_CURSOR_CHARS: usize = 64;
@@ -118,6 +118,7 @@ impl RequestKey {
         rec.extend_from_slice(&u32::try_from(offset).unwrap_or(u32::MAX).to_be_bytes());
         rec.push(after.section);
         rec.extend_from_slice(&after.section_start.to_be_bytes());
+        rec.push(u8::from(after.earlier_cut));
         rec.extend_from_slice(&after.score.to_bits().to_be_bytes());
         rec.extend_from_slice(&after.file.to_be_bytes());
         rec.extend_from_slice(&after.index.to_be_bytes());
@@ -161,6 +162,11 @@ impl RequestKey {
         let offset = u64::from(u32::from_be_bytes(take(4).try_into().expect("4 bytes")));
         let section = take(1)[0];
         let section_start = u32::from_be_bytes(take(4).try_into().expect("4 bytes"));
+        let earlier_cut = match take(1)[0] {
+            0 => false,
+            1 => true,
+            _ => return Err(CursorError::Malformed("the cursor's position is not ours")),
+        };
         let score = f64::from_bits(u64::from_be_bytes(take(8).try_into().expect("8 bytes")));
         let file = u64::from_be_bytes(take(8).try_into().expect("8 bytes"));
         let index = u32::from_be_bytes(take(4).try_into().expect("4 bytes"));
@@ -172,6 +178,7 @@ impl RequestKey {
             after: Position {
                 section,
                 section_start,
+                earlier_cut,
                 score,
                 file,
                 index,
@@ -242,6 +249,7 @@ mod tests {
         Position {
             section: 1,
             section_start: 4,
+            earlier_cut: true,
             score: 83_000_000_009.25,
             file: 0xdead_beef_0102_0304,
             index,
@@ -265,7 +273,7 @@ mod tests {
                 after: at(7)
             })
         );
-        assert_eq!(c.len(), 58);
+        assert_eq!(c.len(), 59);
         assert!(c.len() <= MAX_CURSOR_CHARS);
         assert!(
             c.chars()
@@ -340,6 +348,8 @@ mod tests {
             let r = key().resume(&URL_SAFE_NO_PAD.encode(&rec), u64::MAX);
             if i < header {
                 assert!(r.is_err(), "flip at {i} accepted");
+            } else if let Err(e) = &r {
+                assert!(matches!(e, CursorError::Malformed(_)), "flip at {i}: {e:?}");
             } else {
                 assert_ne!(
                     r.expect("another place"),

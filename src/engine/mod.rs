@@ -25,8 +25,9 @@ use window::{Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
 
-/// Most windows one page fetches to find where its cursor's item has moved to.
-const MAX_SEEK_ROUNDS: usize = 6;
+/// Most windows one page fetches to find where its cursor's item has moved to. Each is at
+/// least twice the last and within `--max-window`, so the window stops growing well before.
+const MAX_SEEK_ROUNDS: usize = 16;
 
 /// The engine, over any [`Backend`].
 #[derive(Debug, Clone)]
@@ -72,8 +73,9 @@ impl<B: Backend> Pager<B> {
         let mut needed = slice.needed();
         // The cursor's last item may now stand further down than its offset said (the
         // results changed): then the page needs a bigger window, at least twice the last one,
-        // since a window that ends before the item cannot tell how far down it is. A few
-        // rounds at most: each is one more request.
+        // since a window that ends before the item cannot tell how far down it is. It stops
+        // when the window holds the page, or cannot grow (Zoekt had no more files, or the
+        // window reached --max-window, which the page then reports).
         for round in 0..MAX_SEEK_ROUNDS {
             let want = Want {
                 needed,
@@ -85,7 +87,8 @@ impl<B: Backend> Pager<B> {
             let page_end = (collected.first as usize + start.local)
                 .saturating_add(slice.limit as usize)
                 .saturating_add(1);
-            if reached < needed || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
+            let cannot_grow = reached < needed || collected.ran_out;
+            if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 return Ok(page::cut(&key, slice, start, collected, &self.cfg));
             }
             needed = page_end.max(needed.saturating_mul(2));
@@ -136,6 +139,7 @@ impl<B: Backend> Pager<B> {
             }
         };
         Ok(Collected {
+            ranked: true,
             ran_out: w.ran_out,
             transient_cut: w.cut(&self.cfg.effort).is_transient(),
             items: w.items,

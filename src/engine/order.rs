@@ -23,7 +23,8 @@ pub const ORDER_VERSION: u8 = 2;
 /// Where an item stands in the total order of one request.
 ///
 /// Items compare by section (ascending), score (descending), file key (ascending), then
-/// index in the file (ascending). `section_start` is carried along and never compared.
+/// index in the file (ascending). `section_start` and `earlier_cut` are carried along and
+/// never compared.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Position {
     /// Which part of the result the item belongs to: `find_references` lists definitions
@@ -31,6 +32,9 @@ pub struct Position {
     pub section: u8,
     /// How many items come before the section: the numbering of its first item.
     pub section_start: u32,
+    /// An earlier section was incomplete (Zoekt's answer was cut, or the list was capped):
+    /// carried so that a page resumed inside this section still says so.
+    pub earlier_cut: bool,
     /// The backend's score of the item's file.
     pub score: f64,
     /// [`file_key`] of the item's file.
@@ -74,17 +78,17 @@ pub fn file_key(repo: &str, path: &str, branches: &[String]) -> u64 {
 
 /// Where the first item after `after` is in `positions`, which are in page order.
 ///
-/// Positions of ranked results are sorted, so the answer is the first one past `after`
-/// even when the item itself is gone. A listing in another order (repositories by name)
-/// can only find the item itself; `None` when that fails.
-pub fn seek(positions: &[Position], after: &Position) -> Option<usize> {
-    if let Some(i) = positions.iter().position(|p| p.same_place(after)) {
-        return Some(i + 1);
+/// `ranked`: the positions are in this module's order (every ranked result), so the answer
+/// is the first one past `after` even when the item itself is gone. A listing in another
+/// order (repositories by name) can only find the item itself; `None` when that fails.
+pub fn seek(positions: &[Position], after: &Position, ranked: bool) -> Option<usize> {
+    if ranked {
+        return Some(positions.partition_point(|p| p.order(after) != Ordering::Greater));
     }
-    let sorted = positions
-        .windows(2)
-        .all(|w| w[0].order(&w[1]) != Ordering::Greater);
-    sorted.then(|| positions.partition_point(|p| p.order(after) != Ordering::Greater))
+    positions
+        .iter()
+        .position(|p| p.same_place(after))
+        .map(|i| i + 1)
 }
 
 #[cfg(test)]
@@ -95,6 +99,7 @@ mod tests {
         Position {
             section,
             section_start: 0,
+            earlier_cut: false,
             score,
             file,
             index,
@@ -141,16 +146,17 @@ mod tests {
             at(0, 5.0, 4, 0),
             at(0, 2.0, 2, 0),
         ];
-        assert_eq!(seek(&ps, &at(0, 9.0, 1, 1)), Some(2));
+        assert_eq!(seek(&ps, &at(0, 9.0, 1, 1), true), Some(2));
         // Gone from the window: the next one past where it stood.
-        assert_eq!(seek(&ps, &at(0, 5.0, 3, 0)), Some(2));
-        assert_eq!(seek(&ps, &at(0, 5.0, 5, 0)), Some(3));
-        assert_eq!(seek(&ps, &at(0, 1.0, 0, 0)), Some(4));
-        assert_eq!(seek(&ps, &at(0, 99.0, 0, 0)), Some(0));
-        // Not sorted (a listing by name): only the item itself can be found.
-        let listing = [at(0, 0.0, 7, 0), at(0, 0.0, 3, 0)];
-        assert_eq!(seek(&listing, &at(0, 0.0, 3, 0)), Some(2));
-        assert_eq!(seek(&listing, &at(0, 0.0, 5, 0)), None);
+        assert_eq!(seek(&ps, &at(0, 5.0, 3, 0), true), Some(2));
+        assert_eq!(seek(&ps, &at(0, 5.0, 5, 0), true), Some(3));
+        assert_eq!(seek(&ps, &at(0, 1.0, 0, 0), true), Some(4));
+        assert_eq!(seek(&ps, &at(0, 99.0, 0, 0), true), Some(0));
+        // A listing in another order: only the item itself can be found, even when the
+        // listing happens to be in key order.
+        let listing = [at(0, 0.0, 3, 0), at(0, 0.0, 7, 0)];
+        assert_eq!(seek(&listing, &at(0, 0.0, 3, 0), false), Some(1));
+        assert_eq!(seek(&listing, &at(0, 0.0, 5, 0), false), None);
     }
 
     #[test]

@@ -81,6 +81,10 @@ pub struct Collected<T> {
     /// The number of `items[0]` in the whole result (0 unless a tool left out a section
     /// that lies wholly before the page).
     pub first: u64,
+    /// The items are in the total order of `engine/order.rs` (every ranked result), so a
+    /// cursor whose item is gone can still find the place it stood. `false` for a listing in
+    /// another order (repositories by name).
+    pub ranked: bool,
     /// The items end where the backend's answer ends: no more items exist in it.
     pub ran_out: bool,
     /// The answer was cut in a way that depends on timing or loading: asking again later
@@ -129,7 +133,7 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
             local: by_offset,
             resynced: false,
         },
-        Some(after) => match seek(&collected.positions, after) {
+        Some(after) => match seek(&collected.positions, after, collected.ranked) {
             Some(local) => Start {
                 local,
                 resynced: collected.first + local as u64 != slice.offset,
@@ -156,6 +160,7 @@ pub(crate) fn cut<T: Serialize>(
         items,
         positions,
         first,
+        ranked: _,
         ran_out,
         transient_cut,
         total,

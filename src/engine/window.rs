@@ -105,11 +105,13 @@ impl<T> Window<T> {
         Cut::of(&self.stats, effort)
     }
 
-    /// The same window with its items placed in `section`, numbered from `section_start`.
-    pub fn in_section(mut self, section: u8, section_start: u32) -> Window<T> {
+    /// The same window with its items placed in `section`, numbered from `section_start`,
+    /// after sections that were incomplete (`earlier_cut`) or not.
+    pub fn in_section(mut self, section: u8, section_start: u32, earlier_cut: bool) -> Window<T> {
         for p in &mut self.positions {
             p.section = section;
             p.section_start = section_start;
+            p.earlier_cut = earlier_cut;
         }
         self
     }
@@ -151,6 +153,7 @@ where
                 positions.push(Position {
                     section: 0,
                     section_start: 0,
+                    earlier_cut: false,
                     score: f.score,
                     file: *key,
                     index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -252,7 +255,11 @@ fn ordered_files(files: Vec<RankedFile>, ran_out: bool) -> Ordered {
     let mut seen = HashSet::new();
     let mut keyed: Vec<(u64, RankedFile)> = files
         .into_iter()
-        .filter(|f| seen.insert((f.repo.clone(), f.path.clone(), f.branches.clone())))
+        .filter(|f| {
+            let mut branches = f.branches.clone();
+            branches.sort_unstable();
+            seen.insert((f.repo.clone(), f.path.clone(), branches))
+        })
         .map(|f| (file_key(&f.repo, &f.path, &f.branches), f))
         .collect();
     keyed.sort_by(|(ka, a), (kb, b)| {

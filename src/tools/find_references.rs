@@ -118,20 +118,25 @@ impl PagedTool for FindReferences {
         let effort = &pager.config().effort;
         let flatten_usages = |f: &RankedFile| usages_of(f, symbol);
         if let Some(after) = want.after.filter(|a| a.section == 1) {
-            // The definitions all lie before this page: their count came with the cursor.
+            // The definitions all lie before this page: their count came with the cursor,
+            // and so did whether their list was incomplete.
             let start = after.section_start;
             let needed = want.needed.saturating_sub(start as usize).max(1);
             let usages = pager
                 .window(&plan.usages, 0, needed, flatten_usages)
                 .await?
-                .in_section(1, start);
+                .in_section(1, start, after.earlier_cut);
             let mut warnings = Vec::new();
+            if after.earlier_cut {
+                warnings.push(DEFINITIONS_CUT.into());
+            }
             pager.warn(&usages, &mut warnings);
             let total = Total {
-                value: u64::from(start) + usage_count(&usages, effort, 0),
-                exact: usages.exhausted(effort),
+                value: u64::from(start) + usage_count(&usages, effort, u64::from(start)),
+                exact: !after.earlier_cut && usages.exhausted(effort),
             };
             return Ok(Collected {
+                ranked: true,
                 ran_out: usages.ran_out,
                 transient_cut: usages.cut(effort).is_transient(),
                 items: usages.items,
@@ -149,6 +154,7 @@ impl PagedTool for FindReferences {
         )?;
         let mut warnings = Vec::new();
         pager.warn(&defs, &mut warnings);
+        let defs_cut = defs.capped || !defs.cut(effort).is_none();
         if defs.capped {
             warnings.push(
                 "the definitions beyond the window are not listed, as definitions or as \
@@ -158,11 +164,12 @@ impl PagedTool for FindReferences {
         }
         pager.warn(&usages, &mut warnings);
         warnings.dedup();
-        // Every definition is known unless the page lies inside them (a capped list counts
-        // as known: what lies beyond the cap is unreachable); usages are numbered after them.
-        let defs_known = defs.items.len() < want.needed;
+        // Every definition is known when Zoekt returned them all or the page does not reach
+        // past them (a capped list counts as known: what lies beyond the cap is unreachable);
+        // usages are numbered after them.
+        let defs_known = defs.ran_out || defs.items.len() < want.needed;
         let def_count = defs.items.len() as u64;
-        let usages = usages.in_section(1, u32::try_from(def_count).unwrap_or(u32::MAX));
+        let usages = usages.in_section(1, u32::try_from(def_count).unwrap_or(u32::MAX), defs_cut);
         let defs_total = if defs_known {
             def_count
         } else {
@@ -187,6 +194,7 @@ impl PagedTool for FindReferences {
             items,
             positions,
             first: 0,
+            ranked: true,
             ran_out,
             transient_cut,
             total,
@@ -194,6 +202,10 @@ impl PagedTool for FindReferences {
         })
     }
 }
+
+/// Said on every page of usages after an incomplete definition list.
+const DEFINITIONS_CUT: &str = "the definitions listed before these usages were incomplete (Zoekt's \
+    answer was cut or the list reached --max-window); see the first pages' warnings";
 
 /// The usages a window holds, exactly when Zoekt returned every file, otherwise estimated
 /// from Zoekt's match count, which counts each of the `definitions` lines once too (its
@@ -493,20 +505,49 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_page_inside_the_definitions_has_them_only_and_an_estimated_total() {
+    async fn usage_pages_after_a_cut_definition_list_still_say_so() {
+        let backend = fixture();
+        let q = query::references_queries("get", FILTERS).unwrap();
+        // The per-shard cap cut the definitions query; the usages are whole.
+        backend.cut(
+            &q.definitions,
+            crate::engine::backend::SearchStats {
+                files_skipped: 3,
+                ..Default::default()
+            },
+        );
+        let pager = Pager::new(backend, PagerConfig::default());
+        let pages = walk(&pager, 2).await;
+        assert_eq!(pages.len(), 5);
+        for (n, page) in pages.iter().enumerate() {
+            assert!(!page.complete && !page.total.exact, "page {}", n + 1);
+        }
+        // Pages 4 and 5 start among the usages (the definitions query is not asked again:
+        // only pages 1 to 3 asked it) and still carry the warning.
+        assert!(
+            pages[4]
+                .warnings
+                .iter()
+                .any(|w| w.contains("definitions listed before"))
+        );
+        assert_eq!(pager.backend().files_asked(&q.definitions).len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_page_inside_the_definitions_counts_them_all_when_zoekt_returned_them_all() {
         let backend = fixture();
         let q = query::references_queries("get", FILTERS).unwrap();
         let pager = Pager::new(backend, PagerConfig::default());
         let page = pager.page::<FindReferences>(&args(2, None)).await.unwrap();
         assert_eq!(facts(&page.items), EXPECTED[..2]);
         assert!(page.has_more);
-        // Not every definition is known yet (the window stopped inside them), so the total
-        // is an estimate: 3 definitions seen + 10 content matches - 3 of them their lines.
+        // The page lies inside the definitions, but Zoekt returned them all (3 files, fewer
+        // than the window asked), and all the usages: the total is exact.
         assert_eq!(
             page.total,
             Total {
                 value: 10,
-                exact: false
+                exact: true
             }
         );
         // The usages were still asked, for their count.

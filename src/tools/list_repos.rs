@@ -106,6 +106,7 @@ impl PagedTool for ListRepos {
             .map(|r| Position {
                 section: 0,
                 section_start: 0,
+                earlier_cut: false,
                 score: 0.0,
                 file: file_key(&r.name, "", &[]),
                 index: 0,
@@ -119,6 +120,7 @@ impl PagedTool for ListRepos {
             items,
             positions,
             first: 0,
+            ranked: false,
             ran_out: true,
             transient_cut: list.crashes > 0,
             total,

@@ -1,7 +1,8 @@
 //! Ties: files whose scores are exactly equal, paged at every limit.
 //!
 //! Zoekt sorts files by score with an unstable sort and no tie-break, and reshuffles equal
-//! scores from run to run; the engine's documented order is (score desc, repository, path).
+//! scores from run to run; the engine's documented order is (score desc, file key), the file
+//! key being a hash of repository, path and branches (`oracle::file_key`).
 //! Against the real Zoekt serving the generated tie corpus (`scripts/gen-ties.py`: 40
 //! identical repositories tie-00 .. tie-39), every walk at every limit must give the same
 //! items, without a duplicate, in the order computed here from the generator's facts. Each

@@ -84,9 +84,11 @@ impl<B: Backend> Pager<B> {
             let collected = T::collect(self, &plan, &want).await?;
             let start = page::locate(&slice, &collected);
             let reached = collected.first as usize + collected.items.len();
-            let page_end = (collected.first as usize + start.local)
-                .saturating_add(slice.limit as usize)
-                .saturating_add(1);
+            let page_end = Slice {
+                offset: collected.first + start.local as u64,
+                ..slice
+            }
+            .needed();
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 return Ok(page::cut(&key, slice, start, collected, &self.cfg));
@@ -127,7 +129,7 @@ impl<B: Backend> Pager<B> {
         let w = self.window(query, context_lines, needed, flatten).await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
-        let total = if w.exhausted(&self.cfg.effort) {
+        let total = if w.exhausted() {
             Total {
                 value: w.items.len() as u64,
                 exact: true,
@@ -141,7 +143,7 @@ impl<B: Backend> Pager<B> {
         Ok(Collected {
             ranked: true,
             ran_out: w.ran_out,
-            transient_cut: w.cut(&self.cfg.effort).is_transient(),
+            transient_cut: w.cut.is_transient(),
             items: w.items,
             positions: w.positions,
             first: 0,
@@ -173,7 +175,7 @@ impl<B: Backend> Pager<B> {
 
     /// Adds the reasons a window's answer may be partial, each with what to do about it.
     pub fn warn<T>(&self, w: &Window<T>, warnings: &mut Vec<String>) {
-        let cut = w.cut(&self.cfg.effort);
+        let cut = w.cut;
         if cut.shards_skipped > 0 {
             warnings.push(format!(
                 "Zoekt ran out of time and skipped {} shard(s) (--max-wall-time-ms {}): results \
@@ -481,13 +483,20 @@ mod tests {
         for i in &first.items {
             assert!(seen.insert(i.path.clone()));
         }
+        let mut pages = 1;
         while let Some(c) = cursor {
             let next = page(&p, 3, Some(&c)).await;
+            assert!(
+                next.count > 0,
+                "page {} is empty but came with a cursor",
+                pages + 1
+            );
             for i in &next.items {
                 assert!(seen.insert(i.path.clone()), "{} twice", i.path);
             }
             cursor = next.next_cursor;
-            assert!(seen.len() <= 20);
+            pages += 1;
+            assert!(pages <= 20, "runaway walk");
         }
         assert!(seen.len() >= 8, "{seen:?}");
     }

@@ -223,14 +223,30 @@ pub(crate) fn cut<T: Serialize>(
 }
 
 /// How many leading items fit in `max_bytes` of JSON (always at least one, so a walk moves).
+/// Items are measured as they serialise, never built: the MCP layer serialises the page once.
 fn fitting_prefix<T: Serialize>(items: &[T], max_bytes: usize) -> usize {
     let mut used = 0usize;
     for (i, item) in items.iter().enumerate() {
-        let size = serde_json::to_vec(item).map_or(0, |v| v.len()) + 1;
+        let mut counter = ByteCounter(0);
+        let size = serde_json::to_writer(&mut counter, item).map_or(0, |()| counter.0) + 1;
         used += size;
         if used > max_bytes && i > 0 {
             return i;
         }
     }
     items.len()
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCounter(usize);
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

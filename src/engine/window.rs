@@ -51,6 +51,8 @@ pub struct Window<T> {
     pub capped: bool,
     /// Statistics of the last fetch.
     pub stats: SearchStats,
+    /// What Zoekt's last answer may have left out, under the fetch's effort caps.
+    pub cut: Cut,
     /// `MaxDocDisplayCount` of the last fetch.
     pub files_asked: u32,
 }
@@ -96,13 +98,8 @@ impl Cut {
 
 impl<T> Window<T> {
     /// Zoekt returned every matching file: the items are the whole result.
-    pub fn exhausted(&self, effort: &Effort) -> bool {
-        self.ran_out && self.cut(effort).is_none()
-    }
-
-    /// What Zoekt's answer may have left out.
-    pub fn cut(&self, effort: &Effort) -> Cut {
-        Cut::of(&self.stats, effort)
+    pub fn exhausted(&self) -> bool {
+        self.ran_out && self.cut.is_none()
     }
 
     /// The same window with its items placed in `section`, numbered from `section_start`,
@@ -156,7 +153,7 @@ where
                     earlier_cut: false,
                     score: f.score,
                     file: *key,
-                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                    index: clamp_u32(index),
                 });
             }
         }
@@ -176,6 +173,7 @@ where
                 positions,
                 ran_out,
                 capped,
+                cut: Cut::of(&ranked.stats, &spec.effort),
                 stats: ranked.stats,
                 files_asked,
             });
@@ -210,7 +208,8 @@ fn next_window(asked: u32, trusted: usize, items: usize, needed: usize, max: u32
     doubled.max(estimate).min(max)
 }
 
-fn clamp_u32(n: usize) -> u32 {
+/// `n`, or `u32::MAX` when it does not fit.
+pub(crate) fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
@@ -251,16 +250,14 @@ fn ordered_files(files: Vec<RankedFile>, ran_out: bool) -> Ordered {
         .map(|(_, f)| f.score)
         .min_by(f64::total_cmp);
     // One file per identity: a file on several branches with one content is one file match;
-    // with different contents, each version is a file of its own.
+    // with different contents, each version is a file of its own. The key hashes exactly that
+    // identity (repository, path, sorted branches); repository and path guard against a
+    // 64-bit collision.
     let mut seen = HashSet::new();
     let mut keyed: Vec<(u64, RankedFile)> = files
         .into_iter()
-        .filter(|f| {
-            let mut branches = f.branches.clone();
-            branches.sort_unstable();
-            seen.insert((f.repo.clone(), f.path.clone(), branches))
-        })
         .map(|f| (file_key(&f.repo, &f.path, &f.branches), f))
+        .filter(|(key, f)| seen.insert((*key, f.repo.clone(), f.path.clone())))
         .collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
         b.score
@@ -572,7 +569,7 @@ mod tests {
         expected.extend(by_key(&TIED));
         assert_eq!(w.items, expected);
         assert!(w.ran_out && !w.capped);
-        assert!(w.exhausted(&Effort::default()));
+        assert!(w.exhausted());
     }
 
     #[tokio::test]
@@ -607,15 +604,16 @@ mod tests {
             total_max_match_count: 100,
             ..Effort::default()
         };
-        let w = |stats: SearchStats| Window::<String> {
+        let w = |stats: SearchStats, effort: &Effort| Window::<String> {
             items: vec![],
             positions: vec![],
             ran_out: true,
             capped: false,
             stats,
+            cut: Cut::of(&stats, effort),
             files_asked: 10,
         };
-        assert!(w(SearchStats::default()).exhausted(&effort));
+        assert!(w(SearchStats::default(), &effort).exhausted());
         let cuts = [
             SearchStats {
                 shards_skipped: 1,
@@ -635,17 +633,17 @@ mod tests {
             },
         ];
         for (i, stats) in cuts.into_iter().enumerate() {
-            let cut = w(stats).cut(&effort);
-            assert!(!w(stats).exhausted(&effort), "cut {i}");
+            let w = w(stats, &effort);
+            assert!(!w.exhausted(), "cut {i}");
             // Only the per-shard cap is deterministic.
-            assert_eq!(cut.is_transient(), i != 1, "cut {i}");
+            assert_eq!(w.cut.is_transient(), i != 1, "cut {i}");
         }
         // Without a total cap (the default), a big match count is no cut.
         let big = SearchStats {
             match_count: 10_000_000,
             ..Default::default()
         };
-        assert!(w(big).exhausted(&Effort::default()));
+        assert!(w(big, &Effort::default()).exhausted());
     }
 
     #[tokio::test]

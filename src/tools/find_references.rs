@@ -11,12 +11,11 @@ use super::search_symbols::symbols_of;
 use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
-use crate::engine::config::Effort;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Total, Want};
 use crate::engine::text::{clip_text, column, find_word};
-use crate::engine::window::Window;
+use crate::engine::window::{Window, clamp_u32};
 use crate::zoekt::query;
 
 /// The `find_references` tool.
@@ -115,7 +114,6 @@ impl PagedTool for FindReferences {
         want: &Want,
     ) -> Result<Collected<ReferenceItem>, Error> {
         let symbol = plan.symbol.as_str();
-        let effort = &pager.config().effort;
         let flatten_usages = |f: &RankedFile| usages_of(f, symbol);
         if let Some(after) = want.after.filter(|a| a.section == 1) {
             // The definitions all lie before this page: their count came with the cursor,
@@ -132,13 +130,13 @@ impl PagedTool for FindReferences {
             }
             pager.warn(&usages, &mut warnings);
             let total = Total {
-                value: u64::from(start) + usage_count(&usages, effort, u64::from(start)),
-                exact: !after.earlier_cut && usages.exhausted(effort),
+                value: u64::from(start) + usage_count(&usages, u64::from(start)),
+                exact: !after.earlier_cut && usages.exhausted(),
             };
             return Ok(Collected {
                 ranked: true,
                 ran_out: usages.ran_out,
-                transient_cut: usages.cut(effort).is_transient(),
+                transient_cut: usages.cut.is_transient(),
                 items: usages.items,
                 positions: usages.positions,
                 first: u64::from(start),
@@ -154,7 +152,7 @@ impl PagedTool for FindReferences {
         )?;
         let mut warnings = Vec::new();
         pager.warn(&defs, &mut warnings);
-        let defs_cut = defs.capped || !defs.cut(effort).is_none();
+        let defs_cut = defs.capped || !defs.cut.is_none();
         if defs.capped {
             warnings.push(
                 "the definitions beyond the window are not listed, as definitions or as \
@@ -169,17 +167,17 @@ impl PagedTool for FindReferences {
         // usages are numbered after them.
         let defs_known = defs.ran_out || defs.items.len() < want.needed;
         let def_count = defs.items.len() as u64;
-        let usages = usages.in_section(1, u32::try_from(def_count).unwrap_or(u32::MAX), defs_cut);
+        let usages = usages.in_section(1, clamp_u32(defs.items.len()), defs_cut);
         let defs_total = if defs_known {
             def_count
         } else {
             defs.stats.match_count.max(def_count)
         };
         let total = Total {
-            value: defs_total + usage_count(&usages, effort, defs_total),
-            exact: defs_known && defs.exhausted(effort) && usages.exhausted(effort),
+            value: defs_total + usage_count(&usages, defs_total),
+            exact: defs_known && defs.exhausted() && usages.exhausted(),
         };
-        let transient_cut = defs.cut(effort).is_transient() || usages.cut(effort).is_transient();
+        let transient_cut = defs.cut.is_transient() || usages.cut.is_transient();
         let mut items = defs.items;
         let mut positions = defs.positions;
         let ran_out = if defs_known {
@@ -210,9 +208,9 @@ const DEFINITIONS_CUT: &str = "the definitions listed before these usages were i
 /// The usages a window holds, exactly when Zoekt returned every file, otherwise estimated
 /// from Zoekt's match count, which counts each of the `definitions` lines once too (its
 /// `sym:` match and its word overlap).
-fn usage_count(usages: &Window<ReferenceItem>, effort: &Effort, definitions: u64) -> u64 {
+fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
     let seen = usages.items.len() as u64;
-    if usages.exhausted(effort) {
+    if usages.exhausted() {
         seen
     } else {
         usages
@@ -571,13 +569,13 @@ mod tests {
                 match_count: 10,
                 ..Default::default()
             },
+            cut: Default::default(),
             files_asked: 3,
         };
-        let effort = Effort::default();
-        assert_eq!(usage_count(&window(false, 3), &effort, 4), 6);
+        assert_eq!(usage_count(&window(false, 3), 4), 6);
         // Never fewer than the usages seen.
-        assert_eq!(usage_count(&window(false, 8), &effort, 4), 8);
+        assert_eq!(usage_count(&window(false, 8), 4), 8);
         // Exhausted: exactly the usages seen.
-        assert_eq!(usage_count(&window(true, 5), &effort, 4), 5);
+        assert_eq!(usage_count(&window(true, 5), 4), 5);
     }
 }

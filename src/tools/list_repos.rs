@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{ItemText, PagedArgs, PagedTool, ToolInfo, paged_args};
-use crate::engine::backend::Backend;
+use crate::engine::backend::{Backend, IndexedRepo};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
@@ -86,17 +86,7 @@ impl PagedTool for ListRepos {
         if list.crashes > 0 {
             warnings.push(crashed(list.crashes));
         }
-        let mut items: Vec<RepoItem> = list
-            .repos
-            .into_iter()
-            .map(|r| RepoItem {
-                name: r.name,
-                files: r.documents,
-                has_symbols: r.has_symbols,
-                index_time: r.index_time,
-                branches: r.branches,
-            })
-            .collect();
+        let mut items: Vec<RepoItem> = list.repos.into_iter().map(repo_item).collect();
         items.sort_by(|a, b| a.name.cmp(&b.name));
         items.dedup_by(|a, b| a.name == b.name);
         // The listing is sorted by name, not ranked: a cursor finds its repository again by
@@ -158,11 +148,22 @@ impl<B: Backend> Pager<B> {
             ..ListReposArgs::default()
         };
         let plan = ListRepos::plan(&args, self.config())?;
-        let want = Want {
-            needed: 1,
-            after: None,
-        };
-        let all = ListRepos::collect(self, &plan, &want).await?;
-        Ok(all.items.into_iter().find(|r| r.name == name))
+        let list = self.backend().repos(&plan).await?;
+        Ok(list
+            .repos
+            .into_iter()
+            .find(|r| r.name == name)
+            .map(repo_item))
+    }
+}
+
+/// A repository as `list_repos` shows it.
+fn repo_item(r: IndexedRepo) -> RepoItem {
+    RepoItem {
+        name: r.name,
+        files: r.documents,
+        has_symbols: r.has_symbols,
+        index_time: r.index_time,
+        branches: r.branches,
     }
 }

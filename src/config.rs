@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::engine::config::PagerConfig;
+use crate::engine::config::{CacheConfig, PagerConfig};
 use crate::zoekt::ClientOptions;
 
 /// Settings of the server and the CLI: where Zoekt is, how to talk to it, the engine's
@@ -27,6 +27,9 @@ pub struct Config {
     /// The paging engine's limits.
     #[command(flatten)]
     pub pager: PagerConfig,
+    /// The window cache's bounds.
+    #[command(flatten)]
+    pub cache: CacheConfig,
     /// Log format on stderr: text or json.
     #[arg(
         long,

@@ -16,7 +16,8 @@ use tracing_subscriber::EnvFilter;
 use zoekt_pager::tools::{AnswerTool, PagedArgs, PagedTool, ToolInfo, ToolVisitor, visit_all};
 use zoekt_pager::zoekt::ZoektClient;
 use zoekt_pager::{
-    Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, ToolError, error_text, page_text,
+    Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, ToolError, WindowCache,
+    error_text, page_text,
 };
 
 /// Options of `record` (only in builds with the `harness` feature).
@@ -204,11 +205,13 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let metrics = Arc::new(Metrics::new());
+    let cache = WindowCache::new(&config.cache);
+    let metrics = Arc::new(Metrics::with_cache(cache.clone()));
     let pager = Pager::new(
         Instrumented::new(client, Arc::clone(&metrics)),
         config.pager.clone(),
-    );
+    )
+    .with_cache(cache);
     let Some((name, sub)) = matches.subcommand() else {
         return ExitCode::from(2);
     };
@@ -314,8 +317,16 @@ async fn serve_http(
     );
     // The one line on stdout: where to connect (useful with port 0).
     println!("zoekt-pager: serving MCP at http://{bound}/mcp");
+    // On shutdown, background prefetches stop at once rather than run into the grace period.
+    let cache = pager.cache().cloned();
+    let shutdown = async move {
+        shutdown_signal().await;
+        if let Some(cache) = cache {
+            cache.shutdown();
+        }
+    };
     let server = PagerServer::with_metrics(pager, Arc::clone(&metrics));
-    match zoekt_pager::http::serve(listener, server, metrics, opts, shutdown_signal()).await {
+    match zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "HTTP server failed");

@@ -8,15 +8,18 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use prometheus_client::encoding::EncodeLabelSet;
-use prometheus_client::metrics::counter::Counter;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 use crate::engine::backend::{
     Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
 };
+use crate::engine::cache::WindowCache;
 use crate::mcp::ErrorCode;
 
 /// Content type of [`Metrics::render`].
@@ -55,6 +58,7 @@ pub struct Metrics {
     items: Family<ToolLabel, Counter>,
     cursor_errors: Family<CodeLabel, Counter>,
     zoekt_seconds: Family<ZoektLabels, Histogram, fn() -> Histogram>,
+    zoekt_requests_per_page: Family<ToolLabel, Histogram, fn() -> Histogram>,
 }
 
 impl Default for Metrics {
@@ -68,9 +72,19 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 15))
 }
 
+fn requests_histogram() -> Histogram {
+    // 0 (served from the window cache), 1, 2, 4 .. 32 requests.
+    Histogram::new([0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0])
+}
+
 impl Metrics {
     /// Every metric, registered, at zero.
     pub fn new() -> Self {
+        Self::with_cache(None)
+    }
+
+    /// Every metric, and those of the window cache when there is one (read at each scrape).
+    pub fn with_cache(cache: Option<WindowCache>) -> Self {
         let mut registry = Registry::with_prefix("zoekt_pager");
         let tool_calls = Family::<CallLabels, Counter>::default();
         let pages = Family::<ToolLabel, Counter>::default();
@@ -95,6 +109,16 @@ impl Metrics {
             "Latency of requests to Zoekt by endpoint and outcome",
             zoekt_seconds.clone(),
         );
+        let zoekt_requests_per_page: Family<ToolLabel, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(requests_histogram);
+        registry.register(
+            "zoekt_requests_per_page",
+            "Requests to Zoekt one page made, by tool (0: served from the window cache)",
+            zoekt_requests_per_page.clone(),
+        );
+        if let Some(cache) = cache {
+            registry.register_collector(Box::new(CacheCollector(cache)));
+        }
         Metrics {
             registry,
             tool_calls,
@@ -102,6 +126,7 @@ impl Metrics {
             items,
             cursor_errors,
             zoekt_seconds,
+            zoekt_requests_per_page,
         }
     }
 
@@ -127,13 +152,16 @@ impl Metrics {
             .inc();
     }
 
-    /// One page of `items` items served by `tool`.
-    pub fn page_served(&self, tool: &str, items: usize) {
+    /// One page of `items` items served by `tool`, which made `zoekt_requests` requests.
+    pub fn page_served(&self, tool: &str, items: usize, zoekt_requests: u32) {
         let label = ToolLabel {
             tool: tool.to_string(),
         };
         self.pages.get_or_create(&label).inc();
         self.items.get_or_create(&label).inc_by(items as u64);
+        self.zoekt_requests_per_page
+            .get_or_create(&label)
+            .observe(f64::from(zoekt_requests));
     }
 
     fn zoekt_request(&self, endpoint: &str, outcome: &str, seconds: f64) {
@@ -151,6 +179,60 @@ impl Metrics {
         prometheus_client::encoding::text::encode(&mut out, &self.registry)
             .expect("writing to a String cannot fail");
         out
+    }
+}
+
+/// The window cache's counts and size, read at each scrape.
+#[derive(Debug)]
+struct CacheCollector(WindowCache);
+
+impl Collector for CacheCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let s = self.0.stats();
+        for (name, help, value) in [
+            ("cache_hits", "Windows read off a cached answer", s.hits),
+            (
+                "cache_misses",
+                "Windows that needed a fetch from Zoekt (shared between concurrent pages)",
+                s.misses,
+            ),
+            (
+                "cache_evictions",
+                "Cached answers dropped for size or age",
+                s.evictions,
+            ),
+            (
+                "cache_prefetches",
+                "Background fetches of the next window started",
+                s.prefetches,
+            ),
+            (
+                "cache_prefetches_skipped",
+                "Background fetches not started because enough were running",
+                s.prefetches_skipped,
+            ),
+        ] {
+            let counter = ConstCounter::new(value);
+            counter.encode(encoder.encode_descriptor(
+                name,
+                help,
+                None,
+                counter.metric_type(),
+            )?)?;
+        }
+        for (name, help, value) in [
+            (
+                "cache_bytes",
+                "Bytes the window cache holds (estimated)",
+                s.bytes,
+            ),
+            ("cache_capacity_bytes", "Bound on cache_bytes", s.capacity),
+            ("cache_entries", "Entries the window cache holds", s.entries),
+        ] {
+            let gauge = ConstGauge::new(i64::try_from(value).unwrap_or(i64::MAX));
+            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
+        }
+        Ok(())
     }
 }
 
@@ -210,7 +292,7 @@ mod tests {
         let m = Metrics::new();
         m.tool_call("search_symbols", None);
         m.tool_call("search_symbols", Some(ErrorCode::InvalidCursor));
-        m.page_served("search_symbols", 30);
+        m.page_served("search_symbols", 30, 0);
         m.zoekt_request("search", "ok", 0.004);
         let text = m.render();
         assert!(

@@ -10,7 +10,7 @@ use std::future::Future;
 use super::config::Effort;
 
 /// One search to run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FileSearch {
     /// The backend query (Zoekt query syntax).
     pub query: String,
@@ -215,7 +215,7 @@ impl BackendErrorKind {
 }
 
 /// What the paging engine needs from a search backend.
-pub trait Backend: Send + Sync {
+pub trait Backend: Send + Sync + 'static {
     /// Ranked files for one search.
     fn search(
         &self,

@@ -78,7 +78,7 @@ pub struct PagerConfig {
 
 /// How hard Zoekt may work on one query. The same for every page of every query: a cap that
 /// changed with the page would change which files Zoekt finds, and pages would disagree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Args, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Args, Serialize, Deserialize)]
 pub struct Effort {
     /// Zoekt ShardMaxMatchCount: matches one shard may collect before it stops.
     #[arg(
@@ -110,6 +110,68 @@ pub struct Effort {
         global = true
     )]
     pub max_wall_time_ms: u64,
+}
+
+/// Bounds of the window cache (`engine/cache.rs`). Not part of the order: the cache changes
+/// what a page costs, never what it holds, so cursors ignore it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Args)]
+pub struct CacheConfig {
+    /// Bytes of ordered Zoekt answers the window cache may hold (estimated); 0 turns the
+    /// cache off, and with it request sharing and prefetch.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CACHE_BYTES",
+        default_value_t = CacheConfig::DEFAULT.cache_bytes,
+        global = true
+    )]
+    pub cache_bytes: u64,
+    /// Seconds a cached answer is used at most, from its fetch: how stale a page may be
+    /// after the index changes.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CACHE_TTL_SECS",
+        default_value_t = CacheConfig::DEFAULT.cache_ttl_secs,
+        global = true
+    )]
+    pub cache_ttl_secs: u64,
+    /// Seconds a cached answer is kept without being used.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CACHE_IDLE_SECS",
+        default_value_t = CacheConfig::DEFAULT.cache_idle_secs,
+        global = true
+    )]
+    pub cache_idle_secs: u64,
+    /// Background fetches of the next bigger window that may run at once; 0: none.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CACHE_PREFETCH",
+        default_value_t = CacheConfig::DEFAULT.cache_prefetch,
+        global = true
+    )]
+    pub cache_prefetch: usize,
+}
+
+impl CacheConfig {
+    /// The defaults: 64 MiB, 5 minutes to live, 2 minutes idle, 2 prefetches.
+    pub const DEFAULT: CacheConfig = CacheConfig {
+        cache_bytes: 64 << 20,
+        cache_ttl_secs: 300,
+        cache_idle_secs: 120,
+        cache_prefetch: 2,
+    };
+
+    /// No cache: every window is its own request.
+    pub const OFF: CacheConfig = CacheConfig {
+        cache_bytes: 0,
+        ..CacheConfig::DEFAULT
+    };
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig::DEFAULT
+    }
 }
 
 /// Bounds of one `read_file` answer; a range beyond them comes back cut, with `truncated`.

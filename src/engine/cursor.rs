@@ -35,7 +35,7 @@ pub const MAX_CURSOR_CHARS: usize = 64;
 /// What minted a cursor: a paged tool, or the repository listing (which the MCP layer serves
 /// as resources). The id is part of the wire format: a tool keeps its id forever, and a new
 /// tool takes an unused one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scope {
     /// The id written into cursors.
     pub id: u8,
@@ -70,7 +70,7 @@ pub struct Resume {
 
 /// Identity of a request for cursor purposes: the tool plus hashes of its canonical form and
 /// of the settings that decide its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RequestKey {
     /// What mints and accepts the cursors of this request.
     pub scope: Scope,

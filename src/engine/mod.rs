@@ -6,6 +6,7 @@
 //! knows nothing of MCP. See `docs/contract.md`, "Paging rules".
 
 pub mod backend;
+pub mod cache;
 pub mod config;
 pub mod cursor;
 pub mod error;
@@ -16,12 +17,17 @@ pub(crate) mod testing;
 pub(crate) mod text;
 pub mod window;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
 use backend::{Backend, RankedFile, SearchStats};
+use cache::{AnswerKey, WindowCache};
 use config::PagerConfig;
 use cursor::{RequestKey, Scope};
 use error::{ArgumentError, Error};
 use page::{Collected, Page, PageArgs, Slice, Total, Want};
-use window::{Window, WindowSpec};
+use serde::Serialize;
+use window::{Answer, Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
 
@@ -32,14 +38,30 @@ const MAX_SEEK_ROUNDS: usize = 16;
 /// The engine, over any [`Backend`].
 #[derive(Debug, Clone)]
 pub struct Pager<B> {
-    backend: B,
+    backend: Arc<B>,
     cfg: PagerConfig,
+    cache: Option<WindowCache>,
 }
 
 impl<B> Pager<B> {
-    /// An engine asking `backend`, with these settings.
+    /// An engine asking `backend`, with these settings, without a window cache.
     pub fn new(backend: B, cfg: PagerConfig) -> Self {
-        Pager { backend, cfg }
+        Pager {
+            backend: Arc::new(backend),
+            cfg,
+            cache: None,
+        }
+    }
+
+    /// The same engine keeping answers in `cache` (`None`: no cache).
+    pub fn with_cache(mut self, cache: Option<WindowCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// The window cache, when on.
+    pub fn cache(&self) -> Option<&WindowCache> {
+        self.cache.as_ref()
     }
 
     /// The settings.
@@ -71,6 +93,7 @@ impl<B: Backend> Pager<B> {
         let key = RequestKey::new(scope, &T::key(&plan), &self.order_settings());
         let slice = self.slice(&key, &args.paging())?;
         let mut needed = slice.needed();
+        let requests = AtomicU32::new(0);
         // The cursor's last item may now stand further down than its offset said (the
         // results changed): then the page needs a bigger window, at least twice the last one,
         // since a window that ends before the item cannot tell how far down it is. It stops
@@ -80,10 +103,13 @@ impl<B: Backend> Pager<B> {
             let want = Want {
                 needed,
                 after: slice.after,
+                request: &key,
+                lookahead: slice.limit as usize,
+                requests: &requests,
             };
             let collected = T::collect(self, &plan, &want).await?;
             let start = page::locate(&slice, &collected);
-            let reached = collected.first as usize + collected.items.len();
+            let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
                 ..slice
@@ -91,7 +117,9 @@ impl<B: Backend> Pager<B> {
             .needed();
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
-                return Ok(page::cut(&key, slice, start, collected, &self.cfg));
+                let mut page = page::cut(&key, slice, start, collected, &self.cfg);
+                page.zoekt_requests = requests.load(Ordering::Relaxed);
+                return Ok(page);
             }
             needed = page_end.max(needed.saturating_mul(2));
         }
@@ -117,26 +145,29 @@ impl<B: Backend> Pager<B> {
     /// the backend's counts when the window does not reach the end.
     pub async fn ranked_items<T, F>(
         &self,
+        want: &Want<'_>,
         query: &str,
         context_lines: u32,
-        needed: usize,
         flatten: F,
         estimate: fn(&SearchStats) -> u64,
     ) -> Result<Collected<T>, Error>
     where
-        F: Fn(&RankedFile) -> Vec<T>,
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
     {
-        let w = self.window(query, context_lines, needed, flatten).await?;
+        let w = self
+            .window(want, query, context_lines, want.needed, flatten)
+            .await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
         let total = if w.exhausted() {
             Total {
-                value: w.items.len() as u64,
+                value: w.len() as u64,
                 exact: true,
             }
         } else {
             Total {
-                value: estimate(&w.stats).max(w.items.len() as u64),
+                value: estimate(&w.stats).max(w.len() as u64),
                 exact: false,
             }
         };
@@ -144,24 +175,26 @@ impl<B: Backend> Pager<B> {
             ranked: true,
             ran_out: w.ran_out,
             transient_cut: w.cut.is_transient(),
-            items: w.items,
-            positions: w.positions,
+            runs: vec![w.into_run()],
             first: 0,
             total,
             warnings,
         })
     }
 
-    /// The growing window fetch of one query (see `engine/window.rs`).
+    /// The growing window fetch of one query (see `engine/window.rs`), for `needed` items,
+    /// through the window cache when it is on.
     pub async fn window<T, F>(
         &self,
+        want: &Want<'_>,
         query: &str,
         context_lines: u32,
         needed: usize,
         flatten: F,
     ) -> Result<Window<T>, Error>
     where
-        F: Fn(&RankedFile) -> Vec<T>,
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
     {
         let spec = WindowSpec {
             query,
@@ -170,7 +203,33 @@ impl<B: Backend> Pager<B> {
             needed,
             max_files: self.cfg.max_window,
         };
-        Ok(window::fetch(&self.backend, &spec, flatten).await?)
+        let (spec, flatten, backend) = (&spec, &flatten, self.backend.as_ref());
+        let Some(cache) = &self.cache else {
+            return Ok(window::fetch(spec, |files| async move {
+                want.requests.fetch_add(1, Ordering::Relaxed);
+                let ranked = backend.search(&spec.search(files)).await?;
+                Ok(Arc::new(Answer::new(&ranked, files, flatten)))
+            })
+            .await?);
+        };
+        let key = AnswerKey::new::<T>(want.request, spec);
+        let last: Mutex<Option<Arc<Answer<T>>>> = Mutex::new(None);
+        let (key_ref, last_ref) = (&key, &last);
+        let w = window::fetch(spec, |files| async move {
+            let answer = cache
+                .answer(backend, key_ref, spec, files, flatten, want.requests)
+                .await?;
+            *last_ref.lock().expect("not poisoned") = Some(Arc::clone(&answer));
+            Ok(answer)
+        })
+        .await?;
+        // The page after this one needs `lookahead` more items: start its fetch now if the
+        // answer at hand cannot serve it.
+        if let Some(kept) = last.into_inner().expect("not poisoned") {
+            let next = window::first_window(needed.saturating_add(want.lookahead));
+            cache.prefetch(&self.backend, spec, &kept, next);
+        }
+        Ok(w)
     }
 
     /// Adds the reasons a window's answer may be partial, each with what to do about it.

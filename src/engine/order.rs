@@ -76,21 +76,6 @@ pub fn file_key(repo: &str, path: &str, branches: &[String]) -> u64 {
     u64::from_be_bytes(first)
 }
 
-/// Where the first item after `after` is in `positions`, which are in page order.
-///
-/// `ranked`: the positions are in this module's order (every ranked result), so the answer
-/// is the first one past `after` even when the item itself is gone. A listing in another
-/// order (repositories by name) can only find the item itself; `None` when that fails.
-pub fn seek(positions: &[Position], after: &Position, ranked: bool) -> Option<usize> {
-    if ranked {
-        return Some(positions.partition_point(|p| p.order(after) != Ordering::Greater));
-    }
-    positions
-        .iter()
-        .position(|p| p.same_place(after))
-        .map(|i| i + 1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,27 +121,6 @@ mod tests {
         let mut other = at(0, 5.0, 1, 1);
         other.section_start = 40;
         assert!(other.same_place(&at(0, 5.0, 1, 1)));
-    }
-
-    #[test]
-    fn seek_starts_after_the_item_or_after_where_it_was() {
-        let ps = [
-            at(0, 9.0, 1, 0),
-            at(0, 9.0, 1, 1),
-            at(0, 5.0, 4, 0),
-            at(0, 2.0, 2, 0),
-        ];
-        assert_eq!(seek(&ps, &at(0, 9.0, 1, 1), true), Some(2));
-        // Gone from the window: the next one past where it stood.
-        assert_eq!(seek(&ps, &at(0, 5.0, 3, 0), true), Some(2));
-        assert_eq!(seek(&ps, &at(0, 5.0, 5, 0), true), Some(3));
-        assert_eq!(seek(&ps, &at(0, 1.0, 0, 0), true), Some(4));
-        assert_eq!(seek(&ps, &at(0, 99.0, 0, 0), true), Some(0));
-        // A listing in another order: only the item itself can be found, even when the
-        // listing happens to be in key order.
-        let listing = [at(0, 0.0, 3, 0), at(0, 0.0, 7, 0)];
-        assert_eq!(seek(&listing, &at(0, 0.0, 3, 0), false), Some(1));
-        assert_eq!(seek(&listing, &at(0, 0.0, 5, 0), false), None);
     }
 
     #[test]

@@ -3,9 +3,13 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use std::cmp::Ordering;
+use std::sync::Arc;
+
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
-use super::order::{Position, seek};
+use super::order::Position;
+use super::window::{ItemList, Section};
 
 /// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -50,6 +54,9 @@ pub struct Page<T> {
     /// Why the result may be partial, one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Requests this page made to the backend (not part of the page: for metrics).
+    #[serde(skip)]
+    pub zoekt_requests: u32,
 }
 
 /// Where a walk is: the page size and the cursor, as a caller gives them.
@@ -62,23 +69,29 @@ pub struct PageArgs {
 }
 
 /// What a tool is asked to collect for one page.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Want {
+#[derive(Debug, Clone, Copy)]
+pub struct Want<'a> {
     /// Items from position 0 up to here (the page's end plus one) are needed.
     pub needed: usize,
     /// The last item served, when resuming: a tool may skip a whole section before it.
     pub after: Option<Position>,
+    /// The request, as the cursor knows it: with the query and context lines of a window,
+    /// it names that window's items in the cache.
+    pub request: &'a RequestKey,
+    /// Items the page after this one will need beyond `needed` (its limit): what the
+    /// cache may fetch ahead.
+    pub lookahead: usize,
+    /// Counts the requests to the backend this page makes.
+    pub(crate) requests: &'a std::sync::atomic::AtomicU32,
 }
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Collected<T> {
-    /// Items in page order: from number `first` up to at least the wanted end, when they
-    /// exist.
-    pub items: Vec<T>,
-    /// Each item's place in the total order.
-    pub positions: Vec<Position>,
-    /// The number of `items[0]` in the whole result (0 unless a tool left out a section
+    /// Items in page order, run after run: from number `first` up to at least the wanted
+    /// end, when they exist.
+    pub runs: Vec<Run<T>>,
+    /// The number of the first item in the whole result (0 unless a tool left out a section
     /// that lies wholly before the page).
     pub first: u64,
     /// The items are in the total order of `engine/order.rs` (every ranked result), so a
@@ -94,6 +107,81 @@ pub struct Collected<T> {
     pub total: Total,
     /// Why the result may be partial.
     pub warnings: Vec<String>,
+}
+
+/// Leading items of a shared list, placed in a section of the order. Pages of a cached
+/// answer share its list; a page copies only its own items out of it.
+#[derive(Debug, Clone)]
+pub struct Run<T> {
+    list: Arc<ItemList<T>>,
+    len: usize,
+    section: Section,
+}
+
+impl<T> Run<T> {
+    /// The first `len` items of `list`, in `section`.
+    pub fn new(list: Arc<ItemList<T>>, len: usize, section: Section) -> Run<T> {
+        debug_assert!(len <= list.items.len() && list.items.len() == list.positions.len());
+        Run { list, len, section }
+    }
+
+    /// Every item of `list`, in section 0.
+    pub fn all(list: ItemList<T>) -> Run<T> {
+        let len = list.items.len();
+        Run::new(Arc::new(list), len, Section::default())
+    }
+
+    fn position(&self, i: usize) -> Position {
+        self.section.relabel(self.list.positions[i])
+    }
+
+    /// How many of the run's items come at or before `after` in `order`.
+    fn not_after(&self, after: &Position) -> usize {
+        self.list.positions[..self.len]
+            .partition_point(|p| self.section.relabel(*p).order(after) != Ordering::Greater)
+    }
+}
+
+impl<T> Collected<T> {
+    /// How many items were collected.
+    pub fn len(&self) -> usize {
+        self.runs.iter().map(|r| r.len).sum()
+    }
+
+    /// No items were collected.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Item `i` (counted from `first`) and its position.
+    fn get(&self, mut i: usize) -> Option<(&T, Position)> {
+        for run in &self.runs {
+            if i < run.len {
+                return Some((&run.list.items[i], run.position(i)));
+            }
+            i -= run.len;
+        }
+        None
+    }
+
+    /// Where the first item after `after` is (counted from `first`).
+    ///
+    /// Ranked items are in `engine/order.rs`'s order, so the answer is the first one past
+    /// `after` even when the item itself is gone. A listing in another order (repositories
+    /// by name) can only find the item itself; `None` when that fails.
+    pub fn seek(&self, after: &Position) -> Option<usize> {
+        if self.ranked {
+            return Some(self.runs.iter().map(|r| r.not_after(after)).sum());
+        }
+        let mut before = 0;
+        for run in &self.runs {
+            if let Some(i) = (0..run.len).position(|i| run.position(i).same_place(after)) {
+                return Some(before + i + 1);
+            }
+            before += run.len;
+        }
+        None
+    }
 }
 
 /// Where a page starts and how big it is, once validated.
@@ -124,8 +212,8 @@ pub(crate) struct Start {
     pub(crate) resynced: bool,
 }
 
-/// Finds the page's start: right after the cursor's last item (see `order::seek`), or at the
-/// cursor's offset when that item cannot be found in a listing that is not ranked.
+/// Finds the page's start: right after the cursor's last item (see [`Collected::seek`]), or
+/// at the cursor's offset when that item cannot be found in a listing that is not ranked.
 pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
     let by_offset = slice.offset.saturating_sub(collected.first) as usize;
     match &slice.after {
@@ -133,7 +221,7 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
             local: by_offset,
             resynced: false,
         },
-        Some(after) => match seek(&collected.positions, after, collected.ranked) {
+        Some(after) => match collected.seek(after) {
             Some(local) => Start {
                 local,
                 resynced: collected.first + local as u64 != slice.offset,
@@ -149,27 +237,31 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
 /// Cuts the page at `start`, `limit` items long, shortened to the byte bound, and mints the
 /// next cursor: it points right after the last item returned, so a page ended early by the
 /// bound still never skips anything.
-pub(crate) fn cut<T: Serialize>(
+pub(crate) fn cut<T: Serialize + Clone>(
     key: &RequestKey,
     slice: Slice,
     start: Start,
     collected: Collected<T>,
     cfg: &PagerConfig,
 ) -> Page<T> {
+    let total_items = collected.len();
+    let begin = start.local.min(total_items);
+    let end = begin.saturating_add(slice.limit as usize).min(total_items);
+    let mut page: Vec<T> = Vec::with_capacity(end - begin);
+    let mut positions: Vec<Position> = Vec::with_capacity(end - begin);
+    for i in begin..end {
+        let (item, position) = collected.get(i).expect("i < len");
+        page.push(item.clone());
+        positions.push(position);
+    }
     let Collected {
-        items,
-        positions,
         first,
-        ranked: _,
         ran_out,
         transient_cut,
         total,
         mut warnings,
+        ..
     } = collected;
-    let begin = start.local.min(items.len());
-    let end = begin.saturating_add(slice.limit as usize).min(items.len());
-    let total_items = items.len();
-    let mut page: Vec<T> = items.into_iter().skip(begin).take(end - begin).collect();
     let kept = fitting_prefix(&page, cfg.max_page_bytes);
     let size_capped = kept < page.len();
     page.truncate(kept);
@@ -186,7 +278,7 @@ pub(crate) fn cut<T: Serialize>(
     let more_items = total_items > begin + page.len();
     // Zoekt's answer ended here but was cut by time or loading: the same cursor may find more.
     let retry = !more_items && ran_out && transient_cut && !page.is_empty();
-    let last = page.len().checked_sub(1).map(|i| positions[begin + i]);
+    let last = page.len().checked_sub(1).map(|i| positions[i]);
     let next_cursor = match last {
         Some(last) if (more_items || retry) && next_offset <= cfg.max_offset => {
             Some(key.cursor(next_offset, &last))
@@ -219,6 +311,7 @@ pub(crate) fn cut<T: Serialize>(
         size_capped,
         resynced: start.resynced,
         warnings,
+        zoekt_requests: 0,
     }
 }
 
@@ -227,14 +320,18 @@ pub(crate) fn cut<T: Serialize>(
 fn fitting_prefix<T: Serialize>(items: &[T], max_bytes: usize) -> usize {
     let mut used = 0usize;
     for (i, item) in items.iter().enumerate() {
-        let mut counter = ByteCounter(0);
-        let size = serde_json::to_writer(&mut counter, item).map_or(0, |()| counter.0) + 1;
-        used += size;
+        used += json_len(item) + 1;
         if used > max_bytes && i > 0 {
             return i;
         }
     }
     items.len()
+}
+
+/// Bytes of `value`'s JSON, counted as it serialises (nothing is built).
+pub(crate) fn json_len<T: Serialize>(value: &T) -> usize {
+    let mut counter = ByteCounter(0);
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
 /// A writer that only counts the bytes written to it.
@@ -248,5 +345,93 @@ impl std::io::Write for ByteCounter {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(score: f64, file: u64, index: u32) -> Position {
+        Position {
+            section: 0,
+            section_start: 0,
+            earlier_cut: false,
+            score,
+            file,
+            index,
+        }
+    }
+
+    fn collected(runs: Vec<Run<u32>>, ranked: bool) -> Collected<u32> {
+        Collected {
+            runs,
+            first: 0,
+            ranked,
+            ran_out: true,
+            transient_cut: false,
+            total: Total {
+                value: 0,
+                exact: false,
+            },
+            warnings: vec![],
+        }
+    }
+
+    fn run(positions: Vec<Position>, len: usize, section: Section) -> Run<u32> {
+        let items = (0..positions.len() as u32).collect();
+        Run::new(Arc::new(ItemList { items, positions }), len, section)
+    }
+
+    #[test]
+    fn seek_starts_after_the_item_or_after_where_it_was() {
+        let ps = vec![at(9.0, 1, 0), at(9.0, 1, 1), at(5.0, 4, 0), at(2.0, 2, 0)];
+        let c = collected(vec![run(ps, 4, Section::default())], true);
+        assert_eq!(c.seek(&at(9.0, 1, 1)), Some(2));
+        // Gone from the window: the next one past where it stood.
+        assert_eq!(c.seek(&at(5.0, 3, 0)), Some(2));
+        assert_eq!(c.seek(&at(5.0, 5, 0)), Some(3));
+        assert_eq!(c.seek(&at(1.0, 0, 0)), Some(4));
+        assert_eq!(c.seek(&at(99.0, 0, 0)), Some(0));
+        // A listing in another order: only the item itself can be found, even when the
+        // listing happens to be in key order.
+        let listing = collected(
+            vec![Run::all(ItemList {
+                items: vec![0, 1],
+                positions: vec![at(0.0, 3, 0), at(0.0, 7, 0)],
+            })],
+            false,
+        );
+        assert_eq!(listing.seek(&at(0.0, 3, 0)), Some(1));
+        assert_eq!(listing.seek(&at(0.0, 5, 0)), None);
+    }
+
+    #[test]
+    fn runs_read_as_one_list_in_their_sections_and_only_up_to_their_length() {
+        // Definitions (section 0), then usages stored as section 0 and placed in section 1
+        // after 2 items; the usages' list holds a third item beyond the run's length.
+        let defs = run(vec![at(3.0, 1, 0), at(1.0, 2, 0)], 2, Section::default());
+        let usages = run(
+            vec![at(9.0, 5, 0), at(4.0, 6, 0), at(2.0, 7, 0)],
+            2,
+            Section {
+                number: 1,
+                start: 2,
+                earlier_cut: true,
+            },
+        );
+        let c = collected(vec![defs, usages], true);
+        assert_eq!(c.len(), 4);
+        let (item, p) = c.get(2).unwrap();
+        assert_eq!(
+            (*item, p.section, p.section_start, p.earlier_cut),
+            (0, 1, 2, true)
+        );
+        assert!(c.get(4).is_none(), "the run's length bounds it");
+        // A usage scoring above every definition still comes after them.
+        let mut after = at(9.0, 5, 0);
+        after.section = 1;
+        assert_eq!(c.seek(&after), Some(3));
+        assert_eq!(c.seek(&at(1.0, 2, 0)), Some(2));
     }
 }

@@ -13,10 +13,18 @@
 //! 4. the window grows (bounded) until the trusted files yield the items needed or Zoekt has
 //!    nothing more. At the bound, the files at the edge are kept rather than dropped, so a tie
 //!    wider than the largest window still yields pages; the window says it was `capped`.
+//!
+//! Zoekt's answer for `n` files is the first `n` files of its answer for more (its statistics
+//! do not depend on `n` either; `docs/zoekt.md`, "Windows"). So an [`Answer`] fetched for many
+//! files also answers, exactly, every smaller window ([`Answer::covers`]): the window cache
+//! (`engine/cache.rs`) serves a walk's pages from one growing answer, and every page is the
+//! one a fresh request would have given.
 
 use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
 
-use super::backend::{Backend, BackendError, FileSearch, RankedFile, SearchStats};
+use super::backend::{BackendError, FileSearch, RankedFile, RankedFiles, SearchStats};
 use super::config::Effort;
 use super::order::{Position, file_key};
 
@@ -35,26 +43,220 @@ pub struct WindowSpec<'a> {
     pub max_files: u32,
 }
 
+impl WindowSpec<'_> {
+    /// The backend search for a window of `files` files.
+    pub fn search(&self, files: u32) -> FileSearch {
+        FileSearch {
+            query: self.query.to_string(),
+            effort: self.effort,
+            max_files: files,
+            context_lines: self.context_lines,
+            whole_content: false,
+        }
+    }
+}
+
+/// Items in page order with their positions: what pages are cut from, shared (behind an
+/// `Arc`) by every page a cached answer serves.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemList<T> {
+    /// The items.
+    pub items: Vec<T>,
+    /// Each item's place in the total order (section 0; a [`Run`](super::page::Run) relabels
+    /// the section).
+    pub positions: Vec<Position>,
+}
+
+/// One answer of Zoekt, ordered into page order and flattened into items, with what is
+/// needed to tell the window of any smaller request apart inside it.
+#[derive(Debug)]
+pub struct Answer<T> {
+    list: Arc<ItemList<T>>,
+    /// The files in page order: score and where their items end in `list`.
+    files: Vec<FileSpan>,
+    /// The scores of the files as Zoekt returned them, in its order: a smaller window is a
+    /// prefix of it.
+    zoekt_scores: Vec<f64>,
+    /// The third file Zoekt returned has an extension the first two lack (it may have been
+    /// boosted: see [`boosted_index`]).
+    third_is_novel: bool,
+    /// `MaxDocDisplayCount` sent.
+    asked: u32,
+    stats: SearchStats,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FileSpan {
+    score: f64,
+    item_end: usize,
+}
+
+/// What Zoekt's answer for a given number of files is, read off a (possibly bigger) answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct View {
+    /// Zoekt returned fewer files than asked.
+    ran_out: bool,
+    /// Files certain to lead the order (in page order).
+    certain_files: usize,
+    /// Items of the files certain to lead the order.
+    certain_items: usize,
+    /// Items of every file of the window (the certain ones and the edge).
+    all_items: usize,
+}
+
+impl<T> Answer<T> {
+    /// Orders `ranked`, Zoekt's answer to a request for `asked` files, and flattens it.
+    pub fn new<F>(ranked: &RankedFiles, asked: u32, flatten: F) -> Answer<T>
+    where
+        F: Fn(&RankedFile) -> Vec<T>,
+    {
+        let zoekt_scores: Vec<f64> = ranked.files.iter().map(|f| f.score).collect();
+        let third_is_novel = match ranked.files.as_slice() {
+            [a, b, c, ..] => {
+                let ext = extension(&c.path);
+                extension(&a.path) != ext && extension(&b.path) != ext
+            }
+            _ => false,
+        };
+        let mut list = ItemList {
+            items: Vec::new(),
+            positions: Vec::new(),
+        };
+        let mut files = Vec::new();
+        for (key, f) in page_order(&ranked.files) {
+            for (index, item) in flatten(f).into_iter().enumerate() {
+                list.items.push(item);
+                list.positions.push(Position {
+                    section: 0,
+                    section_start: 0,
+                    earlier_cut: false,
+                    score: f.score,
+                    file: key,
+                    index: clamp_u32(index),
+                });
+            }
+            files.push(FileSpan {
+                score: f.score,
+                item_end: list.items.len(),
+            });
+        }
+        Answer {
+            list: Arc::new(list),
+            files,
+            zoekt_scores,
+            third_is_novel,
+            asked,
+            stats: ranked.stats,
+        }
+    }
+
+    /// `MaxDocDisplayCount` this answer was fetched with.
+    pub fn asked(&self) -> u32 {
+        self.asked
+    }
+
+    /// Zoekt returned fewer files than asked: this is every file it has for the query.
+    pub fn ran_out(&self) -> bool {
+        self.zoekt_scores.len() < self.asked as usize
+    }
+
+    /// Whether this answer holds Zoekt's answer for `files` files: it asked for as many or
+    /// more, or it already holds every file.
+    pub fn covers(&self, files: u32) -> bool {
+        files <= self.asked || self.ran_out()
+    }
+
+    /// How many files the answer holds (each once).
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// The items, in page order.
+    pub fn list(&self) -> &Arc<ItemList<T>> {
+        &self.list
+    }
+
+    /// Zoekt's answer for `files` files, which this answer must cover.
+    fn view(&self, files: u32) -> View {
+        debug_assert!(self.covers(files));
+        let returned = self.zoekt_scores.len().min(files as usize);
+        let ran_out = returned < files as usize;
+        let all_items = self.list.items.len();
+        if ran_out {
+            return View {
+                ran_out,
+                certain_files: self.files.len(),
+                certain_items: all_items,
+                all_items,
+            };
+        }
+        let prefix = &self.zoekt_scores[..returned];
+        let boosted = boosted_index(prefix, self.third_is_novel);
+        let edge = prefix
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != boosted)
+            .map(|(_, s)| *s)
+            .min_by(f64::total_cmp);
+        let Some(edge) = edge else {
+            return View {
+                ran_out,
+                certain_files: 0,
+                certain_items: 0,
+                all_items: 0,
+            };
+        };
+        // Every file scoring above the window's edge is in the window, whatever its size; the
+        // files of the window at the edge are only all of this answer's when it is the same
+        // window (at `--max-window`, the only case that serves them).
+        let certain = self.files.partition_point(|f| f.score > edge);
+        let certain_items = certain.checked_sub(1).map_or(0, |i| self.files[i].item_end);
+        View {
+            ran_out,
+            certain_files: certain,
+            certain_items,
+            all_items: if files == self.asked {
+                all_items
+            } else {
+                certain_items
+            },
+        }
+    }
+}
+
 /// The trusted items of a window and what Zoekt said about the search.
 #[derive(Debug, Clone)]
 pub struct Window<T> {
-    /// Items of the trusted files, in page order.
-    pub items: Vec<T>,
-    /// Where each item stands in the total order (section 0 until [`Window::in_section`]).
-    pub positions: Vec<Position>,
-    /// Zoekt returned fewer files than asked: `items` is every item of the candidate set
+    /// The answer the window was read from (possibly a bigger one, from the cache).
+    list: Arc<ItemList<T>>,
+    /// How many leading items of `list` are the window's.
+    len: usize,
+    /// Zoekt returned fewer files than asked: the items are every item of the candidate set
     /// Zoekt searched. Whether that set is the whole result is [`Window::cut`]'s question.
     pub ran_out: bool,
     /// The window reached `max_files` before its certain files held `needed` items: the
     /// files at its edge were kept, in the pager's order, and their tied partners beyond the
     /// window (if any) are not reachable.
     pub capped: bool,
-    /// Statistics of the last fetch.
+    /// Statistics of the search.
     pub stats: SearchStats,
-    /// What Zoekt's last answer may have left out, under the fetch's effort caps.
+    /// What Zoekt's answer may have left out, under the fetch's effort caps.
     pub cut: Cut,
-    /// `MaxDocDisplayCount` of the last fetch.
+    /// `MaxDocDisplayCount` of the last window.
     pub files_asked: u32,
+    /// Where the items stand: see [`Window::in_section`].
+    section: Section,
+}
+
+/// The part of the total order a window's items belong to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Section {
+    /// Section number (`find_references`: 0 definitions, 1 usages).
+    pub number: u8,
+    /// Items before the section.
+    pub start: u32,
+    /// An earlier section was incomplete.
+    pub earlier_cut: bool,
 }
 
 /// Why Zoekt's answer may leave out files that match.
@@ -97,6 +299,43 @@ impl Cut {
 }
 
 impl<T> Window<T> {
+    /// A window of every item of `list` (for tests and listings).
+    pub fn whole(list: ItemList<T>, ran_out: bool, stats: SearchStats, cut: Cut) -> Window<T> {
+        let len = list.items.len();
+        Window {
+            list: Arc::new(list),
+            len,
+            ran_out,
+            capped: false,
+            stats,
+            cut,
+            files_asked: 0,
+            section: Section::default(),
+        }
+    }
+
+    /// The window's items, in page order.
+    pub fn items(&self) -> &[T] {
+        &self.list.items[..self.len]
+    }
+
+    /// The positions of [`Window::items`], in their section.
+    pub fn positions(&self) -> impl Iterator<Item = Position> + '_ {
+        self.list.positions[..self.len]
+            .iter()
+            .map(|p| self.section.relabel(*p))
+    }
+
+    /// How many items the window holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The window holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Zoekt returned every matching file: the items are the whole result.
     pub fn exhausted(&self) -> bool {
         self.ran_out && self.cut.is_none()
@@ -105,93 +344,74 @@ impl<T> Window<T> {
     /// The same window with its items placed in `section`, numbered from `section_start`,
     /// after sections that were incomplete (`earlier_cut`) or not.
     pub fn in_section(mut self, section: u8, section_start: u32, earlier_cut: bool) -> Window<T> {
-        for p in &mut self.positions {
-            p.section = section;
-            p.section_start = section_start;
-            p.earlier_cut = earlier_cut;
-        }
+        self.section = Section {
+            number: section,
+            start: section_start,
+            earlier_cut,
+        };
         self
+    }
+
+    /// The window's items as a run of a page's items.
+    pub fn into_run(self) -> super::page::Run<T> {
+        super::page::Run::new(self.list, self.len, self.section)
     }
 }
 
-/// Runs the growing window fetch; `flatten` turns one file into its items.
-pub async fn fetch<B, T, F>(
-    backend: &B,
-    spec: &WindowSpec<'_>,
-    flatten: F,
-) -> Result<Window<T>, BackendError>
+impl Section {
+    /// `p` placed in this section.
+    pub fn relabel(&self, p: Position) -> Position {
+        Position {
+            section: self.number,
+            section_start: self.start,
+            earlier_cut: self.earlier_cut,
+            ..p
+        }
+    }
+}
+
+/// Runs the growing window fetch. `answer(files)` gives an answer covering Zoekt's answer for
+/// `files` files ([`Answer::covers`]): fetched for exactly that many, or a bigger one kept
+/// from earlier pages. Whichever it is, the window is the same.
+pub async fn fetch<T, A, Fut>(spec: &WindowSpec<'_>, answer: A) -> Result<Window<T>, BackendError>
 where
-    B: Backend + ?Sized,
-    F: Fn(&RankedFile) -> Vec<T>,
+    A: Fn(u32) -> Fut,
+    Fut: Future<Output = Result<Arc<Answer<T>>, BackendError>>,
 {
     let max_files = spec.max_files.max(1);
     let mut files_asked = first_window(spec.needed).clamp(1, max_files);
     loop {
-        let search = FileSearch {
-            query: spec.query.to_string(),
-            effort: spec.effort,
-            max_files: files_asked,
-            context_lines: spec.context_lines,
-            whole_content: false,
-        };
-        let ranked = backend.search(&search).await?;
-        let ran_out = ranked.files.len() < files_asked as usize;
-        let at_cap = !ran_out && files_asked >= max_files;
-        let ordered = ordered_files(ranked.files, ran_out);
-        let mut items = Vec::new();
-        let mut positions = Vec::new();
-        let mut certain_items = 0;
-        for (n, (key, f)) in ordered.files.iter().enumerate() {
-            if n == ordered.certain {
-                certain_items = items.len();
-            }
-            for (index, item) in flatten(f).into_iter().enumerate() {
-                items.push(item);
-                positions.push(Position {
-                    section: 0,
-                    section_start: 0,
-                    earlier_cut: false,
-                    score: f.score,
-                    file: *key,
-                    index: clamp_u32(index),
-                });
-            }
-        }
-        if ordered.certain == ordered.files.len() {
-            certain_items = items.len();
-        }
+        let answer = answer(files_asked).await?;
+        let view = answer.view(files_asked);
+        let at_cap = !view.ran_out && files_asked >= max_files;
         // Below the cap the edge is never served; at the cap it is, when the certain files
         // cannot fill the page (a tie wider than the window still yields pages).
-        let capped = at_cap && certain_items < spec.needed;
-        if !capped {
-            items.truncate(certain_items);
-            positions.truncate(certain_items);
-        }
-        if ran_out || at_cap || items.len() >= spec.needed {
+        let capped = at_cap && view.certain_items < spec.needed;
+        let len = if capped {
+            view.all_items
+        } else {
+            view.certain_items
+        };
+        if view.ran_out || at_cap || len >= spec.needed {
             return Ok(Window {
-                items,
-                positions,
-                ran_out,
+                list: Arc::clone(&answer.list),
+                len,
+                ran_out: view.ran_out,
                 capped,
-                cut: Cut::of(&ranked.stats, &spec.effort),
-                stats: ranked.stats,
+                cut: Cut::of(&answer.stats, &spec.effort),
+                stats: answer.stats,
                 files_asked,
+                section: Section::default(),
             });
         }
-        files_asked = next_window(
-            files_asked,
-            ordered.certain,
-            items.len(),
-            spec.needed,
-            max_files,
-        );
+        files_asked = next_window(files_asked, view.certain_files, len, spec.needed, max_files);
     }
 }
 
 /// The first window: the files that would hold the items needed at one item per file, plus
 /// a little room, since the last files sit at the untrusted edge (item 3 of the module
 /// comment). Without it a page of one-item-per-file results always took two requests.
-fn first_window(needed: usize) -> u32 {
+pub(crate) fn first_window(needed: usize) -> u32 {
     clamp_u32(needed.saturating_add((needed / 8).max(3)))
 }
 
@@ -213,13 +433,6 @@ pub(crate) fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// A window's files in page order, each with its [`file_key`].
-struct Ordered {
-    files: Vec<(u64, RankedFile)>,
-    /// How many leading files are certain: every file tied with them is in the window.
-    certain: usize,
-}
-
 /// A file's extension as Zoekt's novelty boost sees it (Go's `path.Ext`): from the last dot of
 /// the last path element, or empty.
 fn extension(path: &str) -> &str {
@@ -227,37 +440,32 @@ fn extension(path: &str) -> &str {
     name.rfind('.').map_or("", |i| &name[i..])
 }
 
-/// Sorts the window into page order and finds how many files lead it for certain. `files` is
-/// in Zoekt's order, which is needed to spot a boosted file.
-fn ordered_files(files: Vec<RankedFile>, ran_out: bool) -> Ordered {
-    // Zoekt sorts every file, moves the first one whose extension is not among the top two's
-    // up to position 3 (index 2), and only then cuts the list. Such a file may come from far
-    // below the cut, so its score says nothing about the edge. With a fourth file, a boosted
-    // third scores below it; in a window of exactly three there is no fourth to compare, so a
-    // third file with a new extension may have been boosted (docs/zoekt.md, "Ordering").
-    let boosted = match files.len() {
-        3 => {
-            let ext = extension(&files[2].path);
-            (extension(&files[0].path) != ext && extension(&files[1].path) != ext).then_some(2)
-        }
-        n if n > 3 => (files[2].score < files[3].score).then_some(2),
+/// Which of Zoekt's first files (`scores`, in its order) may have been boosted, and so says
+/// nothing about the window's edge.
+///
+/// Zoekt sorts every file, moves the first one whose extension is not among the top two's up
+/// to position 3 (index 2), and only then cuts the list. Such a file may come from far below
+/// the cut. With a fourth file, a boosted third scores below it; in a window of exactly three
+/// there is no fourth to compare, so a third file with a new extension may have been boosted
+/// (docs/zoekt.md, "Ordering").
+fn boosted_index(scores: &[f64], third_is_novel: bool) -> Option<usize> {
+    match scores.len() {
+        3 => third_is_novel.then_some(2),
+        n if n > 3 => (scores[2] < scores[3]).then_some(2),
         _ => None,
-    };
-    let edge = files
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| Some(*i) != boosted)
-        .map(|(_, f)| f.score)
-        .min_by(f64::total_cmp);
-    // One file per identity: a file on several branches with one content is one file match;
-    // with different contents, each version is a file of its own. The key hashes exactly that
-    // identity (repository, path, sorted branches); repository and path guard against a
-    // 64-bit collision.
+    }
+}
+
+/// `files` in page order, each with its [`file_key`], one per identity: a file on several
+/// branches with one content is one file match; with different contents, each version is a
+/// file of its own. The key hashes exactly that identity (repository, path, sorted branches);
+/// repository and path guard against a 64-bit collision.
+fn page_order(files: &[RankedFile]) -> Vec<(u64, &RankedFile)> {
     let mut seen = HashSet::new();
-    let mut keyed: Vec<(u64, RankedFile)> = files
-        .into_iter()
+    let mut keyed: Vec<(u64, &RankedFile)> = files
+        .iter()
         .map(|f| (file_key(&f.repo, &f.path, &f.branches), f))
-        .filter(|(key, f)| seen.insert((*key, f.repo.clone(), f.path.clone())))
+        .filter(|(key, f)| seen.insert((*key, f.repo.as_str(), f.path.as_str())))
         .collect();
     keyed.sort_by(|(ka, a), (kb, b)| {
         b.score
@@ -266,20 +474,32 @@ fn ordered_files(files: Vec<RankedFile>, ran_out: bool) -> Ordered {
             // Only a 64-bit hash collision gets here.
             .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
     });
-    let certain = match edge {
-        Some(edge) if !ran_out => keyed.partition_point(|(_, f)| f.score > edge),
-        _ => keyed.len(),
-    };
-    Ordered {
-        files: keyed,
-        certain,
-    }
+    keyed
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::backend::Backend;
     use crate::engine::testing::FakeBackend;
+
+    /// [`fetch`] straight from `backend`, every window its own request (no cache).
+    async fn fetch_direct<B, T, F>(
+        backend: &B,
+        spec: &WindowSpec<'_>,
+        flatten: F,
+    ) -> Result<Window<T>, BackendError>
+    where
+        B: Backend + ?Sized,
+        F: Fn(&RankedFile) -> Vec<T>,
+    {
+        let flatten = &flatten;
+        fetch(spec, |files| async move {
+            let ranked = backend.search(&spec.search(files)).await?;
+            Ok(Arc::new(Answer::new(&ranked, files, flatten)))
+        })
+        .await
+    }
 
     fn f(repo: &str, path: &str, score: f64) -> RankedFile {
         RankedFile {
@@ -304,11 +524,15 @@ mod tests {
 
     /// The certain files of a window, in page order.
     fn trusted(files: Vec<RankedFile>, ran_out: bool) -> Vec<String> {
-        let o = ordered_files(files, ran_out);
-        o.files[..o.certain]
-            .iter()
-            .map(|(_, f)| format!("{}/{}", f.repo, f.path))
-            .collect()
+        // A window that ran out was asked for more files than it holds.
+        let asked = files.len() as u32 + u32::from(ran_out);
+        let ranked = RankedFiles {
+            files,
+            stats: SearchStats::default(),
+        };
+        let answer = Answer::new(&ranked, asked, one_item);
+        let view = answer.view(asked);
+        answer.list.items[..view.certain_items].to_vec()
     }
 
     #[test]
@@ -376,15 +600,16 @@ mod tests {
     #[test]
     fn a_file_is_its_repository_path_and_branches() {
         let window = vec![f("r", "a", 3.0), f("r", "a", 3.0)];
-        assert_eq!(ordered_files(window, true).files.len(), 1);
+        assert_eq!(page_order(&window).len(), 1);
         // The same path in two versions (a file that differs between branches): two files.
         let mut main = f("r", "a", 3.0);
         main.branches = vec!["main".into()];
         let mut dev = f("r", "a", 3.0);
         dev.branches = vec!["dev".into()];
-        let o = ordered_files(vec![main.clone(), dev.clone(), main], true);
-        assert_eq!(o.files.len(), 2);
-        assert_ne!(o.files[0].0, o.files[1].0);
+        let files = [main.clone(), dev.clone(), main];
+        let o = page_order(&files);
+        assert_eq!(o.len(), 2);
+        assert_ne!(o[0].0, o[1].0);
     }
 
     #[test]
@@ -426,7 +651,7 @@ mod tests {
         spec: &WindowSpec<'_>,
         flatten: impl Fn(&RankedFile) -> Vec<String>,
     ) -> Window<String> {
-        fetch(backend, spec, flatten)
+        fetch_direct(backend, spec, flatten)
             .await
             .expect("fake never fails")
     }
@@ -458,7 +683,7 @@ mod tests {
             let backend = FakeBackend::new().with(Q, distinct(1000));
             let w = run(&backend, &spec(needed, 5000), one_item).await;
             assert_eq!(backend.files_asked(Q).len(), 1, "needed {needed}");
-            assert!(w.items.len() >= needed);
+            assert!(w.items().len() >= needed);
         }
     }
 
@@ -485,9 +710,9 @@ mod tests {
                 );
             }
             assert!(asked.iter().all(|&n| n <= max_files), "{asked:?}");
-            assert!(w.items.len() >= 5, "{:?}", w.items);
+            assert!(w.items().len() >= 5, "{:?}", w.items());
             assert_eq!(
-                w.items[..5],
+                w.items()[..5],
                 ["f009", "f019", "f029", "f039", "f049"].map(|p| format!("r/{p}.go"))
             );
             assert!(!w.capped);
@@ -522,18 +747,18 @@ mod tests {
         assert!(!w.ran_out && !w.capped);
         let mut expected = vec!["a/top.go".to_string()];
         expected.extend(by_key(&TIED));
-        assert_eq!(w.items[..5], expected);
+        assert_eq!(w.items()[..5], expected);
         assert!(
-            w.items[5..].iter().all(|i| i.starts_with("z/low")),
+            w.items()[5..].iter().all(|i| i.starts_with("z/low")),
             "{:?}",
-            w.items
+            w.items()
         );
-        let lows: Vec<&String> = w.items[5..].iter().collect();
+        let lows: Vec<&String> = w.items()[5..].iter().collect();
         let mut sorted = lows.clone();
         sorted.sort();
         assert_eq!(lows, sorted, "distinct scores, best first");
         // Every item's position is strictly after the one before.
-        for pair in w.positions.windows(2) {
+        for pair in w.positions().collect::<Vec<_>>().windows(2) {
             assert_eq!(pair[0].order(&pair[1]), std::cmp::Ordering::Less);
         }
     }
@@ -546,9 +771,9 @@ mod tests {
             let backend = FakeBackend::new().with(Q, tie_fixture(4));
             let w = run(&backend, &spec(3, max_files), one_item).await;
             assert!(w.capped && !w.ran_out, "max_files {max_files}");
-            assert_eq!(w.items[0], "a/top.go");
-            assert_eq!(w.items.len(), max_files as usize, "max_files {max_files}");
-            let tied: Vec<&str> = w.items[1..].iter().map(String::as_str).collect();
+            assert_eq!(w.items()[0], "a/top.go");
+            assert_eq!(w.items().len(), max_files as usize, "max_files {max_files}");
+            let tied: Vec<&str> = w.items()[1..].iter().map(String::as_str).collect();
             assert_eq!(tied, by_key(&tied), "max_files {max_files}");
         }
         // A whole window of tied files: the first page is not empty.
@@ -558,7 +783,7 @@ mod tests {
         let backend = FakeBackend::new().with(Q, all_tied);
         let w = run(&backend, &spec(4, 8), one_item).await;
         assert!(w.capped);
-        assert_eq!(w.items.len(), 8);
+        assert_eq!(w.items().len(), 8);
     }
 
     #[tokio::test]
@@ -567,7 +792,7 @@ mod tests {
         let w = run(&backend, &spec(2, 100), one_item).await;
         let mut expected = vec!["a/top.go".to_string()];
         expected.extend(by_key(&TIED));
-        assert_eq!(w.items, expected);
+        assert_eq!(w.items(), expected);
         assert!(w.ran_out && !w.capped);
         assert!(w.exhausted());
     }
@@ -581,21 +806,21 @@ mod tests {
         assert!(w.capped && !w.ran_out);
         assert_eq!(w.files_asked, 8);
         assert!(backend.files_asked(Q).iter().all(|&n| n <= 8));
-        assert_eq!(w.items.len(), 8);
+        assert_eq!(w.items().len(), 8);
         // At the cap with enough certain items, the edge stays out and nothing is capped.
         let backend = FakeBackend::new().with(Q, distinct(50));
         let w = run(&backend, &spec(5, 8), one_item).await;
         assert!(!w.capped && !w.ran_out);
-        assert_eq!(w.items.len(), 7);
+        assert_eq!(w.items().len(), 7);
         // Zoekt holds fewer files than asked: exhausted, every item, not capped.
         let backend = FakeBackend::new().with(Q, distinct(5));
         let w = run(&backend, &spec(20, 100), one_item).await;
         assert!(w.ran_out && !w.capped);
-        assert_eq!(w.items.len(), 5);
+        assert_eq!(w.items().len(), 5);
         assert_eq!(backend.files_asked(Q), [23]);
         // An unknown query: no files, exhausted at once.
         let w = run(&FakeBackend::new(), &spec(3, 100), one_item).await;
-        assert!(w.ran_out && w.items.is_empty());
+        assert!(w.ran_out && w.items().is_empty());
     }
 
     #[test]
@@ -604,14 +829,8 @@ mod tests {
             total_max_match_count: 100,
             ..Effort::default()
         };
-        let w = |stats: SearchStats, effort: &Effort| Window::<String> {
-            items: vec![],
-            positions: vec![],
-            ran_out: true,
-            capped: false,
-            stats,
-            cut: Cut::of(&stats, effort),
-            files_asked: 10,
+        let w = |stats: SearchStats, effort: &Effort| {
+            Window::<String>::whole(ItemList::default(), true, stats, Cut::of(&stats, effort))
         };
         assert!(w(SearchStats::default(), &effort).exhausted());
         let cuts = [

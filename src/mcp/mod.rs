@@ -34,9 +34,10 @@ pub use errors::{ErrorCode, ToolError};
 use render::{error_text, page_text};
 use resources::Target;
 
-/// How a call ended, for metrics: `Ok(Some(n))` a page of n items, `Ok(None)` another
-/// successful answer, `Err(code)` a tool error.
-type Outcome = Result<Option<usize>, ErrorCode>;
+/// How a call ended, for metrics: `Ok(Some((items, requests)))` a page of that many items
+/// that made that many Zoekt requests, `Ok(None)` another successful answer, `Err(code)` a
+/// tool error.
+type Outcome = Result<Option<(usize, u32)>, ErrorCode>;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
@@ -115,8 +116,8 @@ impl<B: Backend + 'static> PagerServer<B> {
         match outcome {
             Ok(items) => {
                 self.metrics.tool_call(name, None);
-                if let Some(n) = items {
-                    self.metrics.page_served(name, n);
+                if let Some((n, requests)) = items {
+                    self.metrics.page_served(name, n, requests);
                 }
             }
             Err(code) => self.metrics.tool_call(name, Some(code)),
@@ -186,11 +187,12 @@ async fn page_call<T: PagedTool, B: Backend>(
                 offset = page.offset,
                 has_more = page.has_more,
                 complete = page.complete,
+                zoekt_requests = page.zoekt_requests,
                 ms = started.elapsed().as_millis() as u64,
                 "page served"
             );
-            let count = page.count;
-            (success(page_text(T::NAME, &page), &page), Ok(Some(count)))
+            let outcome = (page.count, page.zoekt_requests);
+            (success(page_text(T::NAME, &page), &page), Ok(Some(outcome)))
         }
         Err(e) => failure(T::NAME, &ToolError::from(&e)),
     }

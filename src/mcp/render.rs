@@ -77,6 +77,7 @@ mod tests {
             complete,
             size_capped: false,
             resynced: false,
+            zoekt_requests: 0,
             warnings: if complete {
                 vec![]
             } else {

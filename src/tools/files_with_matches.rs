@@ -80,10 +80,10 @@ impl PagedTool for FilesWithMatches {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        want: &Want,
+        want: &Want<'_>,
     ) -> Result<Collected<MatchingFileItem>, Error> {
         pager
-            .ranked_items(plan, 0, want.needed, matching_file, |s| s.file_count)
+            .ranked_items(want, plan, 0, matching_file, |s| s.file_count)
             .await
     }
 }

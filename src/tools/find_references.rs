@@ -111,7 +111,7 @@ impl PagedTool for FindReferences {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        want: &Want,
+        want: &Want<'_>,
     ) -> Result<Collected<ReferenceItem>, Error> {
         let symbol = plan.symbol.as_str();
         let flatten_usages = |f: &RankedFile| usages_of(f, symbol);
@@ -121,7 +121,7 @@ impl PagedTool for FindReferences {
             let start = after.section_start;
             let needed = want.needed.saturating_sub(start as usize).max(1);
             let usages = pager
-                .window(&plan.usages, 0, needed, flatten_usages)
+                .window(want, &plan.usages, 0, needed, flatten_usages)
                 .await?
                 .in_section(1, start, after.earlier_cut);
             let mut warnings = Vec::new();
@@ -137,18 +137,17 @@ impl PagedTool for FindReferences {
                 ranked: true,
                 ran_out: usages.ran_out,
                 transient_cut: usages.cut.is_transient(),
-                items: usages.items,
-                positions: usages.positions,
+                runs: vec![usages.into_run()],
                 first: u64::from(start),
                 total,
                 warnings,
             });
         }
         let (defs, usages) = tokio::try_join!(
-            pager.window(&plan.definitions, 0, want.needed, |f| definitions_of(
-                f, symbol
-            )),
-            pager.window(&plan.usages, 0, want.needed, flatten_usages),
+            pager.window(want, &plan.definitions, 0, want.needed, |f| {
+                definitions_of(f, symbol)
+            }),
+            pager.window(want, &plan.usages, 0, want.needed, flatten_usages),
         )?;
         let mut warnings = Vec::new();
         pager.warn(&defs, &mut warnings);
@@ -165,9 +164,9 @@ impl PagedTool for FindReferences {
         // Every definition is known when Zoekt returned them all or the page does not reach
         // past them (a capped list counts as known: what lies beyond the cap is unreachable);
         // usages are numbered after them.
-        let defs_known = defs.ran_out || defs.items.len() < want.needed;
-        let def_count = defs.items.len() as u64;
-        let usages = usages.in_section(1, clamp_u32(defs.items.len()), defs_cut);
+        let defs_known = defs.ran_out || defs.len() < want.needed;
+        let def_count = defs.len() as u64;
+        let usages = usages.in_section(1, clamp_u32(defs.len()), defs_cut);
         let defs_total = if defs_known {
             def_count
         } else {
@@ -178,19 +177,17 @@ impl PagedTool for FindReferences {
             exact: defs_known && defs.exhausted() && usages.exhausted(),
         };
         let transient_cut = defs.cut.is_transient() || usages.cut.is_transient();
-        let mut items = defs.items;
-        let mut positions = defs.positions;
+        let mut runs = vec![defs.into_run()];
         let ran_out = if defs_known {
-            items.extend(usages.items);
-            positions.extend(usages.positions);
-            usages.ran_out
+            let ran_out = usages.ran_out;
+            runs.push(usages.into_run());
+            ran_out
         } else {
             // The page lies inside the definitions: usages cannot move it.
             false
         };
         Ok(Collected {
-            items,
-            positions,
+            runs,
             first: 0,
             ranked: true,
             ran_out,
@@ -209,7 +206,7 @@ const DEFINITIONS_CUT: &str = "the definitions listed before these usages were i
 /// from Zoekt's match count, which counts each of the `definitions` lines once too (its
 /// `sym:` match and its word overlap).
 fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
-    let seen = usages.items.len() as u64;
+    let seen = usages.len() as u64;
     if usages.exhausted() {
         seen
     } else {
@@ -321,6 +318,7 @@ mod tests {
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
+    use crate::engine::window::ItemList;
     use ReferenceRole::{Definition as Def, Reference as Ref};
 
     const FILTERS: &str = "lang:go";
@@ -556,21 +554,32 @@ mod tests {
     fn the_usage_estimate_leaves_out_definition_lines_zoekt_counted() {
         // Zoekt counts a definition line once in the usages query's matches (its `sym:`
         // match and its word overlap): 10 matches with 4 definitions are 6 usages.
-        let window = |ran_out, seen: usize| Window::<ReferenceItem> {
-            items: (0..seen)
+        let window = |ran_out, seen: usize| {
+            let items: Vec<ReferenceItem> = (0..seen)
                 .map(|i| {
                     usages_of(&file(vec![line(i as u32 + 1, "get()", vec![])]), "get")[0].clone()
                 })
-                .collect(),
-            positions: vec![],
-            ran_out,
-            capped: false,
-            stats: crate::engine::backend::SearchStats {
+                .collect();
+            let positions = (0..seen)
+                .map(|i| crate::engine::order::Position {
+                    section: 0,
+                    section_start: 0,
+                    earlier_cut: false,
+                    score: 1.0,
+                    file: 7,
+                    index: i as u32,
+                })
+                .collect();
+            let stats = crate::engine::backend::SearchStats {
                 match_count: 10,
                 ..Default::default()
-            },
-            cut: Default::default(),
-            files_asked: 3,
+            };
+            Window::whole(
+                ItemList { items, positions },
+                ran_out,
+                stats,
+                Default::default(),
+            )
         };
         assert_eq!(usage_count(&window(false, 3), 4), 6);
         // Never fewer than the usages seen.

@@ -13,7 +13,8 @@ use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
 use crate::engine::order::{Position, file_key};
-use crate::engine::page::{Collected, Page, PageArgs, Total, Want};
+use crate::engine::page::{Collected, Page, PageArgs, Run, Total, Want};
+use crate::engine::window::ItemList;
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
 
@@ -79,7 +80,7 @@ impl PagedTool for ListRepos {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        _want: &Want,
+        _want: &Want<'_>,
     ) -> Result<Collected<RepoItem>, Error> {
         let list = pager.backend().repos(plan).await?;
         let mut warnings = Vec::new();
@@ -107,8 +108,7 @@ impl PagedTool for ListRepos {
             exact: list.crashes == 0,
         };
         Ok(Collected {
-            items,
-            positions,
+            runs: vec![Run::all(ItemList { items, positions })],
             first: 0,
             ranked: false,
             ran_out: true,

@@ -102,7 +102,7 @@ pub trait PagedTool: ToolInfo<Args: PagedArgs> {
         name: Self::NAME,
     };
     /// One item of a page (the output schema's `items`).
-    type Item: Serialize + JsonSchema + ItemText + Send + Sync + 'static;
+    type Item: Serialize + JsonSchema + ItemText + Clone + Send + Sync + 'static;
     /// The validated, canonical request the arguments stand for.
     type Plan: Send + Sync;
 
@@ -116,7 +116,7 @@ pub trait PagedTool: ToolInfo<Args: PagedArgs> {
     fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Self::Plan,
-        want: &Want,
+        want: &Want<'_>,
     ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
 }
 

@@ -102,16 +102,12 @@ impl PagedTool for Search {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        want: &Want,
+        want: &Want<'_>,
     ) -> Result<Collected<LineItem>, Error> {
         pager
-            .ranked_items(
-                &plan.query,
-                plan.context_lines,
-                want.needed,
-                lines_of,
-                |s| s.match_count,
-            )
+            .ranked_items(want, &plan.query, plan.context_lines, lines_of, |s| {
+                s.match_count
+            })
             .await
     }
 }

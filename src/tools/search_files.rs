@@ -67,10 +67,10 @@ impl PagedTool for SearchFiles {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &String,
-        want: &Want,
+        want: &Want<'_>,
     ) -> Result<Collected<FileItem>, Error> {
         pager
-            .ranked_items(plan, 0, want.needed, files_of, |s| s.file_count)
+            .ranked_items(want, plan, 0, files_of, |s| s.file_count)
             .await
     }
 }

@@ -103,13 +103,13 @@ impl PagedTool for SearchSymbols {
     async fn collect<B: Backend>(
         pager: &Pager<B>,
         plan: &Plan,
-        want: &Want,
+        want: &Want<'_>,
     ) -> Result<Collected<SymbolItem>, Error> {
         pager
             .ranked_items(
+                want,
                 &plan.query,
                 0,
-                want.needed,
                 |f| symbols_of(f, &plan.kinds),
                 |s| s.match_count,
             )

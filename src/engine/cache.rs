@@ -1,0 +1,368 @@
+//! The window cache: a walk's pages cut from one growing answer instead of a new Zoekt
+//! request, from item 0, for every page.
+//!
+//! What is kept, per request (the cursor's request hash, which names the tool, its query and
+//! the settings of the order), per backend query and context lines: the largest [`Answer`]
+//! fetched so far, ordered and flattened. A page whose window that answer covers
+//! ([`Answer::covers`]) is read off it with no request; a page beyond it fetches a bigger one,
+//! at least twice the size, so a walk of N items costs O(log N) requests. Since Zoekt's
+//! answer for fewer files is a prefix of its answer for more, a page served from the cache is
+//! the page a fresh request would give: the cache changes cost, never content.
+//!
+//! Concurrent pages needing the same fetch share one request (moka's `try_get_with`), and
+//! after a page is served the next bigger fetch may start in the background (a prefetch),
+//! bounded in number and dropped on shutdown. Entries are weighed in bytes and expire after a
+//! time to live and an idle time. See `docs/contract.md`, "The window cache".
+
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+use moka::future::Cache;
+use serde::Serialize;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::backend::{Backend, BackendError, FileSearch, RankedFile, RankedFiles};
+use super::config::{CacheConfig, Effort};
+use super::cursor::RequestKey;
+use super::window::{Answer, WindowSpec};
+
+/// Names one request's answers: everything that decides which items a backend answer
+/// flattens into, except the number of files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct AnswerKey {
+    /// The tool, its canonical request and the settings of the order (the cursor's hash).
+    request: RequestKey,
+    /// The item type the answer is flattened into.
+    item: TypeId,
+    query: String,
+    effort: Effort,
+    context_lines: u32,
+}
+
+impl AnswerKey {
+    /// The key of `spec`'s answers for `request`, flattened into `T`.
+    pub(crate) fn new<T: 'static>(request: &RequestKey, spec: &WindowSpec<'_>) -> AnswerKey {
+        AnswerKey {
+            request: *request,
+            item: TypeId::of::<T>(),
+            query: spec.query.to_string(),
+            effort: spec.effort,
+            context_lines: spec.context_lines,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// Zoekt's answer to one search, until a page flattens it (prefetched, or in flight).
+    Raw(FileSearch),
+    /// A fetch of this many files for a request, while it runs (concurrent pages share it).
+    Fetch(AnswerKey, u32),
+    /// The largest answer of a request.
+    Largest(AnswerKey),
+}
+
+#[derive(Clone)]
+enum Value {
+    Raw(Arc<RankedFiles>, u32),
+    Answer(Arc<dyn Any + Send + Sync>, u32),
+}
+
+impl Value {
+    fn weight(&self) -> u32 {
+        match self {
+            Value::Raw(_, w) | Value::Answer(_, w) => *w,
+        }
+    }
+}
+
+/// Counts kept by the cache, for `/metrics`.
+#[derive(Debug, Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    evictions: AtomicU64,
+    prefetches: AtomicU64,
+    prefetches_skipped: AtomicU64,
+}
+
+/// What the cache holds and has done, since the start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Windows read off a cached answer.
+    pub hits: u64,
+    /// Windows that needed a fetch (shared or not).
+    pub misses: u64,
+    /// Entries dropped for size or age.
+    pub evictions: u64,
+    /// Background fetches started.
+    pub prefetches: u64,
+    /// Background fetches not started because enough were running.
+    pub prefetches_skipped: u64,
+    /// Bytes held (estimated).
+    pub bytes: u64,
+    /// Entries held.
+    pub entries: u64,
+    /// The bound on `bytes`.
+    pub capacity: u64,
+}
+
+/// The cache of ordered, flattened Zoekt answers; cheap to clone (shared).
+#[derive(Clone)]
+pub struct WindowCache {
+    store: Cache<Key, Value>,
+    counters: Arc<Counters>,
+    prefetch_slots: Arc<Semaphore>,
+    shutdown: CancellationToken,
+    capacity: u64,
+}
+
+impl std::fmt::Debug for WindowCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowCache")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WindowCache {
+    /// A cache with these bounds, or `None` when it is off (`--cache-bytes 0`).
+    pub fn new(cfg: &CacheConfig) -> Option<WindowCache> {
+        if cfg.cache_bytes == 0 {
+            return None;
+        }
+        let counters = Arc::new(Counters::default());
+        let evicted = Arc::clone(&counters);
+        let store = Cache::builder()
+            .max_capacity(cfg.cache_bytes)
+            .weigher(|_k: &Key, v: &Value| v.weight())
+            .time_to_live(Duration::from_secs(cfg.cache_ttl_secs.max(1)))
+            .time_to_idle(Duration::from_secs(cfg.cache_idle_secs.max(1)))
+            .eviction_listener(move |_k, _v, cause| {
+                if cause.was_evicted() {
+                    evicted.evictions.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+            .build();
+        Some(WindowCache {
+            store,
+            counters,
+            prefetch_slots: Arc::new(Semaphore::new(cfg.cache_prefetch)),
+            shutdown: CancellationToken::new(),
+            capacity: cfg.cache_bytes,
+        })
+    }
+
+    /// Counts and size, for `/metrics`.
+    pub fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        CacheStats {
+            hits: c.hits.load(Ordering::Relaxed),
+            misses: c.misses.load(Ordering::Relaxed),
+            evictions: c.evictions.load(Ordering::Relaxed),
+            prefetches: c.prefetches.load(Ordering::Relaxed),
+            prefetches_skipped: c.prefetches_skipped.load(Ordering::Relaxed),
+            bytes: self.store.weighted_size(),
+            entries: self.store.entry_count(),
+            capacity: self.capacity,
+        }
+    }
+
+    /// Stops every prefetch and starts no new one (the server is shutting down).
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Brings the counts of [`WindowCache::stats`] up to date (moka applies writes lazily).
+    pub async fn sync(&self) {
+        self.store.run_pending_tasks().await;
+    }
+
+    /// The largest answer kept for `key`, if any.
+    async fn largest<T: Send + Sync + 'static>(&self, key: &AnswerKey) -> Option<Arc<Answer<T>>> {
+        match self.store.get(&Key::Largest(key.clone())).await? {
+            Value::Answer(any, _) => any.downcast::<Answer<T>>().ok(),
+            Value::Raw(..) => None,
+        }
+    }
+
+    /// An answer covering Zoekt's answer for `files` files of `spec`'s query: the kept one,
+    /// or a new fetch of at least `files` and at least twice the kept one's size (at most
+    /// `spec.max_files`). Counts the requests it makes into `requests`.
+    pub(crate) async fn answer<B, T, F>(
+        &self,
+        backend: &B,
+        key: &AnswerKey,
+        spec: &WindowSpec<'_>,
+        files: u32,
+        flatten: &F,
+        requests: &AtomicU32,
+    ) -> Result<Arc<Answer<T>>, BackendError>
+    where
+        B: Backend + ?Sized,
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
+    {
+        let kept = self.largest::<T>(key).await;
+        if let Some(kept) = kept.as_ref().filter(|a| a.covers(files)) {
+            self.counters.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(Arc::clone(kept));
+        }
+        self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        let size = kept
+            .as_ref()
+            .map_or(files, |k| files.max(k.asked().saturating_mul(2)))
+            .min(spec.max_files.max(files));
+        let fetch_key = Key::Fetch(key.clone(), size);
+        let value = self
+            .store
+            .try_get_with(fetch_key.clone(), async {
+                // Another page may have kept a covering answer since this one looked.
+                if let Some(kept) = self.largest::<T>(key).await.filter(|a| a.covers(files)) {
+                    return Ok(answer_value(kept));
+                }
+                let search = spec.search(size);
+                let ranked = self.raw(backend, &search, Some(requests)).await?;
+                self.store.invalidate(&Key::Raw(search)).await;
+                Ok::<_, BackendError>(answer_value(Arc::new(Answer::new(&ranked, size, flatten))))
+            })
+            .await
+            .map_err(|e| (*e).clone())?;
+        let Value::Answer(any, _) = &value else {
+            unreachable!("fetch entries hold answers")
+        };
+        let answer = Arc::clone(any)
+            .downcast::<Answer<T>>()
+            .expect("the key names the item type");
+        // Keep it as the request's answer when it is the biggest, then end the fetch entry
+        // (in that order: a page arriving in between finds one or the other).
+        let bigger = match self.largest::<T>(key).await {
+            Some(k) => !k.ran_out() && k.asked() < answer.asked(),
+            None => true,
+        };
+        if bigger {
+            self.store.insert(Key::Largest(key.clone()), value).await;
+        }
+        self.store.invalidate(&fetch_key).await;
+        Ok(answer)
+    }
+
+    /// Zoekt's answer to `search`, shared with any fetch of it in flight or prefetched.
+    async fn raw<B: Backend + ?Sized>(
+        &self,
+        backend: &B,
+        search: &FileSearch,
+        requests: Option<&AtomicU32>,
+    ) -> Result<Arc<RankedFiles>, BackendError> {
+        let value = self
+            .store
+            .try_get_with(Key::Raw(search.clone()), async {
+                if let Some(r) = requests {
+                    r.fetch_add(1, Ordering::Relaxed);
+                }
+                let ranked = backend.search(search).await?;
+                let weight = raw_weight(&ranked);
+                Ok::<_, BackendError>(Value::Raw(Arc::new(ranked), weight))
+            })
+            .await
+            .map_err(|e| (*e).clone())?;
+        match value {
+            Value::Raw(ranked, _) => Ok(ranked),
+            Value::Answer(..) => unreachable!("raw entries hold Zoekt's answers"),
+        }
+    }
+
+    /// Starts fetching, in the background, the answer a page needing `next_files` files
+    /// would fetch, when `kept` (the request's answer) does not cover it. Skipped when
+    /// enough prefetches run already; dropped on shutdown. It fills the cache only, so it
+    /// never changes a page.
+    pub(crate) fn prefetch<B, T>(
+        &self,
+        backend: &Arc<B>,
+        spec: &WindowSpec<'_>,
+        kept: &Answer<T>,
+        next_files: u32,
+    ) where
+        B: Backend + 'static,
+    {
+        let next_files = next_files.min(spec.max_files);
+        if kept.covers(next_files) || self.shutdown.is_cancelled() {
+            return;
+        }
+        let size = next_files
+            .max(kept.asked().saturating_mul(2))
+            .min(spec.max_files);
+        let Ok(slot) = Arc::clone(&self.prefetch_slots).try_acquire_owned() else {
+            self.counters
+                .prefetches_skipped
+                .fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        self.counters.prefetches.fetch_add(1, Ordering::Relaxed);
+        let cache = self.clone();
+        let backend = Arc::clone(backend);
+        let search = spec.search(size);
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = cache.shutdown.cancelled() => {}
+                // An error is not kept: the page that needs the answer asks again.
+                _ = cache.raw(backend.as_ref(), &search, None) => {}
+            }
+            drop(slot);
+        });
+    }
+}
+
+fn answer_value<T: Serialize + Send + Sync + 'static>(answer: Arc<Answer<T>>) -> Value {
+    let weight = answer_weight(&answer);
+    Value::Answer(answer, weight)
+}
+
+/// Bytes an answer holds, estimated: each item's JSON size (close to its heap size) plus its
+/// fixed parts, and the per-file bookkeeping.
+fn answer_weight<T: Serialize>(answer: &Answer<T>) -> u32 {
+    let list = answer.list();
+    let fixed = std::mem::size_of::<T>() + std::mem::size_of::<super::order::Position>();
+    let items: usize = list
+        .items
+        .iter()
+        .map(|i| super::page::json_len(i) + fixed)
+        .sum();
+    clamp_weight(items + answer.file_count() * 24 + 256)
+}
+
+/// Bytes a raw answer holds, estimated from its strings.
+fn raw_weight(ranked: &RankedFiles) -> u32 {
+    let files: usize = ranked
+        .files
+        .iter()
+        .map(|f| {
+            let lines: usize = f
+                .lines
+                .iter()
+                .map(|l| {
+                    l.text.len()
+                        + l.before.as_ref().map_or(0, String::len)
+                        + l.after.as_ref().map_or(0, String::len)
+                        + l.fragments.len() * 96
+                        + 96
+                })
+                .sum();
+            f.repo.len()
+                + f.path.len()
+                + f.language.len()
+                + f.branches.iter().map(|b| b.len() + 24).sum::<usize>()
+                + f.content.as_ref().map_or(0, String::len)
+                + lines
+                + 160
+        })
+        .sum();
+    clamp_weight(files + 256)
+}
+
+fn clamp_weight(bytes: usize) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}

@@ -10,124 +10,17 @@ mod support;
 // one cannot be made to misbehave on demand (a slow answer, for the SIGTERM drain).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ServiceError, model::CallToolResult};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use support::mcp::*;
-
-/// A running `zoekt-pager serve --http 127.0.0.1:0`, killed on drop.
-struct Sidecar {
-    child: tokio::process::Child,
-    base: String,
-    log: PathBuf,
-}
-
-static LOGS: AtomicUsize = AtomicUsize::new(0);
-
-impl Sidecar {
-    /// Starts a sidecar against `zoekt_url`; `env` adds settings on top of the defaults (the
-    /// test environment's own ZOEKT_PAGER_* settings are dropped).
-    async fn start(zoekt_url: &str, env: &[(&str, &str)]) -> Sidecar {
-        let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "sidecar-{}-{}.log",
-            std::process::id(),
-            LOGS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
-            cmd.env_remove(k);
-        }
-        cmd.args(["serve", "--http", "127.0.0.1:0"])
-            .env("ZOEKT_URL", zoekt_url)
-            .env("ZOEKT_PAGER_LOG", "info")
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().expect("spawn zoekt-pager serve --http");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("the sidecar prints its address")
-            .unwrap()
-            .unwrap_or_else(|| {
-                panic!(
-                    "no address; log: {}",
-                    std::fs::read_to_string(&log).unwrap()
-                )
-            });
-        let url = line
-            .rsplit(' ')
-            .next()
-            .and_then(|u| u.strip_suffix("/mcp"))
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
-        Sidecar {
-            child,
-            base: url,
-            log,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn client(&self) -> Client {
-        self.client_with(None).await
-    }
-
-    async fn client_with(&self, token: Option<&str>) -> Client {
-        let mut cfg = StreamableHttpClientTransportConfig::with_uri(self.url("/mcp"));
-        if let Some(t) = token {
-            cfg = cfg.auth_header(t);
-        }
-        ().serve(StreamableHttpClientTransport::from_config(cfg))
-            .await
-            .expect("MCP initialize over HTTP")
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// POSTs an MCP `initialize` to /mcp with extra headers, as a raw HTTP client would.
-    async fn post_initialize(&self, headers: &[(&str, &str)]) -> reqwest::Response {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}});
-        let mut r = http()
-            .post(self.url("/mcp"))
-            .header("Accept", "application/json, text/event-stream")
-            .json(&init);
-        for (k, v) in headers {
-            r = r.header(*k, *v);
-        }
-        r.send().await.expect("POST /mcp")
-    }
-
-    async fn get(&self, path: &str) -> (u16, String) {
-        let r = http().get(self.url(path)).send().await.expect("GET");
-        (r.status().as_u16(), r.text().await.unwrap())
-    }
-}
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder().no_proxy().build().unwrap()
-}
+use support::sidecar::{Sidecar, http};
 
 fn fixture_text(repo: &str, path: &str) -> String {
     std::fs::read_to_string(support::fixtures_corpus().join(repo).join(path)).unwrap()

@@ -9,25 +9,14 @@ mod support;
 
 use std::collections::HashSet;
 
+use rmcp::ServiceError;
 use rmcp::model::ErrorCode;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use support::mcp::*;
 
-/// Spawns `zoekt-pager serve` against `url` and runs `initialize`. Any ZOEKT_PAGER_* setting
-/// of the test environment is dropped so the server runs with its defaults.
+/// Spawns `zoekt-pager serve` against `url` with its defaults and runs `initialize`.
 async fn spawn(url: &str) -> Client {
-    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager")).configure(|cmd| {
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
-            cmd.env_remove(k);
-        }
-        cmd.arg("serve")
-            .env("ZOEKT_URL", url)
-            .env("ZOEKT_PAGER_LOG", "warn");
-    });
-    let transport = TokioChildProcess::new(cmd).expect("spawn zoekt-pager serve");
-    ().serve(transport).await.expect("MCP initialize")
+    spawn_stdio(url, &[]).await
 }
 
 #[tokio::test]

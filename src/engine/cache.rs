@@ -366,3 +366,212 @@ fn raw_weight(ranked: &RankedFiles) -> u32 {
 fn clamp_weight(bytes: usize) -> u32 {
     u32::try_from(bytes).unwrap_or(u32::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::engine::Pager;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::page::{Page, PageArgs};
+    use crate::engine::testing::FakeBackend;
+    use crate::tools::PagedArgs;
+    use crate::tools::search_symbols::tests::{file, line};
+    use crate::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs, SymbolItem};
+    use crate::zoekt::query;
+
+    const NAME: &str = "cached";
+
+    /// 600 files of 1 to 3 symbols each, scores in tied groups of 4, listed out of order.
+    fn files() -> Vec<RankedFile> {
+        (0..600)
+            .rev()
+            .map(|i| {
+                let lines = (0..(i % 3 + 1))
+                    .map(|k| {
+                        line(
+                            10 * (k + 1),
+                            &format!("func cached{i}_{k}() {{"),
+                            vec![(5, Some(format!("cached{i}_{k}").as_str()))],
+                        )
+                    })
+                    .collect();
+                RankedFile {
+                    repo: format!("r{}", i % 7),
+                    path: format!("p/f{i:04}.go"),
+                    score: 1000.0 - (i / 4) as f64,
+                    ..file(lines)
+                }
+            })
+            .collect()
+    }
+
+    fn backend() -> FakeBackend {
+        FakeBackend::new().with(&query::symbols_query(NAME).unwrap(), files())
+    }
+
+    fn cached(backend: FakeBackend, cfg: CacheConfig) -> Pager<FakeBackend> {
+        Pager::new(backend, PagerConfig::default()).with_cache(WindowCache::new(&cfg))
+    }
+
+    fn searches(p: &Pager<FakeBackend>) -> usize {
+        p.backend().requests().len()
+    }
+
+    /// Every page of a walk with these page sizes (the last repeats).
+    async fn walk(p: &Pager<FakeBackend>, limits: &[u32]) -> Vec<Page<SymbolItem>> {
+        let mut args = SearchSymbolsArgs {
+            query: NAME.into(),
+            ..Default::default()
+        };
+        let mut pages: Vec<Page<SymbolItem>> = Vec::new();
+        loop {
+            let limit = limits[pages.len().min(limits.len() - 1)];
+            let cursor = pages.last().and_then(|p| p.next_cursor.clone());
+            if !pages.is_empty() && cursor.is_none() {
+                return pages;
+            }
+            args.set_paging(PageArgs {
+                limit: Some(limit),
+                cursor,
+            });
+            pages.push(p.page::<SearchSymbols>(&args).await.expect("page"));
+            assert!(pages.len() < 2000, "runaway walk");
+        }
+    }
+
+    fn json(pages: &[Page<SymbolItem>]) -> Vec<String> {
+        pages
+            .iter()
+            .map(|p| serde_json::to_string(p).unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_walk_is_the_same_with_the_cache_on_and_off_and_costs_log_n_requests() {
+        for limits in [vec![7], vec![30], vec![7, 30, 1, 13, 64, 100, 3]] {
+            let off = Pager::new(backend(), PagerConfig::default());
+            let on = cached(backend(), CacheConfig::DEFAULT);
+            let reference = walk(&off, &limits).await;
+            let pages = walk(&on, &limits).await;
+            assert_eq!(json(&pages), json(&reference), "limits {limits:?}");
+            let items: usize = pages.iter().map(|p| p.count).sum();
+            assert_eq!(items, (0..600).map(|i| i % 3 + 1).sum::<usize>());
+            // Every page without the cache asks Zoekt; with it, a handful of growing answers
+            // (and the prefetches among them) serve the whole walk.
+            assert!(searches(&off) >= reference.len(), "limits {limits:?}");
+            assert!(
+                searches(&on) <= 8,
+                "limits {limits:?}: {} requests for {} pages: {:?}",
+                searches(&on),
+                pages.len(),
+                on.backend()
+                    .requests()
+                    .iter()
+                    .map(|s| s.max_files)
+                    .collect::<Vec<_>>()
+            );
+            let zero = pages.iter().filter(|p| p.zoekt_requests == 0).count();
+            assert!(zero * 2 > pages.len(), "{zero} of {} pages", pages.len());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cache_too_small_to_keep_anything_changes_no_page() {
+        let tiny = CacheConfig {
+            cache_bytes: 1,
+            ..CacheConfig::DEFAULT
+        };
+        let off = Pager::new(backend(), PagerConfig::default());
+        let on = cached(backend(), tiny);
+        assert_eq!(
+            json(&walk(&on, &[30]).await),
+            json(&walk(&off, &[30]).await)
+        );
+    }
+
+    #[tokio::test]
+    async fn concurrent_identical_pages_share_one_request() {
+        let p = cached(
+            backend(),
+            CacheConfig {
+                cache_prefetch: 0,
+                ..CacheConfig::DEFAULT
+            },
+        );
+        p.backend().slow(Duration::from_millis(50));
+        let args = SearchSymbolsArgs {
+            query: NAME.into(),
+            limit: Some(30),
+            ..Default::default()
+        };
+        let calls: Vec<_> = (0..16).map(|_| p.page::<SearchSymbols>(&args)).collect();
+        let mut pages = Vec::new();
+        for page in join_all(calls).await {
+            pages.push(page.expect("page"));
+        }
+        assert_eq!(searches(&p), 1);
+        assert!(json(&pages).iter().all(|x| *x == json(&pages)[0]));
+        assert_eq!(pages.iter().map(|x| x.zoekt_requests).sum::<u32>(), 1);
+    }
+
+    /// Polls every future together until all are done (no extra crate for one test).
+    async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+        let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
+        let mut out: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+        std::future::poll_fn(|cx| {
+            let mut pending = false;
+            for (f, slot) in futures.iter_mut().zip(out.iter_mut()) {
+                if slot.is_none() {
+                    match f.as_mut().poll(cx) {
+                        std::task::Poll::Ready(v) => *slot = Some(v),
+                        std::task::Poll::Pending => pending = true,
+                    }
+                }
+            }
+            if pending {
+                std::task::Poll::Pending
+            } else {
+                std::task::Poll::Ready(())
+            }
+        })
+        .await;
+        out.into_iter().map(Option::unwrap).collect()
+    }
+
+    #[tokio::test]
+    async fn the_next_window_is_fetched_ahead_and_not_after_shutdown() {
+        let p = cached(backend(), CacheConfig::DEFAULT);
+        let args = |cursor: Option<String>| SearchSymbolsArgs {
+            query: NAME.into(),
+            limit: Some(30),
+            cursor,
+            ..Default::default()
+        };
+        let first = p.page::<SearchSymbols>(&args(None)).await.unwrap();
+        // Let the background fetch land.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let asked: Vec<u32> = p.backend().requests().iter().map(|s| s.max_files).collect();
+        assert_eq!(asked.len(), 2, "page 1 and the prefetch: {asked:?}");
+        assert!(asked[1] >= asked[0] * 2, "{asked:?}");
+        // The pages it covers need no request.
+        let mut cursor = first.next_cursor;
+        let mut free = 0;
+        while let Some(c) = cursor {
+            let page = p.page::<SearchSymbols>(&args(Some(c))).await.unwrap();
+            if page.zoekt_requests > 0 {
+                break;
+            }
+            free += 1;
+            cursor = page.next_cursor;
+        }
+        assert!(free >= 1, "no page was served from the prefetched answer");
+        // After shutdown, nothing is fetched ahead.
+        let p = cached(backend(), CacheConfig::DEFAULT);
+        p.cache().unwrap().shutdown();
+        p.page::<SearchSymbols>(&args(None)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(searches(&p), 1);
+    }
+}

@@ -25,6 +25,8 @@ pub(crate) struct FakeBackend {
     results: Mutex<HashMap<String, (Vec<RankedFile>, SearchStats)>>,
     /// Every search received, in order.
     requests: Mutex<Vec<FileSearch>>,
+    /// How long each search takes (zero: none).
+    delay: Mutex<std::time::Duration>,
 }
 
 impl FakeBackend {
@@ -53,6 +55,11 @@ impl FakeBackend {
         results.entry(query.to_string()).or_default().1 = cut;
     }
 
+    /// From now on, each search takes `delay` (so that concurrent searches overlap).
+    pub(crate) fn slow(&self, delay: std::time::Duration) {
+        *self.delay.lock().expect("delay lock") = delay;
+    }
+
     /// Every search received so far, oldest first.
     pub(crate) fn requests(&self) -> Vec<FileSearch> {
         self.requests.lock().expect("requests lock").clone()
@@ -76,6 +83,10 @@ impl Backend for FakeBackend {
             .lock()
             .expect("requests lock")
             .push(search.clone());
+        let delay = *self.delay.lock().expect("delay lock");
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
         let (mut files, cut) = self
             .results
             .lock()

@@ -6,10 +6,28 @@ use std::collections::HashSet;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceError};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
 pub type Client = RunningService<RoleClient, ()>;
+
+/// Spawns `zoekt-pager serve` (stdio) against `url` and runs `initialize`. Any ZOEKT_PAGER_*
+/// setting of the test environment is dropped, so the server runs with its defaults plus
+/// `env`.
+pub async fn spawn_stdio(url: &str, env: &[(&str, &str)]) -> Client {
+    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager")).configure(|cmd| {
+        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
+            cmd.env_remove(k);
+        }
+        cmd.arg("serve")
+            .env("ZOEKT_URL", url)
+            .env("ZOEKT_PAGER_LOG", "warn")
+            .envs(env.iter().copied());
+    });
+    let transport = TokioChildProcess::new(cmd).expect("spawn zoekt-pager serve");
+    ().serve(transport).await.expect("MCP initialize")
+}
 
 pub async fn try_call(
     client: &Client,

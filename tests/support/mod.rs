@@ -10,6 +10,7 @@ pub mod adversary;
 pub mod keys;
 pub mod mcp;
 pub mod oracle;
+pub mod sidecar;
 
 use std::path::PathBuf;
 

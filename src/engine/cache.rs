@@ -17,7 +17,7 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use moka::future::Cache;
 use serde::Serialize;
@@ -67,14 +67,14 @@ enum Key {
 
 #[derive(Clone)]
 enum Value {
-    Raw(Arc<RankedFiles>, u32),
+    Raw(Arc<RankedFiles>, u32, Instant),
     Answer(Arc<dyn Any + Send + Sync>, u32),
 }
 
 impl Value {
     fn weight(&self) -> u32 {
         match self {
-            Value::Raw(_, w) | Value::Answer(_, w) => *w,
+            Value::Raw(_, w, _) | Value::Answer(_, w) => *w,
         }
     }
 }
@@ -118,6 +118,8 @@ pub struct WindowCache {
     prefetch_slots: Arc<Semaphore>,
     shutdown: CancellationToken,
     capacity: u64,
+    /// No answer older than this is used, however it reached the cache.
+    ttl: Duration,
 }
 
 impl std::fmt::Debug for WindowCache {
@@ -134,12 +136,13 @@ impl WindowCache {
         if cfg.cache_bytes == 0 {
             return None;
         }
+        let ttl = Duration::from_secs(cfg.cache_ttl_secs.max(1));
         let counters = Arc::new(Counters::default());
         let evicted = Arc::clone(&counters);
         let store = Cache::builder()
             .max_capacity(cfg.cache_bytes)
             .weigher(|_k: &Key, v: &Value| v.weight())
-            .time_to_live(Duration::from_secs(cfg.cache_ttl_secs.max(1)))
+            .time_to_live(ttl)
             .time_to_idle(Duration::from_secs(cfg.cache_idle_secs.max(1)))
             .eviction_listener(move |_k, _v, cause| {
                 if cause.was_evicted() {
@@ -153,6 +156,7 @@ impl WindowCache {
             prefetch_slots: Arc::new(Semaphore::new(cfg.cache_prefetch)),
             shutdown: CancellationToken::new(),
             capacity: cfg.cache_bytes,
+            ttl,
         })
     }
 
@@ -181,10 +185,15 @@ impl WindowCache {
         self.store.run_pending_tasks().await;
     }
 
-    /// The largest answer kept for `key`, if any.
+    /// The largest answer kept for `key`, if any younger than the time to live. (moka counts
+    /// an entry's life from its insertion; a prefetched answer is inserted after Zoekt gave
+    /// it, so its age is checked here too.)
     async fn largest<T: Send + Sync + 'static>(&self, key: &AnswerKey) -> Option<Arc<Answer<T>>> {
         match self.store.get(&Key::Largest(key.clone())).await? {
-            Value::Answer(any, _) => any.downcast::<Answer<T>>().ok(),
+            Value::Answer(any, _) => any
+                .downcast::<Answer<T>>()
+                .ok()
+                .filter(|a| a.age() < self.ttl),
             Value::Raw(..) => None,
         }
     }
@@ -225,9 +234,10 @@ impl WindowCache {
                     return Ok(answer_value(kept));
                 }
                 let search = spec.search(size);
-                let ranked = self.raw(backend, &search, Some(requests)).await?;
+                let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
                 self.store.invalidate(&Key::Raw(search)).await;
-                Ok::<_, BackendError>(answer_value(Arc::new(Answer::new(&ranked, size, flatten))))
+                let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
+                Ok::<_, BackendError>(answer_value(Arc::new(answer)))
             })
             .await
             .map_err(|e| (*e).clone())?;
@@ -256,7 +266,7 @@ impl WindowCache {
         backend: &B,
         search: &FileSearch,
         requests: Option<&AtomicU32>,
-    ) -> Result<Arc<RankedFiles>, BackendError> {
+    ) -> Result<(Arc<RankedFiles>, Instant), BackendError> {
         let value = self
             .store
             .try_get_with(Key::Raw(search.clone()), async {
@@ -265,12 +275,12 @@ impl WindowCache {
                 }
                 let ranked = backend.search(search).await?;
                 let weight = raw_weight(&ranked);
-                Ok::<_, BackendError>(Value::Raw(Arc::new(ranked), weight))
+                Ok::<_, BackendError>(Value::Raw(Arc::new(ranked), weight, Instant::now()))
             })
             .await
             .map_err(|e| (*e).clone())?;
         match value {
-            Value::Raw(ranked, _) => Ok(ranked),
+            Value::Raw(ranked, _, at) => Ok((ranked, at)),
             Value::Answer(..) => unreachable!("raw entries hold Zoekt's answers"),
         }
     }
@@ -573,5 +583,45 @@ mod tests {
         p.page::<SearchSymbols>(&args(None)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(searches(&p), 1);
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_used_until_its_time_to_live_and_never_after() {
+        let p = cached(
+            backend(),
+            CacheConfig {
+                cache_ttl_secs: 1,
+                cache_prefetch: 0,
+                ..CacheConfig::DEFAULT
+            },
+        );
+        let args = SearchSymbolsArgs {
+            query: NAME.into(),
+            limit: Some(5),
+            ..Default::default()
+        };
+        let first = p.page::<SearchSymbols>(&args).await.unwrap();
+        // The index changes: one better file arrives.
+        let mut more = files();
+        more.push(RankedFile {
+            repo: "new".into(),
+            score: 5000.0,
+            ..file(vec![line(
+                1,
+                "func cachedNew() {",
+                vec![(5, Some("cachedNew"))],
+            )])
+        });
+        p.backend()
+            .replace(&query::symbols_query(NAME).unwrap(), more);
+        // Within the time to live the cached answer still serves: the same page, no request.
+        let again = p.page::<SearchSymbols>(&args).await.unwrap();
+        assert_eq!(again.zoekt_requests, 0);
+        assert_eq!(json(&[again]), json(&[first]));
+        // After it, Zoekt is asked again and the new file leads.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let fresh = p.page::<SearchSymbols>(&args).await.unwrap();
+        assert_eq!(fresh.zoekt_requests, 1);
+        assert_eq!(fresh.items[0].name, "cachedNew");
     }
 }

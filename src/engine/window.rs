@@ -23,6 +23,7 @@
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::backend::{BackendError, FileSearch, RankedFile, RankedFiles, SearchStats};
 use super::config::Effort;
@@ -83,6 +84,8 @@ pub struct Answer<T> {
     /// `MaxDocDisplayCount` sent.
     asked: u32,
     stats: SearchStats,
+    /// When Zoekt answered.
+    fetched_at: Instant,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -147,7 +150,19 @@ impl<T> Answer<T> {
             third_is_novel,
             asked,
             stats: ranked.stats,
+            fetched_at: Instant::now(),
         }
+    }
+
+    /// The same answer, which Zoekt gave at `at` (a prefetched answer is ordered later).
+    pub fn fetched_at(mut self, at: Instant) -> Answer<T> {
+        self.fetched_at = at;
+        self
+    }
+
+    /// How long ago Zoekt gave this answer.
+    pub fn age(&self) -> Duration {
+        self.fetched_at.elapsed()
     }
 
     /// `MaxDocDisplayCount` this answer was fetched with.

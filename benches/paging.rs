@@ -1,7 +1,8 @@
 //! Paging benchmark: what the engine and the MCP layer cost per page, with Zoekt's own time
 //! taken out. A synthetic in-memory backend holds 20,000 matching files (3 symbols each, in
 //! tied score groups of 8) and answers each request like Zoekt would: sorted, cut at
-//! MaxDocDisplayCount. Run: `cargo bench --bench paging`. Prints numbers; asserts nothing
+//! MaxDocDisplayCount. Walks and single pages run with the window cache off, then on.
+//! Run: `cargo bench --bench paging`. Prints numbers; asserts nothing
 //! about time (timings belong here, not in tests).
 
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use zoekt_pager::backend::{
     RepoListing, SearchStats, Symbol,
 };
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
-use zoekt_pager::{Pager, PagerConfig, PagerServer};
+use zoekt_pager::{CacheConfig, Pager, PagerConfig, PagerServer, WindowCache};
 
 const FILES: usize = 20_000;
 const SYMBOLS_PER_FILE: usize = 3;
@@ -136,13 +137,43 @@ async fn main() {
         return;
     }
     let cfg = PagerConfig::default();
-    let pager = Pager::new(Synthetic::new(), cfg.clone());
     println!(
         "synthetic corpus: {FILES} files x {SYMBOLS_PER_FILE} symbols; max_offset {}; peak RSS so far {:.1} MiB",
         cfg.max_offset,
         peak_rss_mib()
     );
+    for (label, cache) in [
+        ("cache off", None),
+        ("cache on", WindowCache::new(&CacheConfig::DEFAULT)),
+    ] {
+        println!("{label}:");
+        let pager = Pager::new(Synthetic::new(), cfg.clone()).with_cache(cache);
+        engine_walks(&pager).await;
+    }
+    // The MCP layer on top: parse, page, render text + structuredContent.
+    let server = PagerServer::new(Pager::new(Synthetic::new(), cfg));
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..200 {
+        let args = json!({"query": "benchSym", "limit": 30});
+        let t = Instant::now();
+        let r = server
+            .call("search_symbols", args.as_object().cloned())
+            .await
+            .unwrap();
+        times.push(t.elapsed());
+        bytes = serde_json::to_vec(&r).unwrap().len();
+    }
+    stats(
+        "  MCP tools/call search_symbols, first page, limit 30",
+        times,
+    );
+    println!("  result size: {bytes} bytes of JSON (text block + structuredContent)");
+    println!("peak RSS: {:.1} MiB", peak_rss_mib());
+}
 
+/// Walks at limits 30 and 100 up to the paging ceiling, then one page at increasing depths.
+async fn engine_walks(pager: &Pager<Synthetic>) {
     // A whole walk at limit 30 up to the paging ceiling: the window grows with the offset.
     for limit in [30u32, 100] {
         let mut args = args(Some(limit), None);
@@ -191,25 +222,4 @@ async fn main() {
             times,
         );
     }
-
-    // The MCP layer on top: parse, page, render text + structuredContent.
-    let server = PagerServer::new(Pager::new(Synthetic::new(), cfg));
-    let mut times = Vec::new();
-    let mut bytes = 0;
-    for _ in 0..200 {
-        let args = json!({"query": "benchSym", "limit": 30});
-        let t = Instant::now();
-        let r = server
-            .call("search_symbols", args.as_object().cloned())
-            .await
-            .unwrap();
-        times.push(t.elapsed());
-        bytes = serde_json::to_vec(&r).unwrap().len();
-    }
-    stats(
-        "  MCP tools/call search_symbols, first page, limit 30",
-        times,
-    );
-    println!("  result size: {bytes} bytes of JSON (text block + structuredContent)");
-    println!("peak RSS: {:.1} MiB", peak_rss_mib());
 }

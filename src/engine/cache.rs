@@ -79,9 +79,15 @@ impl Value {
     }
 }
 
+/// Foreground fetches in flight at which the server counts as busy: no prefetch starts then,
+/// so background work never competes with pages being waited for.
+const BUSY_FETCHES: usize = 4;
+
 /// Counts kept by the cache, for `/metrics`.
 #[derive(Debug, Default)]
 struct Counters {
+    /// Fetches in flight for pages being waited for (not prefetches).
+    foreground: std::sync::atomic::AtomicUsize,
     hits: AtomicU64,
     misses: AtomicU64,
     evictions: AtomicU64,
@@ -100,7 +106,7 @@ pub struct CacheStats {
     pub evictions: u64,
     /// Background fetches started.
     pub prefetches: u64,
-    /// Background fetches not started because enough were running.
+    /// Background fetches not started because enough were running or the server was busy.
     pub prefetches_skipped: u64,
     /// Bytes held (estimated).
     pub bytes: u64,
@@ -270,9 +276,10 @@ impl WindowCache {
         let value = self
             .store
             .try_get_with(Key::Raw(search.clone()), async {
-                if let Some(r) = requests {
+                let _busy = requests.map(|r| {
                     r.fetch_add(1, Ordering::Relaxed);
-                }
+                    Foreground::enter(&self.counters)
+                });
                 let ranked = backend.search(search).await?;
                 let weight = raw_weight(&ranked);
                 Ok::<_, BackendError>(Value::Raw(Arc::new(ranked), weight, Instant::now()))
@@ -287,7 +294,8 @@ impl WindowCache {
 
     /// Starts fetching, in the background, the answer a page needing `next_files` files
     /// would fetch, when `kept` (the request's answer) does not cover it. Skipped when
-    /// enough prefetches run already; dropped on shutdown. It fills the cache only, so it
+    /// enough prefetches run already or the server is busy with pages being waited for
+    /// ([`BUSY_FETCHES`]); dropped on shutdown. It fills the cache only, so it
     /// never changes a page.
     pub(crate) fn prefetch<B, T>(
         &self,
@@ -305,7 +313,9 @@ impl WindowCache {
         let size = next_files
             .max(kept.asked().saturating_mul(2))
             .min(spec.max_files);
-        let Ok(slot) = Arc::clone(&self.prefetch_slots).try_acquire_owned() else {
+        let busy = self.counters.foreground.load(Ordering::Relaxed) >= BUSY_FETCHES;
+        let slot = Arc::clone(&self.prefetch_slots).try_acquire_owned();
+        let (Ok(slot), false) = (slot, busy) else {
             self.counters
                 .prefetches_skipped
                 .fetch_add(1, Ordering::Relaxed);
@@ -323,6 +333,22 @@ impl WindowCache {
             }
             drop(slot);
         });
+    }
+}
+
+/// Counts a foreground fetch in flight while it lives.
+struct Foreground<'a>(&'a Counters);
+
+impl<'a> Foreground<'a> {
+    fn enter(counters: &'a Counters) -> Foreground<'a> {
+        counters.foreground.fetch_add(1, Ordering::Relaxed);
+        Foreground(counters)
+    }
+}
+
+impl Drop for Foreground<'_> {
+    fn drop(&mut self) {
+        self.0.foreground.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

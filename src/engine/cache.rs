@@ -5,7 +5,7 @@
 //! the settings of the order), per backend query and context lines: the largest [`Answer`]
 //! fetched so far, ordered and flattened. A page whose window that answer covers
 //! ([`Answer::covers`]) is read off it with no request; a page beyond it fetches a bigger one,
-//! at least twice the size, so a walk of N items costs O(log N) requests. Since Zoekt's
+//! at least four times the size ([`GROWTH`]), so a walk of N items costs O(log N) requests. Since Zoekt's
 //! answer for fewer files is a prefix of its answer for more, a page served from the cache is
 //! the page a fresh request would give: the cache changes cost, never content.
 //!
@@ -78,6 +78,12 @@ impl Value {
         }
     }
 }
+
+/// How much bigger than the kept answer a new fetch is, at least. Zoekt's cost for one query
+/// is mostly fixed (every window searches the same candidates under the same caps; on the
+/// generated corpus, 34 files take 45 ms and 3,376 take 70 ms), so fewer, bigger steps are
+/// cheaper than many small ones.
+const GROWTH: u32 = 4;
 
 /// Foreground fetches in flight at which the server counts as busy: no prefetch starts then,
 /// so background work never competes with pages being waited for.
@@ -205,7 +211,7 @@ impl WindowCache {
     }
 
     /// An answer covering Zoekt's answer for `files` files of `spec`'s query: the kept one,
-    /// or a new fetch of at least `files` and at least twice the kept one's size (at most
+    /// or a new fetch of at least `files` and at least [`GROWTH`] times the kept one's size (at most
     /// `spec.max_files`). Counts the requests it makes into `requests`.
     pub(crate) async fn answer<B, T, F>(
         &self,
@@ -229,7 +235,7 @@ impl WindowCache {
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
         let size = kept
             .as_ref()
-            .map_or(files, |k| files.max(k.asked().saturating_mul(2)))
+            .map_or(files, |k| files.max(k.asked().saturating_mul(GROWTH)))
             .min(spec.max_files.max(files));
         let fetch_key = Key::Fetch(key.clone(), size);
         let value = self
@@ -311,7 +317,7 @@ impl WindowCache {
             return;
         }
         let size = next_files
-            .max(kept.asked().saturating_mul(2))
+            .max(kept.asked().saturating_mul(GROWTH))
             .min(spec.max_files);
         let busy = self.counters.foreground.load(Ordering::Relaxed) >= BUSY_FETCHES;
         let slot = Arc::clone(&self.prefetch_slots).try_acquire_owned();

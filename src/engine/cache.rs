@@ -548,38 +548,20 @@ mod tests {
             limit: Some(30),
             ..Default::default()
         };
-        let calls: Vec<_> = (0..16).map(|_| p.page::<SearchSymbols>(&args)).collect();
+        // 16 tasks on the runtime: each its own clone of the pager, sharing backend and cache.
+        let calls: Vec<_> = (0..16)
+            .map(|_| {
+                let (p, args) = (p.clone(), args.clone());
+                tokio::spawn(async move { p.page::<SearchSymbols>(&args).await })
+            })
+            .collect();
         let mut pages = Vec::new();
-        for page in join_all(calls).await {
-            pages.push(page.expect("page"));
+        for call in calls {
+            pages.push(call.await.expect("task").expect("page"));
         }
         assert_eq!(searches(&p), 1);
         assert!(json(&pages).iter().all(|x| *x == json(&pages)[0]));
         assert_eq!(pages.iter().map(|x| x.zoekt_requests).sum::<u32>(), 1);
-    }
-
-    /// Polls every future together until all are done (no extra crate for one test).
-    async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
-        let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
-        let mut out: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
-        std::future::poll_fn(|cx| {
-            let mut pending = false;
-            for (f, slot) in futures.iter_mut().zip(out.iter_mut()) {
-                if slot.is_none() {
-                    match f.as_mut().poll(cx) {
-                        std::task::Poll::Ready(v) => *slot = Some(v),
-                        std::task::Poll::Pending => pending = true,
-                    }
-                }
-            }
-            if pending {
-                std::task::Poll::Pending
-            } else {
-                std::task::Poll::Ready(())
-            }
-        })
-        .await;
-        out.into_iter().map(Option::unwrap).collect()
     }
 
     #[tokio::test]

@@ -17,8 +17,8 @@ pub(crate) mod testing;
 pub(crate) mod text;
 pub mod window;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
 
 use backend::{Backend, RankedFile, SearchStats};
 use cache::{AnswerKey, WindowCache};
@@ -27,7 +27,7 @@ use cursor::{RequestKey, Scope};
 use error::{ArgumentError, Error};
 use page::{Collected, Page, PageArgs, Slice, Total, Want};
 use serde::Serialize;
-use window::{Answer, Window, WindowSpec};
+use window::{Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
 
@@ -36,11 +36,22 @@ use crate::tools::{PagedArgs, PagedTool};
 const MAX_SEEK_ROUNDS: usize = 16;
 
 /// The engine, over any [`Backend`].
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Pager<B> {
     backend: Arc<B>,
     cfg: PagerConfig,
     cache: Option<WindowCache>,
+}
+
+/// Clones share the backend and the cache (no `B: Clone` needed, unlike a derive).
+impl<B> Clone for Pager<B> {
+    fn clone(&self) -> Self {
+        Pager {
+            backend: Arc::clone(&self.backend),
+            cfg: self.cfg.clone(),
+            cache: self.cache.clone(),
+        }
+    }
 }
 
 impl<B> Pager<B> {
@@ -167,7 +178,7 @@ impl<B: Backend> Pager<B> {
             }
         } else {
             Total {
-                value: estimate(&w.stats).max(w.len() as u64),
+                value: estimate(w.stats()).max(w.len() as u64),
                 exact: false,
             }
         };
@@ -203,32 +214,20 @@ impl<B: Backend> Pager<B> {
             needed,
             max_files: self.cfg.max_window,
         };
-        let (spec, flatten, backend) = (&spec, &flatten, self.backend.as_ref());
+        let backend = self.backend.as_ref();
         let Some(cache) = &self.cache else {
-            return Ok(window::fetch(spec, |files| async move {
-                want.requests.fetch_add(1, Ordering::Relaxed);
-                let ranked = backend.search(&spec.search(files)).await?;
-                Ok(Arc::new(Answer::new(&ranked, files, flatten)))
-            })
-            .await?);
+            return Ok(window::fetch_direct(backend, &spec, flatten, want.requests).await?);
         };
-        let key = AnswerKey::new::<T>(want.request, spec);
-        let last: Mutex<Option<Arc<Answer<T>>>> = Mutex::new(None);
-        let (key_ref, last_ref) = (&key, &last);
-        let w = window::fetch(spec, |files| async move {
-            let answer = cache
-                .answer(backend, key_ref, spec, files, flatten, want.requests)
-                .await?;
-            *last_ref.lock().expect("not poisoned") = Some(Arc::clone(&answer));
-            Ok(answer)
+        let key = AnswerKey::new::<T>(want.request, &spec);
+        let (spec_ref, flatten, key) = (&spec, &flatten, &key);
+        let w = window::fetch(spec_ref, |files| {
+            cache.answer(backend, key, spec_ref, files, flatten, want.requests)
         })
         .await?;
         // The page after this one needs `lookahead` more items: start its fetch now if the
         // answer at hand cannot serve it.
-        if let Some(kept) = last.into_inner().expect("not poisoned") {
-            let next = window::first_window(needed.saturating_add(want.lookahead));
-            cache.prefetch(&self.backend, spec, &kept, next);
-        }
+        let next = window::first_window(needed.saturating_add(want.lookahead));
+        cache.prefetch(&self.backend, &spec, w.answer(), next);
         Ok(w)
     }
 

@@ -23,9 +23,10 @@
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use super::backend::{BackendError, FileSearch, RankedFile, RankedFiles, SearchStats};
+use super::backend::{Backend, BackendError, FileSearch, RankedFile, RankedFiles, SearchStats};
 use super::config::Effort;
 use super::order::{Position, file_key};
 
@@ -243,8 +244,8 @@ impl<T> Answer<T> {
 #[derive(Debug, Clone)]
 pub struct Window<T> {
     /// The answer the window was read from (possibly a bigger one, from the cache).
-    list: Arc<ItemList<T>>,
-    /// How many leading items of `list` are the window's.
+    answer: Arc<Answer<T>>,
+    /// How many leading items of the answer are the window's.
     len: usize,
     /// Zoekt returned fewer files than asked: the items are every item of the candidate set
     /// Zoekt searched. Whether that set is the whole result is [`Window::cut`]'s question.
@@ -253,8 +254,6 @@ pub struct Window<T> {
     /// files at its edge were kept, in the pager's order, and their tied partners beyond the
     /// window (if any) are not reachable.
     pub capped: bool,
-    /// Statistics of the search.
-    pub stats: SearchStats,
     /// What Zoekt's answer may have left out, under the fetch's effort caps.
     pub cut: Cut,
     /// `MaxDocDisplayCount` of the last window.
@@ -314,15 +313,30 @@ impl Cut {
 }
 
 impl<T> Window<T> {
-    /// A window of every item of `list` (for tests and listings).
-    pub fn whole(list: ItemList<T>, ran_out: bool, stats: SearchStats, cut: Cut) -> Window<T> {
+    /// A window of every item of `list`, with these statistics (for tests of what reads
+    /// windows).
+    #[cfg(test)]
+    pub(crate) fn whole(
+        list: ItemList<T>,
+        ran_out: bool,
+        stats: SearchStats,
+        cut: Cut,
+    ) -> Window<T> {
         let len = list.items.len();
-        Window {
+        let answer = Answer {
             list: Arc::new(list),
+            files: Vec::new(),
+            zoekt_scores: Vec::new(),
+            third_is_novel: false,
+            asked: 0,
+            stats,
+            fetched_at: Instant::now(),
+        };
+        Window {
+            answer: Arc::new(answer),
             len,
             ran_out,
             capped: false,
-            stats,
             cut,
             files_asked: 0,
             section: Section::default(),
@@ -331,12 +345,23 @@ impl<T> Window<T> {
 
     /// The window's items, in page order.
     pub fn items(&self) -> &[T] {
-        &self.list.items[..self.len]
+        &self.answer.list.items[..self.len]
+    }
+
+    /// Statistics of the search (the same for every window of one query).
+    pub fn stats(&self) -> &SearchStats {
+        &self.answer.stats
+    }
+
+    /// The answer the window was read from: what the cache keeps and grows.
+    pub fn answer(&self) -> &Arc<Answer<T>> {
+        &self.answer
     }
 
     /// The positions of [`Window::items`], in their section.
-    pub fn positions(&self) -> impl Iterator<Item = Position> + '_ {
-        self.list.positions[..self.len]
+    #[cfg(test)]
+    fn positions(&self) -> impl Iterator<Item = Position> + '_ {
+        self.answer.list.positions[..self.len]
             .iter()
             .map(|p| self.section.relabel(*p))
     }
@@ -369,7 +394,7 @@ impl<T> Window<T> {
 
     /// The window's items as a run of a page's items.
     pub fn into_run(self) -> super::page::Run<T> {
-        super::page::Run::new(self.list, self.len, self.section)
+        super::page::Run::new(Arc::clone(&self.answer.list), self.len, self.section)
     }
 }
 
@@ -409,18 +434,38 @@ where
         };
         if view.ran_out || at_cap || len >= spec.needed {
             return Ok(Window {
-                list: Arc::clone(&answer.list),
+                cut: Cut::of(&answer.stats, &spec.effort),
+                answer,
                 len,
                 ran_out: view.ran_out,
                 capped,
-                cut: Cut::of(&answer.stats, &spec.effort),
-                stats: answer.stats,
                 files_asked,
                 section: Section::default(),
             });
         }
         files_asked = next_window(files_asked, view.certain_files, len, spec.needed, max_files);
     }
+}
+
+/// [`fetch`] straight from `backend`: every window its own request, counted in `requests`
+/// (no cache).
+pub async fn fetch_direct<B, T, F>(
+    backend: &B,
+    spec: &WindowSpec<'_>,
+    flatten: F,
+    requests: &AtomicU32,
+) -> Result<Window<T>, BackendError>
+where
+    B: Backend + ?Sized,
+    F: Fn(&RankedFile) -> Vec<T>,
+{
+    let flatten = &flatten;
+    fetch(spec, |files| async move {
+        requests.fetch_add(1, Ordering::Relaxed);
+        let ranked = backend.search(&spec.search(files)).await?;
+        Ok(Arc::new(Answer::new(&ranked, files, flatten)))
+    })
+    .await
 }
 
 /// The first window: the files that would hold the items needed at one item per file, plus
@@ -495,26 +540,7 @@ fn page_order(files: &[RankedFile]) -> Vec<(u64, &RankedFile)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::backend::Backend;
     use crate::engine::testing::FakeBackend;
-
-    /// [`fetch`] straight from `backend`, every window its own request (no cache).
-    async fn fetch_direct<B, T, F>(
-        backend: &B,
-        spec: &WindowSpec<'_>,
-        flatten: F,
-    ) -> Result<Window<T>, BackendError>
-    where
-        B: Backend + ?Sized,
-        F: Fn(&RankedFile) -> Vec<T>,
-    {
-        let flatten = &flatten;
-        fetch(spec, |files| async move {
-            let ranked = backend.search(&spec.search(files)).await?;
-            Ok(Arc::new(Answer::new(&ranked, files, flatten)))
-        })
-        .await
-    }
 
     fn f(repo: &str, path: &str, score: f64) -> RankedFile {
         RankedFile {
@@ -666,7 +692,7 @@ mod tests {
         spec: &WindowSpec<'_>,
         flatten: impl Fn(&RankedFile) -> Vec<String>,
     ) -> Window<String> {
-        fetch_direct(backend, spec, flatten)
+        fetch_direct(backend, spec, flatten, &AtomicU32::new(0))
             .await
             .expect("fake never fails")
     }

@@ -170,7 +170,7 @@ impl PagedTool for FindReferences {
         let defs_total = if defs_known {
             def_count
         } else {
-            defs.stats.match_count.max(def_count)
+            defs.stats().match_count.max(def_count)
         };
         let total = Total {
             value: defs_total + usage_count(&usages, defs_total),
@@ -211,7 +211,7 @@ fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
         seen
     } else {
         usages
-            .stats
+            .stats()
             .match_count
             .saturating_sub(definitions)
             .max(seen)

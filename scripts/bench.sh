@@ -37,18 +37,8 @@ zoekt() { # zoekt ARGS...: scripts/zoekt.sh with the bench server's port and sta
 }
 trap 'zoekt down || true' EXIT
 
-# The generated corpus is deterministic; a stamp holds the generator's checksum and arguments
-# (the same stamp scripts/test.sh writes, so the two share one corpus).
-generate() { # generate SCRIPT OUT ARGS...
-  local script="$1" out="$2"; shift 2
-  local stamp; stamp="$(sha256sum "$script" | cut -d' ' -f1) $*"
-  if [ "$(cat "$out/.done" 2>/dev/null || true)" != "$stamp" ]; then
-    rm -rf "$out"
-    python3 "$script" "$out" "$@" >&2
-    printf '%s' "$stamp" >"$out/.done"
-  fi
-}
-generate scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
+# The same corpus as scripts/test.sh, made once (scripts/generate.sh keeps a stamp).
+scripts/generate.sh scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
 
 scripts/zoekt.sh install
 ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_SHARD_LIMIT="$BIG_SHARD_LIMIT" zoekt up "$BIG_CORPUS")"

@@ -59,23 +59,10 @@ stop_all() {
 }
 trap stop_all EXIT
 
-# Generated corpora are deterministic; a stamp holds the generator's checksum, so a change to
-# the generator regenerates them.
-generate() { # generate SCRIPT OUT ARGS...: SCRIPT is python (.py) or bash (.sh)
-  local script="$1" out="$2"; shift 2
-  local stamp; stamp="$(sha256sum "$script" | cut -d' ' -f1) $*"
-  if [ "$(cat "$out/.done" 2>/dev/null || true)" != "$stamp" ]; then
-    rm -rf "$out"
-    case "$script" in
-      *.py) python3 "$script" "$out" "$@" >&2 ;;
-      *) bash "$script" "$out" "$@" >&2 ;;
-    esac
-    printf '%s' "$stamp" >"$out/.done"
-  fi
-}
-generate scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
-generate scripts/gen-ties.py "$TIES_CORPUS"
-generate scripts/gen-branches.sh "$BRANCHES_CORPUS"
+# Generated corpora are deterministic and made once (scripts/generate.sh keeps a stamp).
+scripts/generate.sh scripts/gen-corpus.py "$BIG_CORPUS" --files 12000
+scripts/generate.sh scripts/gen-ties.py "$TIES_CORPUS"
+scripts/generate.sh scripts/gen-branches.sh "$BRANCHES_CORPUS"
 
 scripts/zoekt.sh install
 ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"

@@ -20,7 +20,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use support::mcp::*;
-use support::sidecar::{Sidecar, http};
+use support::sidecar::{Sidecar, http, sample};
 
 fn fixture_text(repo: &str, path: &str) -> String {
     std::fs::read_to_string(support::fixtures_corpus().join(repo).join(path)).unwrap()
@@ -467,17 +467,6 @@ async fn readyz_follows_a_restarted_zoekt() {
 
     let _zoekt = Webserver(start());
     assert_eq!(wait_for(200).await, "ready\n");
-}
-
-/// The value of one sample line in a metrics text, 0 when absent.
-fn sample(metrics: &str, series: &str) -> f64 {
-    metrics
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(series)
-                .and_then(|rest| rest.trim().parse().ok())
-        })
-        .unwrap_or(0.0)
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use support::mcp::*;
-use support::sidecar::Sidecar;
+use support::sidecar::{Sidecar, sample};
 
 /// One query per paged tool on the generated corpus, each with thousands of items: every
 /// definition `genSym<K>` (1 to 3 per file), every file, the usages of the parameter `x`
@@ -221,15 +221,4 @@ async fn walk_to(client: &Client, tool: &str, args: &Value, limit: u32, max_item
             return pages;
         }
     }
-}
-
-/// The value of one sample line in a metrics text, 0 when absent.
-fn sample(metrics: &str, series: &str) -> f64 {
-    metrics
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix(series)
-                .and_then(|rest| rest.trim().parse().ok())
-        })
-        .unwrap_or(0.0)
 }

@@ -8,6 +8,10 @@
 //!   is read with `null_as_empty`;
 //! - the search statistics are flattened into `Result` (there is no `Result.Stats`);
 //! - durations are integer nanoseconds.
+//!
+//! Fields the pager never reads are left out (a line's score and byte offsets, a fragment's
+//! file offset and length): serde skips unknown keys without building values, and building
+//! them was a quarter of the time spent decoding a large answer.
 
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -132,18 +136,12 @@ pub struct LineMatch {
     pub line: B64Text,
     /// 1-based; 0 for file-name matches.
     pub line_number: u32,
-    /// Byte offset in the file where `line` begins.
-    pub line_start: u64,
-    /// Byte offset in the file just past `line` (its newline included).
-    pub line_end: u64,
     /// Context lines before the match (`NumContextLines`); `null` when none.
     pub before: Option<B64Text>,
     /// Context lines after the match (`NumContextLines`); `null` when none.
     pub after: Option<B64Text>,
     /// `true` when this is a match on the file's path, not its content.
     pub file_name: bool,
-    /// Zoekt's score of this line within its file (higher is better).
-    pub score: f64,
     /// The individual matches inside `line`.
     #[serde(deserialize_with = "null_as_empty")]
     pub line_fragments: Vec<LineFragmentMatch>,
@@ -155,10 +153,6 @@ pub struct LineMatch {
 pub struct LineFragmentMatch {
     /// Byte offset into `Line`.
     pub line_offset: u32,
-    /// Byte offset into the file.
-    pub offset: u64,
-    /// Length of the match in bytes.
-    pub match_length: u32,
     /// Set only for matches produced by a `sym:` atom on a repo indexed with ctags.
     pub symbol_info: Option<SymbolInfo>,
 }
@@ -335,16 +329,45 @@ impl B64Text {
     }
 }
 
+impl B64Text {
+    /// Decodes `raw` (base64), or keeps it as it is when it is not base64.
+    fn decode(raw: &str) -> B64Text {
+        match base64::engine::general_purpose::STANDARD.decode(raw.as_bytes()) {
+            Ok(bytes) => B64Text(
+                // Valid UTF-8 (the usual case) is kept without a copy.
+                String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+            Err(_) => B64Text(raw.to_string()),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for B64Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw: Option<String> = Option::deserialize(d)?;
-        let raw = raw.unwrap_or_default();
-        Ok(
-            match base64::engine::general_purpose::STANDARD.decode(raw.as_bytes()) {
-                Ok(bytes) => B64Text(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(_) => B64Text(raw),
-            },
-        )
+        // A visitor rather than `Option<String>`: the base64 text is decoded straight from
+        // the response's bytes, without an intermediate `String` per line (answers carry
+        // tens of thousands of lines).
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = B64Text;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("base64 text or null")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<B64Text, E> {
+                Ok(B64Text::decode(v))
+            }
+            fn visit_none<E: serde::de::Error>(self) -> Result<B64Text, E> {
+                Ok(B64Text::default())
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<B64Text, E> {
+                Ok(B64Text::default())
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<B64Text, D::Error> {
+                d.deserialize_str(Visitor)
+            }
+        }
+        d.deserialize_option(Visitor)
     }
 }
 

@@ -513,8 +513,9 @@ async fn metrics_counters_move_after_calls() {
     );
     assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
     assert_eq!(sample(&after, items) - sample(&before, items), 35.0);
+    // The second call's page lies inside the first one's answer (the window cache).
     assert!(
-        sample(&after, zoekt) - sample(&before, zoekt) >= 2.0,
+        sample(&after, zoekt) - sample(&before, zoekt) >= 1.0,
         "{after}"
     );
     assert!(after.contains("# TYPE zoekt_pager_zoekt_request_seconds histogram"));

@@ -85,6 +85,10 @@ impl Value {
 /// cheaper than many small ones.
 const GROWTH: u32 = 4;
 
+/// A fetch beyond the first aims to fill this fraction of the cache's bytes (4 MiB of the
+/// default 64 MiB): enough for a long walk in one step, few enough that many walks fit.
+const STEP_SHARE: u64 = 16;
+
 /// Foreground fetches in flight at which the server counts as busy: no prefetch starts then,
 /// so background work never competes with pages being waited for.
 const BUSY_FETCHES: usize = 4;
@@ -233,10 +237,7 @@ impl WindowCache {
             return Ok(Arc::clone(kept));
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let size = kept
-            .as_ref()
-            .map_or(files, |k| files.max(k.asked().saturating_mul(GROWTH)))
-            .min(spec.max_files.max(files));
+        let size = self.fetch_size(kept.as_deref(), files, spec.max_files);
         let fetch_key = Key::Fetch(key.clone(), size);
         let value = self
             .store
@@ -249,7 +250,8 @@ impl WindowCache {
                 let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
                 self.store.invalidate(&Key::Raw(search)).await;
                 let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
-                Ok::<_, BackendError>(answer_value(Arc::new(answer)))
+                let weight = answer_weight(&answer);
+                Ok::<_, BackendError>(answer_value(Arc::new(answer.weighed(weight))))
             })
             .await
             .map_err(|e| (*e).clone())?;
@@ -270,6 +272,26 @@ impl WindowCache {
         }
         self.store.invalidate(&fetch_key).await;
         Ok(answer)
+    }
+
+    /// How many files to fetch for a window of `files` files beyond `kept` (the request's
+    /// answer): at least [`GROWTH`] times `kept`, and at least as many as fill
+    /// [`STEP_SHARE`] of the cache at `kept`'s bytes per file, within `max_files` (unless the
+    /// window itself is bigger). Zoekt's cost per request is mostly fixed, so a walk is
+    /// cheapest in few big steps; the byte share keeps one step's memory bounded whatever
+    /// the files hold. A first fetch (nothing kept) asks for the window only: a first page
+    /// costs what it would without the cache.
+    fn fetch_size<T>(&self, kept: Option<&Answer<T>>, files: u32, max_files: u32) -> u32 {
+        let Some(kept) = kept else {
+            return files;
+        };
+        let asked = u64::from(kept.asked());
+        let by_bytes = match u64::from(kept.weight()) {
+            0 => 0,
+            weight => asked.saturating_mul(self.capacity / STEP_SHARE) / weight,
+        };
+        let grown = asked.saturating_mul(u64::from(GROWTH)).max(by_bytes);
+        files.max(u32::try_from(grown).unwrap_or(u32::MAX).min(max_files))
     }
 
     /// Zoekt's answer to `search`, shared with any fetch of it in flight or prefetched.
@@ -316,9 +338,7 @@ impl WindowCache {
         if kept.covers(next_files) || self.shutdown.is_cancelled() {
             return;
         }
-        let size = next_files
-            .max(kept.asked().saturating_mul(GROWTH))
-            .min(spec.max_files);
+        let size = self.fetch_size(Some(kept), next_files, spec.max_files);
         let busy = self.counters.foreground.load(Ordering::Relaxed) >= BUSY_FETCHES;
         let slot = Arc::clone(&self.prefetch_slots).try_acquire_owned();
         let (Ok(slot), false) = (slot, busy) else {
@@ -358,8 +378,8 @@ impl Drop for Foreground<'_> {
     }
 }
 
-fn answer_value<T: Serialize + Send + Sync + 'static>(answer: Arc<Answer<T>>) -> Value {
-    let weight = answer_weight(&answer);
+fn answer_value<T: Send + Sync + 'static>(answer: Arc<Answer<T>>) -> Value {
+    let weight = answer.weight();
     Value::Answer(answer, weight)
 }
 
@@ -573,24 +593,20 @@ mod tests {
             cursor,
             ..Default::default()
         };
-        let first = p.page::<SearchSymbols>(&args(None)).await.unwrap();
-        // Let the background fetch land.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let asked: Vec<u32> = p.backend().requests().iter().map(|s| s.max_files).collect();
-        assert_eq!(asked.len(), 2, "page 1 and the prefetch: {asked:?}");
-        assert!(asked[1] >= asked[0] * 2, "{asked:?}");
-        // The pages it covers need no request.
-        let mut cursor = first.next_cursor;
-        let mut free = 0;
-        while let Some(c) = cursor {
-            let page = p.page::<SearchSymbols>(&args(Some(c))).await.unwrap();
-            if page.zoekt_requests > 0 {
-                break;
-            }
-            free += 1;
-            cursor = page.next_cursor;
+        // A client that takes its time between pages never waits for Zoekt after page 1:
+        // whenever the next page lies beyond the answer at hand, it is fetched ahead.
+        let mut page = p.page::<SearchSymbols>(&args(None)).await.unwrap();
+        let (mut pages, mut waited) = (1, 0);
+        while let Some(c) = page.next_cursor {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            page = p.page::<SearchSymbols>(&args(Some(c))).await.unwrap();
+            pages += 1;
+            waited += page.zoekt_requests;
         }
-        assert!(free >= 1, "no page was served from the prefetched answer");
+        assert!(pages > 10, "{pages} pages");
+        assert_eq!(waited, 0, "a page waited for Zoekt");
+        let asked: Vec<u32> = p.backend().requests().iter().map(|s| s.max_files).collect();
+        assert!(asked.len() >= 2, "page 1 and a prefetch: {asked:?}");
         // After shutdown, nothing is fetched ahead.
         let p = cached(backend(), CacheConfig::DEFAULT);
         p.cache().unwrap().shutdown();

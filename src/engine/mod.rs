@@ -212,6 +212,7 @@ impl<B: Backend> Pager<B> {
             effort: self.cfg.effort,
             context_lines,
             needed,
+            probe: want.lookahead.saturating_add(1),
             max_files: self.cfg.max_window,
         };
         let backend = self.backend.as_ref();
@@ -226,8 +227,13 @@ impl<B: Backend> Pager<B> {
         .await?;
         // The page after this one needs `lookahead` more items: start its fetch now if the
         // answer at hand cannot serve it.
-        let next = window::first_window(needed.saturating_add(want.lookahead));
-        cache.prefetch(&self.backend, &spec, w.answer(), next);
+        let next_page = WindowSpec {
+            needed: needed.saturating_add(want.lookahead),
+            ..spec.clone()
+        };
+        if let Some(files) = next_page.first_uncovered(w.answer()) {
+            cache.prefetch(&self.backend, &spec, w.answer(), files);
+        }
         Ok(w)
     }
 

@@ -41,6 +41,10 @@ pub struct WindowSpec<'a> {
     pub context_lines: u32,
     /// Items wanted (the page's end plus one: the extra one tells whether more exist).
     pub needed: usize,
+    /// Items a walk's first page needs (its limit plus one). Every page's window sequence
+    /// starts from that page's window, so the answer a walk starts with serves every page it
+    /// holds the items of, and the sequence grows by items observed, not by one file per item.
+    pub probe: usize,
     /// Largest `MaxDocDisplayCount` ever sent.
     pub max_files: u32,
 }
@@ -87,6 +91,8 @@ pub struct Answer<T> {
     stats: SearchStats,
     /// When Zoekt answered.
     fetched_at: Instant,
+    /// Bytes the answer holds, as the cache that keeps it weighed them (0: not weighed).
+    weight: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +158,7 @@ impl<T> Answer<T> {
             asked,
             stats: ranked.stats,
             fetched_at: Instant::now(),
+            weight: 0,
         }
     }
 
@@ -159,6 +166,17 @@ impl<T> Answer<T> {
     pub fn fetched_at(mut self, at: Instant) -> Answer<T> {
         self.fetched_at = at;
         self
+    }
+
+    /// The same answer, weighing `weight` bytes (see [`Answer::weight`]).
+    pub fn weighed(mut self, weight: u32) -> Answer<T> {
+        self.weight = weight;
+        self
+    }
+
+    /// Bytes the answer holds, as the cache weighed them (0 when it was not).
+    pub fn weight(&self) -> u32 {
+        self.weight
     }
 
     /// How long ago Zoekt gave this answer.
@@ -331,6 +349,7 @@ impl<T> Window<T> {
             asked: 0,
             stats,
             fetched_at: Instant::now(),
+            weight: 0,
         };
         Window {
             answer: Arc::new(answer),
@@ -412,43 +431,91 @@ impl Section {
 
 /// Runs the growing window fetch. `answer(files)` gives an answer covering Zoekt's answer for
 /// `files` files ([`Answer::covers`]): fetched for exactly that many, or a bigger one kept
-/// from earlier pages. Whichever it is, the window is the same.
+/// from earlier pages. Whichever it is, the window is the same: the sequence of window sizes
+/// depends only on `spec` and on what Zoekt answers for each of them.
 pub async fn fetch<T, A, Fut>(spec: &WindowSpec<'_>, answer: A) -> Result<Window<T>, BackendError>
 where
     A: Fn(u32) -> Fut,
     Fut: Future<Output = Result<Arc<Answer<T>>, BackendError>>,
 {
-    let max_files = spec.max_files.max(1);
-    let mut files_asked = first_window(spec.needed).clamp(1, max_files);
+    let mut files = spec.first_files();
     loop {
-        let answer = answer(files_asked).await?;
-        let view = answer.view(files_asked);
-        let at_cap = !view.ran_out && files_asked >= max_files;
+        let answer = answer(files).await?;
+        match spec.step(answer, files) {
+            Step::Done(window) => return Ok(window),
+            Step::Grow(next) => files = next,
+        }
+    }
+}
+
+/// Where a window sequence stands after reading one window.
+enum Step<T> {
+    /// This window serves the page.
+    Done(Window<T>),
+    /// It does not: read the window of this many files next.
+    Grow(u32),
+}
+
+impl WindowSpec<'_> {
+    /// The first window of every page's sequence: the walk's first page's.
+    fn first_files(&self) -> u32 {
+        first_window(self.needed.min(self.probe.max(1))).clamp(1, self.max_files.max(1))
+    }
+
+    /// Reads the window of `files` files off `answer` (which covers it): either it serves
+    /// the page, or the next, bigger window to read.
+    fn step<T>(&self, answer: Arc<Answer<T>>, files: u32) -> Step<T> {
+        let max_files = self.max_files.max(1);
+        let view = answer.view(files);
+        let at_cap = !view.ran_out && files >= max_files;
         // Below the cap the edge is never served; at the cap it is, when the certain files
         // cannot fill the page (a tie wider than the window still yields pages).
-        let capped = at_cap && view.certain_items < spec.needed;
+        let capped = at_cap && view.certain_items < self.needed;
         let len = if capped {
             view.all_items
         } else {
             view.certain_items
         };
-        if view.ran_out || at_cap || len >= spec.needed {
-            return Ok(Window {
-                cut: Cut::of(&answer.stats, &spec.effort),
+        if view.ran_out || at_cap || len >= self.needed {
+            return Step::Done(Window {
+                cut: Cut::of(&answer.stats, &self.effort),
                 answer,
                 len,
                 ran_out: view.ran_out,
                 capped,
-                files_asked,
+                files_asked: files,
                 section: Section::default(),
             });
         }
-        files_asked = next_window(files_asked, view.certain_files, len, spec.needed, max_files);
+        Step::Grow(next_window(
+            files,
+            view.certain_files,
+            len,
+            self.needed,
+            max_files,
+        ))
+    }
+
+    /// The first window of this page's sequence that `answer` does not cover, if any: what
+    /// a fetch for this page would have to ask Zoekt for (`None`: `answer` serves it).
+    pub(crate) fn first_uncovered<T>(&self, answer: &Arc<Answer<T>>) -> Option<u32> {
+        let mut files = self.first_files();
+        loop {
+            if !answer.covers(files) {
+                return Some(files);
+            }
+            match self.step(Arc::clone(answer), files) {
+                Step::Done(_) => return None,
+                Step::Grow(next) => files = next,
+            }
+        }
     }
 }
 
-/// [`fetch`] straight from `backend`: every window its own request, counted in `requests`
-/// (no cache).
+/// [`fetch`] straight from `backend`, with no cache: the page's first request is sized to
+/// cover its whole window sequence in the usual case (see [`WindowSpec::direct_files`]), and
+/// the windows after it are read off that answer while it covers them. Requests are counted
+/// in `requests`.
 pub async fn fetch_direct<B, T, F>(
     backend: &B,
     spec: &WindowSpec<'_>,
@@ -460,12 +527,41 @@ where
     F: Fn(&RankedFile) -> Vec<T>,
 {
     let flatten = &flatten;
+    let last: std::sync::Mutex<Option<Arc<Answer<T>>>> = std::sync::Mutex::new(None);
+    let last = &last;
     fetch(spec, |files| async move {
+        let held = last.lock().expect("not poisoned").clone();
+        let size = match held {
+            Some(answer) if answer.covers(files) => return Ok(answer),
+            Some(_) => files,
+            None => files.max(spec.direct_files()),
+        };
         requests.fetch_add(1, Ordering::Relaxed);
-        let ranked = backend.search(&spec.search(files)).await?;
-        Ok(Arc::new(Answer::new(&ranked, files, flatten)))
+        let ranked = backend.search(&spec.search(size)).await?;
+        let answer = Arc::new(Answer::new(&ranked, size, flatten));
+        *last.lock().expect("not poisoned") = Some(Arc::clone(&answer));
+        Ok(answer)
     })
     .await
+}
+
+impl WindowSpec<'_> {
+    /// The first request of a page fetched without a cache: the files its window sequence
+    /// needs when every file yields one item (the probe, then the estimate of
+    /// [`next_window`], which asks half as many again as the items need), so that one request
+    /// usually serves the page, as it did before windows were sized by items. A first page
+    /// asks for its probe window only.
+    fn direct_files(&self) -> u32 {
+        if self.needed <= self.probe {
+            return self.first_files();
+        }
+        clamp_u32(
+            self.needed
+                .saturating_add(self.needed / 2)
+                .saturating_add(3),
+        )
+        .min(self.max_files.max(1))
+    }
 }
 
 /// The first window: the files that would hold the items needed at one item per file, plus
@@ -483,7 +579,7 @@ fn next_window(asked: u32, trusted: usize, items: usize, needed: usize, max: u32
         doubled
     } else {
         let per_file = items as f64 / trusted as f64;
-        clamp_u32((needed as f64 / per_file * 1.25).ceil() as usize)
+        clamp_u32((needed as f64 / per_file * 1.5).ceil() as usize)
     };
     doubled.max(estimate).min(max)
 }
@@ -656,7 +752,7 @@ mod tests {
     #[test]
     fn growth_is_at_least_double_and_bounded() {
         assert_eq!(next_window(10, 10, 0, 31, 1000), 20);
-        assert_eq!(next_window(10, 10, 5, 31, 1000), 78); // 0.5 items/file → 62 × 1.25
+        assert_eq!(next_window(10, 10, 5, 31, 1000), 93); // 0.5 items/file → 62 × 1.5
         assert_eq!(next_window(600, 600, 1, 10_000, 1000), 1000);
     }
 
@@ -671,6 +767,7 @@ mod tests {
             effort: Effort::default(),
             context_lines: 0,
             needed,
+            probe: needed,
             max_files,
         }
     }

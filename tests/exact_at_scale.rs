@@ -115,10 +115,13 @@ async fn a_cursor_minted_with_other_effort_caps_is_a_mismatch() {
     assert_eq!(restart.items, first.items);
 }
 
-/// Zoekt requests per page over whole walks, counted on the wire.
+/// Zoekt requests per page over whole walks without the window cache, counted on the wire:
+/// every window sequence starts from the walk's first window and then grows by the items per
+/// file it holds (engine/window.rs), so a page beyond the first costs two requests per query,
+/// usually, and rarely more.
 #[tokio::test]
-async fn a_page_usually_costs_one_request_per_query() {
-    let url = support::fixture_zoekt("a_page_usually_costs_one_request_per_query");
+async fn a_page_costs_at_most_two_requests_per_query() {
+    let url = support::fixture_zoekt("a_page_costs_at_most_two_requests_per_query");
     let tap = support::Tap::start(&url).await;
     let p = pager(&tap.url());
     // search_files: one query a page.
@@ -133,7 +136,7 @@ async fn a_page_usually_costs_one_request_per_query() {
     let files_rate = requests as f64 / pages as f64;
     println!("search_files: {requests} requests / {pages} pages = {files_rate:.3}");
     assert!(
-        files_rate <= 1.1,
+        files_rate <= 2.0,
         "search_files: {files_rate:.3} requests a page"
     );
     // find_references asks two queries at once on a page that starts among the definitions,
@@ -172,11 +175,8 @@ async fn a_page_usually_costs_one_request_per_query() {
         "find_references: {requests} requests / {pages} pages = {per_page:.3}; \
          {requests} requests / {queries_asked} queries asked = {per_query:.3}"
     );
-    // Windows start from the walk's first-page window and grow by the items per file seen
-    // (engine/window.rs); usages yield no item in a file that only defines the symbol, so
-    // now and then a usages window grows once more than the first request covered.
     assert!(
-        per_query <= 1.15,
+        per_query <= 2.0,
         "find_references: {per_query:.3} requests a query"
     );
 }

@@ -13,9 +13,9 @@ fn opt(v: &Value, k: &str) -> u64 {
 }
 
 #[tokio::test]
-async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
+async fn windows_start_at_the_first_page_and_caps_are_fixed() {
     let m = support::Tap::start(&support::fixture_zoekt(
-        "window_is_offset_plus_limit_plus_one_and_caps_are_fixed",
+        "windows_start_at_the_first_page_and_caps_are_fixed",
     ))
     .await;
     let cfg = PagerConfig::default();
@@ -38,11 +38,22 @@ async fn window_is_offset_plus_limit_plus_one_and_caps_are_fixed() {
         let reqs = m.new_searches();
         let first = &reqs[0];
         assert_eq!(first["Q"], r"sym:pagerItem\d+");
-        let n = offset + u64::from(limit) + 1;
+        // Every page starts from the walk's first window (limit + 1 items, plus room for the
+        // untrusted edge); a deeper page then grows by the items per file (at least doubling).
+        let m = u64::from(limit) + 1;
         assert_eq!(
             opt(first, "MaxDocDisplayCount"),
-            n + (n / 8).max(3),
+            m + (m / 8).max(3),
             "offset {offset}"
+        );
+        let n = offset + m;
+        let windows: Vec<u64> = reqs.iter().map(|r| opt(r, "MaxDocDisplayCount")).collect();
+        assert!(windows.windows(2).all(|w| w[1] >= 2 * w[0]), "{windows:?}");
+        // The last window was enough: it holds no more files than one per item needed, with
+        // the estimate's headroom (pagerItem files hold one or more items each).
+        assert!(
+            *windows.last().unwrap() <= (n * 3).div_ceil(2).max(2 * windows[0]),
+            "offset {offset}: {windows:?}"
         );
         for r in &reqs {
             // The documented defaults (README), not the code's own: a changed default fails.

@@ -512,10 +512,14 @@ impl WindowSpec<'_> {
     }
 }
 
-/// [`fetch`] straight from `backend`, with no cache: the page's first request is sized to
-/// cover its whole window sequence in the usual case (see [`WindowSpec::direct_files`]), and
-/// the windows after it are read off that answer while it covers them. Requests are counted
-/// in `requests`.
+/// [`fetch`] straight from `backend`, with no cache: each window of the page's sequence is
+/// its own request, counted in `requests`.
+///
+/// A page beyond the first therefore costs two requests, usually: the walk's first window,
+/// then one sized by the items per file it holds. Asking at once for one file per item needed
+/// (as before windows were sized by items) saves that first request when files hold one item
+/// each, but costs a hundred times the files when they hold dozens (`find_references x` at
+/// offset 3,000: 4,500 files and 50 MB, against 34 + 80 files).
 pub async fn fetch_direct<B, T, F>(
     backend: &B,
     spec: &WindowSpec<'_>,
@@ -527,41 +531,12 @@ where
     F: Fn(&RankedFile) -> Vec<T>,
 {
     let flatten = &flatten;
-    let last: std::sync::Mutex<Option<Arc<Answer<T>>>> = std::sync::Mutex::new(None);
-    let last = &last;
     fetch(spec, |files| async move {
-        let held = last.lock().expect("not poisoned").clone();
-        let size = match held {
-            Some(answer) if answer.covers(files) => return Ok(answer),
-            Some(_) => files,
-            None => files.max(spec.direct_files()),
-        };
         requests.fetch_add(1, Ordering::Relaxed);
-        let ranked = backend.search(&spec.search(size)).await?;
-        let answer = Arc::new(Answer::new(&ranked, size, flatten));
-        *last.lock().expect("not poisoned") = Some(Arc::clone(&answer));
-        Ok(answer)
+        let ranked = backend.search(&spec.search(files)).await?;
+        Ok(Arc::new(Answer::new(&ranked, files, flatten)))
     })
     .await
-}
-
-impl WindowSpec<'_> {
-    /// The first request of a page fetched without a cache: the files its window sequence
-    /// needs when every file yields one item (the probe, then the estimate of
-    /// [`next_window`], which asks half as many again as the items need), so that one request
-    /// usually serves the page, as it did before windows were sized by items. A first page
-    /// asks for its probe window only.
-    fn direct_files(&self) -> u32 {
-        if self.needed <= self.probe {
-            return self.first_files();
-        }
-        clamp_u32(
-            self.needed
-                .saturating_add(self.needed / 2)
-                .saturating_add(3),
-        )
-        .min(self.max_files.max(1))
-    }
 }
 
 /// The first window: the files that would hold the items needed at one item per file, plus

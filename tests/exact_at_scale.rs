@@ -367,11 +367,14 @@ async fn files_on_two_branches_page_identically_with_their_branches() {
             assert!(pages.last().unwrap().total.exact);
         }
     }
-    // The text names the branches.
+    // The text names the branches: each version of the file heads its own lines.
     let page = p.lines(q, 0, &support::first_page(30)).await.unwrap();
     let text = zoekt_pager::page_text("search", &page);
-    assert!(text.contains("branchy@dev/src/differs.go:7:"), "{text}");
-    assert!(text.contains("branchy@main/src/differs.go:5:"), "{text}");
+    assert!(text.contains("branchy@dev/src/differs.go\n  7: "), "{text}");
+    assert!(
+        text.contains("branchy@main/src/differs.go\n  5: "),
+        "{text}"
+    );
     // Files: the two versions of differs.go are two items.
     let files = p.files("differs", &support::first_page(30)).await.unwrap();
     let versions: Vec<Vec<String>> = files.items.iter().map(|f| f.branches.clone()).collect();

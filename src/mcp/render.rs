@@ -11,10 +11,7 @@ use crate::tools::ItemText;
 /// The whole text block of a page of `tool`.
 pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
     let mut out = String::new();
-    for item in &page.items {
-        item.write_text(&mut out);
-        out.push('\n');
-    }
+    write_items(&page.items, &mut out);
     let total = if page.total.exact {
         page.total.value.to_string()
     } else {
@@ -25,14 +22,18 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
     } else {
         let first = page.offset + 1;
         let last = page.offset + page.count as u64;
-        let _ = write!(out, "Items {first}-{last} of {total}.");
+        let left = match page.next_cursor {
+            Some(_) => pages_left(page),
+            None => String::new(),
+        };
+        let _ = write!(out, "Items {first}-{last} of {total}{left}.");
     }
     if page.size_capped {
         out.push_str(" (page shortened to stay under the response size bound)");
     }
     match &page.next_cursor {
         Some(c) => {
-            let _ = write!(out, " More: call {tool} with cursor=\"{c}\"");
+            let _ = write!(out, " Next: call {tool} with cursor=\"{c}\"");
         }
         None if !page.items.is_empty() && page.complete => out.push_str(" End of results."),
         None if !page.items.is_empty() => out.push_str(" No further pages (see warnings)."),
@@ -42,6 +43,49 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
         let _ = write!(out, "\nWarning: {w}");
     }
     out
+}
+
+/// How many pages remain after this one, at its limit: ` (3 more pages at limit 30)`, with
+/// "about" when the total is an estimate; empty when the total says nothing is left (the
+/// cursor may still find more, e.g. after a timeout).
+fn pages_left<T>(page: &Page<T>) -> String {
+    let seen = page.offset + page.count as u64;
+    let rest = page.total.value.saturating_sub(seen);
+    let pages = rest.div_ceil(u64::from(page.limit.max(1)));
+    if pages == 0 {
+        return String::new();
+    }
+    let about = if page.total.exact { "" } else { "about " };
+    let s = if pages == 1 { "" } else { "s" };
+    format!(" ({about}{pages} more page{s} at limit {})", page.limit)
+}
+
+/// The items, a line each (or a few, with context). Consecutive items of one file go under
+/// one header line naming it, indented by two spaces, so a path is written once per run
+/// rather than once per item.
+fn write_items<T: ItemText>(items: &[T], out: &mut String) {
+    let mut line = String::new();
+    let mut current = None;
+    for item in items {
+        let file = item.file();
+        line.clear();
+        item.write_text(&mut line);
+        match file {
+            Some(f) => {
+                if current != Some(f) {
+                    let _ = writeln!(out, "{f}");
+                }
+                for l in line.split('\n') {
+                    let _ = writeln!(out, "  {l}");
+                }
+            }
+            None => {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        current = file;
+    }
 }
 
 /// The text block of an error.
@@ -90,7 +134,10 @@ mod tests {
     fn footer_says_where_we_are_and_how_to_continue() {
         let t = page_text("list_repos", &page(Some("C1"), true));
         assert!(
-            t.ends_with("Items 5-5 of 9. More: call list_repos with cursor=\"C1\""),
+            t.ends_with(
+                "Items 5-5 of 9 (4 more pages at limit 1). Next: call list_repos with \
+                 cursor=\"C1\""
+            ),
             "{t}"
         );
         let t = page_text("list_repos", &page(None, true));
@@ -101,6 +148,37 @@ mod tests {
         assert!(
             t.contains("of about 9. No further pages") && t.contains("Warning: paging stops"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn items_of_one_file_share_one_header() {
+        use crate::tools::search_symbols::SymbolItem;
+        let sym = |path: &str, line: u32, name: &str| SymbolItem {
+            name: name.into(),
+            kind: "function".into(),
+            parent: None,
+            parent_kind: None,
+            repo: "r".into(),
+            path: path.into(),
+            branches: vec![],
+            line,
+            column: 1,
+            text: format!("fn {name}()"),
+        };
+        let items = [
+            sym("a.rs", 1, "f"),
+            sym("a.rs", 9, "g"),
+            sym("b.rs", 2, "h"),
+            sym("a.rs", 20, "k"),
+        ];
+        let mut out = String::new();
+        write_items(&items, &mut out);
+        assert_eq!(
+            out,
+            "r/a.rs\n  1 function f | fn f()\n  9 function g | fn g()\n\
+             r/b.rs\n  2 function h | fn h()\n\
+             r/a.rs\n  20 function k | fn k()\n"
         );
     }
 }

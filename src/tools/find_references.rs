@@ -219,22 +219,20 @@ fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
 }
 
 impl ItemText for ReferenceItem {
+    fn file(&self) -> Option<Location<'_>> {
+        Some(Location {
+            repo: &self.repo,
+            branches: &self.branches,
+            path: &self.path,
+        })
+    }
+
     fn write_text(&self, out: &mut String) {
         let role = match self.role {
-            ReferenceRole::Definition => "def",
-            ReferenceRole::Reference => "ref",
+            ReferenceRole::Definition => " def",
+            ReferenceRole::Reference => "",
         };
-        let _ = write!(
-            out,
-            "[{role}] {}:{}: {}",
-            Location {
-                repo: &self.repo,
-                branches: &self.branches,
-                path: &self.path,
-            },
-            self.line,
-            self.text
-        );
+        let _ = write!(out, "{}{role}: {}", self.line, self.text);
     }
 }
 

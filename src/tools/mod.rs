@@ -136,13 +136,14 @@ pub trait AnswerTool: ToolInfo {
 
 /// `repo/path`, or `repo@branch,branch/path` when the index has branches: where an item is,
 /// as the text of every tool writes it.
-pub(crate) struct Location<'a> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location<'a> {
     /// Repository name.
-    pub(crate) repo: &'a str,
+    pub repo: &'a str,
     /// The file's branches (may be empty).
-    pub(crate) branches: &'a [String],
+    pub branches: &'a [String],
     /// Path inside the repository.
-    pub(crate) path: &'a str,
+    pub path: &'a str,
 }
 
 impl std::fmt::Display for Location<'_> {
@@ -156,8 +157,17 @@ impl std::fmt::Display for Location<'_> {
 }
 
 /// An item as text: one line (or a few, for context), no trailing newline.
+///
+/// Items inside a file name it with [`ItemText::file`] and leave it out of their own line:
+/// the page's text writes the file once, as a header over the run of its items, instead of
+/// on every line (a page of symbols often holds several per file).
 pub trait ItemText {
-    /// Appends the item's text to `out`.
+    /// The file the item lies in, written once above consecutive items of that file; `None`
+    /// for an item that is not a place in a file (a file of a listing, a repository).
+    fn file(&self) -> Option<Location<'_>> {
+        None
+    }
+    /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
     fn write_text(&self, out: &mut String);
 }
 

@@ -113,35 +113,25 @@ impl PagedTool for Search {
 }
 
 impl ItemText for LineItem {
+    fn file(&self) -> Option<Location<'_>> {
+        Some(Location {
+            repo: &self.repo,
+            branches: &self.branches,
+            path: &self.path,
+        })
+    }
+
     fn write_text(&self, out: &mut String) {
         for b in &self.before {
-            let _ = writeln!(out, "  | {b}");
+            let _ = writeln!(out, "| {b}");
         }
         if self.line == 0 {
-            let _ = write!(
-                out,
-                "{} (path match)",
-                Location {
-                    repo: &self.repo,
-                    branches: &self.branches,
-                    path: &self.path,
-                }
-            );
+            out.push_str("(path match)");
         } else {
-            let _ = write!(
-                out,
-                "{}:{}: {}",
-                Location {
-                    repo: &self.repo,
-                    branches: &self.branches,
-                    path: &self.path,
-                },
-                self.line,
-                self.text
-            );
+            let _ = write!(out, "{}: {}", self.line, self.text);
         }
         for a in &self.after {
-            let _ = write!(out, "\n  | {a}");
+            let _ = write!(out, "\n| {a}");
         }
     }
 }

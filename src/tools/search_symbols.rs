@@ -118,23 +118,22 @@ impl PagedTool for SearchSymbols {
 }
 
 impl ItemText for SymbolItem {
+    fn file(&self) -> Option<Location<'_>> {
+        Some(Location {
+            repo: &self.repo,
+            branches: &self.branches,
+            path: &self.path,
+        })
+    }
+
     fn write_text(&self, out: &mut String) {
-        let _ = write!(
-            out,
-            "{}:{} {} {}",
-            Location {
-                repo: &self.repo,
-                branches: &self.branches,
-                path: &self.path,
-            },
-            self.line,
-            self.kind,
-            self.name
-        );
+        let _ = write!(out, "{} {} {}", self.line, self.kind, self.name);
         if let Some(parent) = &self.parent {
             let _ = write!(out, " (in {parent})");
         }
-        let _ = write!(out, " | {}", self.text);
+        if !self.text.is_empty() {
+            let _ = write!(out, " | {}", self.text);
+        }
     }
 }
 

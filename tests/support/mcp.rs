@@ -91,7 +91,7 @@ pub async fn walk(client: &Client, tool: &str, args: Value, limits: &[u32]) -> V
         match &cursor {
             Some(c) => {
                 assert_eq!(sc["has_more"], json!(true));
-                let more = format!("More: call {tool} with cursor=\"{c}\"");
+                let more = format!("Next: call {tool} with cursor=\"{c}\"");
                 assert!(last.contains(&more), "{tool}: footer {last:?}");
             }
             None => {

@@ -5,7 +5,8 @@
 //! the settings of the order), per backend query and context lines: the largest [`Answer`]
 //! fetched so far, ordered and flattened. A page whose window that answer covers
 //! ([`Answer::covers`]) is read off it with no request; a page beyond it fetches a bigger one,
-//! at least four times the size ([`GROWTH`]), so a walk of N items costs O(log N) requests. Since Zoekt's
+//! at least four times the size ([`GROWTH`]) and at least 1/[`STEP_SHARE`] of the cache's
+//! bytes, so a walk of N items costs O(log N) requests (2 for most walks). Since Zoekt's
 //! answer for fewer files is a prefix of its answer for more, a page served from the cache is
 //! the page a fresh request would give: the cache changes cost, never content.
 //!

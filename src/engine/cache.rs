@@ -321,25 +321,26 @@ impl WindowCache {
         }
     }
 
-    /// Starts fetching, in the background, the answer a page needing `next_files` files
-    /// would fetch, when `kept` (the request's answer) does not cover it. Skipped when
+    /// Starts fetching, in the background, the answer `next_page` would fetch, when `kept`
+    /// (the request's answer) does not cover its window sequence. Skipped when
     /// enough prefetches run already or the server is busy with pages being waited for
     /// ([`BUSY_FETCHES`]); dropped on shutdown. It fills the cache only, so it
     /// never changes a page.
     pub(crate) fn prefetch<B, T>(
         &self,
         backend: &Arc<B>,
-        spec: &WindowSpec<'_>,
-        kept: &Answer<T>,
-        next_files: u32,
+        next_page: &WindowSpec<'_>,
+        kept: &Arc<Answer<T>>,
     ) where
         B: Backend + 'static,
     {
-        let next_files = next_files.min(spec.max_files);
-        if kept.covers(next_files) || self.shutdown.is_cancelled() {
+        if self.shutdown.is_cancelled() {
             return;
         }
-        let size = self.fetch_size(Some(kept), next_files, spec.max_files);
+        let Some(next_files) = next_page.first_uncovered(kept) else {
+            return;
+        };
+        let size = self.fetch_size(Some(kept), next_files, next_page.max_files);
         let busy = self.counters.foreground.load(Ordering::Relaxed) >= BUSY_FETCHES;
         let slot = Arc::clone(&self.prefetch_slots).try_acquire_owned();
         let (Ok(slot), false) = (slot, busy) else {
@@ -351,7 +352,7 @@ impl WindowCache {
         self.counters.prefetches.fetch_add(1, Ordering::Relaxed);
         let cache = self.clone();
         let backend = Arc::clone(backend);
-        let search = spec.search(size);
+        let search = next_page.search(size);
         tokio::spawn(async move {
             tokio::select! {
                 _ = cache.shutdown.cancelled() => {}

@@ -231,9 +231,7 @@ impl<B: Backend> Pager<B> {
             needed: needed.saturating_add(want.lookahead),
             ..spec.clone()
         };
-        if let Some(files) = next_page.first_uncovered(w.answer()) {
-            cache.prefetch(&self.backend, &spec, w.answer(), files);
-        }
+        cache.prefetch(&self.backend, &next_page, w.answer());
         Ok(w)
     }
 

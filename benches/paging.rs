@@ -90,9 +90,9 @@ impl Backend for Synthetic {
 fn args(limit: Option<u32>, cursor: Option<String>) -> SearchSymbolsArgs {
     SearchSymbolsArgs {
         query: "benchSym".into(),
-        kinds: None,
         limit,
         cursor,
+        ..Default::default()
     }
 }
 

@@ -242,6 +242,7 @@ async fn search_lines_walk() {
             &PageArgs {
                 limit: Some(45),
                 cursor: first.next_cursor.clone(),
+                ..PageArgs::default()
             },
         )
         .await
@@ -249,19 +250,19 @@ async fn search_lines_walk() {
     assert_eq!(line_keys(&continued.items), truth[30..]);
 }
 
-/// A byte bound on pages ends big pages early; the cursor continues right after the last
-/// item, so the walk is still exactly the unpaged result.
+/// A token budget on pages ends big pages early; the cursor continues right after the last
+/// item, so the walk is still exactly the unpaged result. Each form a client may hand a model
+/// (the items' JSON, the page's text) fits on its own.
 #[tokio::test]
 async fn size_bound_shortens_pages_without_gaps() {
-    const BOUND: usize = 3_000;
+    let cfg = PagerConfig {
+        max_page_tokens: 1_000,
+        ..PagerConfig::default()
+    };
+    // 1,000 tokens at 4 characters each, less the 1,500 kept for the footer and warnings.
+    const BOUND: usize = 2_500;
     let url = zoekt();
-    let p = pager_with(
-        &url,
-        PagerConfig {
-            max_page_bytes: BOUND,
-            ..PagerConfig::default()
-        },
-    );
+    let p = pager_with(&url, cfg);
     let pages = walk(&[50], async |a| p.lines("pagerLineMark", 4, a).await).await;
     assert!(pages.len() > 2, "{:?}", sizes(&pages));
     assert!(pages.iter().any(|pg| pg.size_capped));
@@ -276,6 +277,9 @@ async fn size_bound_shortens_pages_without_gaps() {
             "{bytes} bytes in {} items",
             pg.count
         );
+        let mut text = String::new();
+        zoekt_pager::tools::write_items(&pg.items, &mut text);
+        assert!(text.len() <= BOUND || pg.count == 1, "{text}");
         assert_eq!(pg.size_capped, pg.count < 50 && pg.has_more, "{pg:?}");
     }
     let items = all_items(&pages);
@@ -315,6 +319,7 @@ async fn cursor_errors_and_past_the_end() {
     let with = |c: &str| PageArgs {
         limit: Some(10),
         cursor: Some(c.to_string()),
+        ..PageArgs::default()
     };
     let e = p.symbols("other", &[], &with(&c)).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::CursorMismatch);
@@ -414,6 +419,7 @@ async fn over_ceiling_cursor_never_reaches_zoekt() {
             &PageArgs {
                 limit: Some(10),
                 cursor: Some(key.cursor(51, &first)),
+                ..PageArgs::default()
             },
         )
         .await
@@ -520,6 +526,7 @@ async fn whitespace_between_tokens_does_not_change_the_request() {
     let next = PageArgs {
         limit: Some(5),
         cursor: Some(c),
+        ..PageArgs::default()
     };
     // The same query typed with more spaces continues the same walk.
     let spaced = p

@@ -75,6 +75,7 @@ async fn a_cursor_minted_with_other_effort_caps_is_a_mismatch() {
     let next = PageArgs {
         limit: Some(10),
         cursor: first.next_cursor.clone(),
+        ..PageArgs::default()
     };
     for cfg in [
         PagerConfig {
@@ -110,6 +111,7 @@ async fn a_cursor_minted_with_other_effort_caps_is_a_mismatch() {
     let empty = PageArgs {
         limit: Some(10),
         cursor: Some(String::new()),
+        ..PageArgs::default()
     };
     let restart = p.symbols(r"pagerItem\d+", &[], &empty).await.unwrap();
     assert_eq!(restart.items, first.items);

@@ -31,6 +31,7 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
                 &PageArgs {
                     limit: Some(limit),
                     cursor: cursor.clone(),
+                    ..PageArgs::default()
                 },
             )
             .await

@@ -499,6 +499,7 @@ mod tests {
             args.set_paging(PageArgs {
                 limit: Some(limit),
                 cursor,
+                ..PageArgs::default()
             });
             pages.push(p.page::<SearchSymbols>(&args).await.expect("page"));
             assert!(pages.len() < 2000, "runaway walk");

@@ -55,21 +55,37 @@ pub struct PagerConfig {
     #[command(flatten)]
     #[serde(flatten)]
     pub effort: Effort,
-    /// Bound on the JSON of one page's items, in bytes: a page that would be larger ends
-    /// early and its cursor continues right after its last item.
+    /// What one page may cost a model to read, in tokens (estimated as 4 characters each).
     ///
-    /// Set as `--max-response-bytes`, meant as a bound on the whole tool result (text block
-    /// plus structured content): the text repeats the items, so their JSON gets half of it.
-    /// Only the items are measured (the footer and warnings are not), and a page always keeps
-    /// its first item.
+    /// Clients differ in which form of a result they hand the model: most pass the text
+    /// block, some (Claude Code, when both are present) the structured content. So each form
+    /// of a page's items must fit on its own; the text block and the structured content are
+    /// measured separately, never summed. Default options fit `--max-limit` items well
+    /// inside it; a page cut short by it (large `snippet_length` or `context_lines`) says so,
+    /// and its cursor continues right after its last item. A page always keeps its first item.
     #[arg(
-        long = "max-response-bytes",
-        env = "ZOEKT_PAGER_MAX_RESPONSE_BYTES",
-        default_value_t = PagerConfig::DEFAULT.max_page_bytes * 2,
-        value_parser = half_of_response_bytes,
+        long,
+        env = "ZOEKT_PAGER_MAX_PAGE_TOKENS",
+        default_value_t = PagerConfig::DEFAULT.max_page_tokens,
         global = true
     )]
-    pub max_page_bytes: usize,
+    pub max_page_tokens: usize,
+    /// Characters of a source line shown when a call gives no `snippet_length`.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_SNIPPET_LENGTH",
+        default_value_t = PagerConfig::DEFAULT.snippet_length,
+        global = true
+    )]
+    pub snippet_length: u32,
+    /// Largest `snippet_length` a call may ask for (at most 1000).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_SNIPPET_LENGTH",
+        default_value_t = PagerConfig::DEFAULT.max_snippet_length,
+        global = true
+    )]
+    pub max_snippet_length: u32,
     /// Bounds of one `read_file` answer.
     #[command(flatten)]
     #[serde(flatten)]
@@ -210,7 +226,9 @@ impl PagerConfig {
             total_max_match_count: 0,
             max_wall_time_ms: 10_000,
         },
-        max_page_bytes: 20_000,
+        max_page_tokens: 10_000,
+        snippet_length: 200,
+        max_snippet_length: 1_000,
         read: ReadLimits {
             max_lines: 400,
             max_bytes: 32_000,
@@ -240,6 +258,19 @@ impl PagerConfig {
                 u32::MAX
             ));
         }
+        if self.max_page_tokens < 500 {
+            return Err("--max-page-tokens must be at least 500".into());
+        }
+        let hard = super::text::MAX_TEXT_CHARS as u32;
+        if self.max_snippet_length == 0 || self.max_snippet_length > hard {
+            return Err(format!("--max-snippet-length must be from 1 to {hard}"));
+        }
+        if self.snippet_length == 0 || self.snippet_length > self.max_snippet_length {
+            return Err(format!(
+                "--snippet-length ({}) must be from 1 to --max-snippet-length ({})",
+                self.snippet_length, self.max_snippet_length
+            ));
+        }
         if self.read.max_lines == 0 || self.read.max_bytes < 100 {
             return Err(
                 "--max-read-lines must be at least 1 and --max-read-bytes at least 100".into(),
@@ -267,16 +298,21 @@ impl Default for ReadLimits {
     }
 }
 
-/// Reads `--max-response-bytes` into the items' share of it.
-fn half_of_response_bytes(text: &str) -> Result<usize, String> {
-    let bytes: usize = text
-        .parse()
-        .map_err(|e| format!("`{text}` is not a number of bytes: {e}"))?;
-    if bytes < 1_000 {
-        return Err("--max-response-bytes must be at least 1000".into());
+impl PagerConfig {
+    /// Characters each form of a page's items may take: the token budget at 4 characters a
+    /// token, less room for the footer, warnings and the page's other fields.
+    pub fn page_chars(&self) -> usize {
+        self.max_page_tokens
+            .saturating_mul(CHARS_PER_TOKEN)
+            .saturating_sub(PAGE_FRAME_CHARS)
     }
-    Ok(bytes / 2)
 }
+
+/// The usual estimate of characters per token for code and JSON.
+pub const CHARS_PER_TOKEN: usize = 4;
+
+/// Characters kept for what a page says besides its items (footer, warnings, totals).
+const PAGE_FRAME_CHARS: usize = 1_500;
 
 #[cfg(test)]
 mod tests {
@@ -294,9 +330,12 @@ mod tests {
         // The environment could set any ZOEKT_PAGER_ variable; none is set in tests.
         let parsed = Flags::try_parse_from(["x"]).unwrap().config;
         assert_eq!(parsed, PagerConfig::DEFAULT);
-        let parsed = Flags::try_parse_from(["x", "--max-response-bytes", "3000"]).unwrap();
-        assert_eq!(parsed.config.max_page_bytes, 1_500);
-        assert!(Flags::try_parse_from(["x", "--max-response-bytes", "999"]).is_err());
+        let parsed = Flags::try_parse_from(["x", "--max-page-tokens", "3000"]).unwrap();
+        assert_eq!(parsed.config.max_page_tokens, 3_000);
+        assert_eq!(parsed.config.page_chars(), 10_500);
+        let mut small = PagerConfig::DEFAULT;
+        small.snippet_length = 2_000;
+        assert!(small.validate().unwrap_err().contains("--snippet-length"));
     }
 
     #[test]
@@ -311,12 +350,14 @@ mod tests {
                 "max_context_lines",
                 "max_limit",
                 "max_offset",
-                "max_page_bytes",
+                "max_page_tokens",
                 "max_read_bytes",
                 "max_read_lines",
+                "max_snippet_length",
                 "max_wall_time_ms",
                 "max_window",
                 "shard_max_match_count",
+                "snippet_length",
                 "total_max_match_count"
             ]
         );

@@ -51,6 +51,14 @@ pub enum ArgumentError {
         /// The largest number accepted.
         max: u32,
     },
+    /// `snippet_length` is 0 or above the maximum.
+    #[error("snippet_length is {given}")]
+    SnippetLength {
+        /// The number given.
+        given: u32,
+        /// The largest number accepted.
+        max: u32,
+    },
     /// More `kinds` than accepted.
     #[error("{count} kinds given")]
     TooManyKinds {

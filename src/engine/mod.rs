@@ -14,7 +14,7 @@ pub mod order;
 pub mod page;
 #[cfg(test)]
 pub(crate) mod testing;
-pub(crate) mod text;
+pub mod text;
 pub mod window;
 
 use std::sync::Arc;
@@ -27,6 +27,7 @@ use cursor::{RequestKey, Scope};
 use error::{ArgumentError, Error};
 use page::{Collected, Page, PageArgs, Slice, Total, Want};
 use serde::Serialize;
+use text::Snippet;
 use window::{Window, WindowSpec};
 
 use crate::tools::{PagedArgs, PagedTool};
@@ -102,9 +103,13 @@ impl<B: Backend> Pager<B> {
     ) -> Result<Page<T::Item>, Error> {
         let plan = T::plan(args, &self.cfg)?;
         let key = RequestKey::new(scope, &T::key(&plan), &self.order_settings());
-        let slice = self.slice(&key, &args.paging())?;
-        let mut needed = slice.needed();
+        let paging = args.paging();
+        let slice = self.slice(&key, &paging)?;
         let requests = AtomicU32::new(0);
+        if paging.count_only {
+            return self.count::<T>(&plan, &key, slice.limit, &requests).await;
+        }
+        let mut needed = slice.needed();
         // The cursor's last item may now stand further down than its offset said (the
         // results changed): then the page needs a bigger window, at least twice the last one,
         // since a window that ends before the item cannot tell how far down it is. It stops
@@ -135,6 +140,52 @@ impl<B: Backend> Pager<B> {
             needed = page_end.max(needed.saturating_mul(2));
         }
         unreachable!("the last round returns")
+    }
+
+    /// `count_only`: the total alone, from one request per query of `--max-window` files (the
+    /// most any page could read), so it is exact whenever Zoekt returns every file. The
+    /// answer stays in the cache, where the walk that usually follows starts from it.
+    async fn count<T: PagedTool>(
+        &self,
+        plan: &T::Plan,
+        key: &RequestKey,
+        limit: u32,
+        requests: &AtomicU32,
+    ) -> Result<Page<T::Item>, Error> {
+        // Needing every item, and a probe as large, makes the first window the largest one,
+        // and the only one: it is final at the cap or when Zoekt runs out.
+        let want = Want {
+            needed: usize::MAX,
+            after: None,
+            request: key,
+            lookahead: usize::MAX - 1,
+            requests,
+        };
+        let collected = T::collect(self, plan, &want).await?;
+        let mut warnings = collected.warnings;
+        let total = collected.total;
+        if !total.exact && warnings.is_empty() {
+            warnings.push(format!(
+                "the total is estimated from Zoekt's match count: more files match than one \
+                 request reads (--max-window {})",
+                self.cfg.max_window
+            ));
+        }
+        Ok(Page {
+            items: Vec::new(),
+            count: 0,
+            offset: 0,
+            limit,
+            has_more: false,
+            next_cursor: None,
+            total,
+            complete: warnings.is_empty(),
+            size_capped: false,
+            pages: Some(total.value.div_ceil(u64::from(limit))),
+            resynced: false,
+            warnings,
+            zoekt_requests: requests.load(Ordering::Relaxed),
+        })
     }
 
     /// Everything besides the request that decides which items come out in which order:
@@ -288,10 +339,22 @@ impl<B: Backend> Pager<B> {
             Some(c) if !c.is_empty() => Some(key.resume(c, self.cfg.max_offset)?),
             _ => None,
         };
+        let snippet_length = args.snippet_length.unwrap_or(self.cfg.snippet_length);
+        if snippet_length == 0 || snippet_length > self.cfg.max_snippet_length {
+            return Err(ArgumentError::SnippetLength {
+                given: snippet_length,
+                max: self.cfg.max_snippet_length,
+            }
+            .into());
+        }
         Ok(Slice {
             offset: resume.map_or(0, |r| r.offset),
             limit,
             after: resume.map(|r| r.after),
+            snippet: Snippet {
+                include: args.include_snippet.unwrap_or(true),
+                max_chars: snippet_length as usize,
+            },
         })
     }
 }
@@ -339,6 +402,7 @@ mod tests {
             query: TEXT.into(),
             limit: Some(limit),
             cursor: cursor.map(String::from),
+            ..Default::default()
         }
     }
 

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
 use super::order::Position;
+use super::text::Snippet;
 use super::window::{ItemList, Section};
+use crate::tools::{ItemText, text_lens};
 
 /// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -42,10 +44,15 @@ pub struct Page<T> {
     /// `false` when Zoekt's answer was partial (timeouts, skipped shards or files, crashes,
     /// caps reached) or the page had to resync: `warnings` says why.
     pub complete: bool,
-    /// `true` when the page holds fewer than `limit` items only because of the response size
-    /// bound (e.g. many context lines); `next_cursor` continues right after it.
+    /// `true` when the page holds fewer than `limit` items only because they would not fit
+    /// the page's token budget (large `snippet_length` or `context_lines`); `next_cursor`
+    /// continues right after it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub size_capped: bool,
+    /// With `count_only`: how many pages of `limit` items the total makes (and `items` is
+    /// empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u64>,
     /// `true` when the results changed since the cursor was minted (the index changed, or
     /// Zoekt cut its answer differently): the page still starts right after the last item
     /// served, so nothing repeats, but `offset` is where that item is now.
@@ -59,13 +66,20 @@ pub struct Page<T> {
     pub zoekt_requests: u32,
 }
 
-/// Where a walk is: the page size and the cursor, as a caller gives them.
+/// Where a walk is and how its page shows, as a caller gives them: the arguments every
+/// paged tool shares.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageArgs {
     /// Items per page (`None`: the configured default).
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page (`None`: the first page).
     pub cursor: Option<String>,
+    /// No items, only the total and the number of pages at `limit`.
+    pub count_only: bool,
+    /// Show source lines (`None`: yes).
+    pub include_snippet: Option<bool>,
+    /// Most characters of a source line shown (`None`: the configured default).
+    pub snippet_length: Option<u32>,
 }
 
 /// What a tool is asked to collect for one page.
@@ -184,7 +198,7 @@ impl<T> Collected<T> {
     }
 }
 
-/// Where a page starts and how big it is, once validated.
+/// Where a page starts, how big it is and how its items show, once validated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Slice {
     /// The cursor's offset (0 without one): where the page starts if nothing moved.
@@ -192,6 +206,8 @@ pub(crate) struct Slice {
     pub(crate) limit: u32,
     /// The last item served before this page.
     pub(crate) after: Option<Position>,
+    /// How the page's source lines show.
+    pub(crate) snippet: Snippet,
 }
 
 impl Slice {
@@ -234,10 +250,10 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
     }
 }
 
-/// Cuts the page at `start`, `limit` items long, shortened to the byte bound, and mints the
-/// next cursor: it points right after the last item returned, so a page ended early by the
-/// bound still never skips anything.
-pub(crate) fn cut<T: Serialize + Clone>(
+/// Cuts the page at `start`, `limit` items long, shows its items' source lines as asked,
+/// shortens it to the token budget, and mints the next cursor: it points right after the last
+/// item returned, so a page ended early by the budget still never skips anything.
+pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     key: &RequestKey,
     slice: Slice,
     start: Start,
@@ -251,7 +267,9 @@ pub(crate) fn cut<T: Serialize + Clone>(
     let mut positions: Vec<Position> = Vec::with_capacity(end - begin);
     for i in begin..end {
         let (item, position) = collected.get(i).expect("i < len");
-        page.push(item.clone());
+        let mut item = item.clone();
+        item.shape(&slice.snippet);
+        page.push(item);
         positions.push(position);
     }
     let Collected {
@@ -262,7 +280,7 @@ pub(crate) fn cut<T: Serialize + Clone>(
         mut warnings,
         ..
     } = collected;
-    let kept = fitting_prefix(&page, cfg.max_page_bytes);
+    let kept = fitting_prefix(&page, cfg.page_chars());
     let size_capped = kept < page.len();
     page.truncate(kept);
     let offset = first + begin as u64;
@@ -309,19 +327,23 @@ pub(crate) fn cut<T: Serialize + Clone>(
         total,
         complete,
         size_capped,
+        pages: None,
         resynced: start.resynced,
         warnings,
         zoekt_requests: 0,
     }
 }
 
-/// How many leading items fit in `max_bytes` of JSON (always at least one, so a walk moves).
-/// Items are measured as they serialise, never built: the MCP layer serialises the page once.
-fn fitting_prefix<T: Serialize>(items: &[T], max_bytes: usize) -> usize {
-    let mut used = 0usize;
-    for (i, item) in items.iter().enumerate() {
-        used += json_len(item) + 1;
-        if used > max_bytes && i > 0 {
+/// How many leading items fit in `max_chars`, in each of the forms a client may hand a model:
+/// the page's text and the items' JSON, measured apart (a client passes one or the other).
+/// Always at least one, so a walk moves. Items are measured, never built: the MCP layer
+/// writes the page once.
+fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usize {
+    let (mut text, mut json) = (0usize, 0usize);
+    for (i, text_len) in text_lens(items).enumerate() {
+        text += text_len;
+        json += json_len(&items[i]) + 1;
+        if (text > max_chars || json > max_chars) && i > 0 {
             return i;
         }
     }

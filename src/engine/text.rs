@@ -3,9 +3,44 @@
 
 use super::backend::MatchedLine;
 
-/// Longest `text` an item carries, in characters. Keeps a default page well inside an
-/// assistant's token budget even on minified or generated code.
-pub const MAX_TEXT_CHARS: usize = 200;
+/// Longest source line an item keeps, in characters: the most any `snippet_length` can show.
+/// Items are kept (and cached) at this length; a page clips them to the caller's
+/// `snippet_length` (see [`Snippet`]), so that choice never changes which items come out.
+pub const MAX_TEXT_CHARS: usize = 1_000;
+
+/// How the source lines of a page's items show: the caller's `include_snippet` and
+/// `snippet_length`, validated. Applied to a page's items after the cut, so it changes what
+/// an item shows, never which items a page holds (and is not in the cursor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Snippet {
+    /// Show source lines at all (the line and its context lines).
+    pub include: bool,
+    /// Most characters of a line shown, `…` included when the line is cut.
+    pub max_chars: usize,
+}
+
+impl Snippet {
+    /// The snippet of every line: dropped, or clipped to `max_chars`.
+    pub fn apply(&self, line: &mut String) {
+        if !self.include {
+            line.clear();
+        } else if let Some((i, _)) = line.char_indices().nth(self.max_chars) {
+            // Cut one character earlier to make room for the `…`.
+            let keep = line[..i].char_indices().next_back().map_or(0, |(j, _)| j);
+            line.truncate(keep);
+            line.push('…');
+        }
+    }
+
+    /// The same for a block of context lines: dropped, or each line clipped.
+    pub fn apply_all(&self, lines: &mut Vec<String>) {
+        if self.include {
+            lines.iter_mut().for_each(|l| self.apply(l));
+        } else {
+            lines.clear();
+        }
+    }
+}
 
 /// Trims the line (and its newline) and shortens it to [`MAX_TEXT_CHARS`].
 pub fn clip_text(line: &str) -> String {
@@ -17,12 +52,15 @@ fn clip_text_keep_indent(line: &str) -> String {
     shorten(line.trim_end())
 }
 
-/// `text` cut after [`MAX_TEXT_CHARS`] characters, with `…` when it was cut.
+/// `text` cut to [`MAX_TEXT_CHARS`] characters, the last being `…` when it was cut.
 fn shorten(text: &str) -> String {
-    match text.char_indices().nth(MAX_TEXT_CHARS) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
+    let mut s = text.to_string();
+    Snippet {
+        include: true,
+        max_chars: MAX_TEXT_CHARS,
     }
+    .apply(&mut s);
+    s
 }
 
 /// 1-based character column of a byte offset into `line` (clamped, never panics on a
@@ -88,10 +126,36 @@ mod tests {
 
     #[test]
     fn long_lines_are_clipped_and_columns_count_characters() {
-        let long = "é".repeat(500);
-        assert_eq!(clip_text(&long).chars().count(), MAX_TEXT_CHARS + 1);
+        let long = "é".repeat(1_500);
+        let clipped = clip_text(&long);
+        assert_eq!(clipped.chars().count(), MAX_TEXT_CHARS);
+        assert!(clipped.ends_with("é…"));
         assert_eq!(column("éé x", 4), 3);
         assert_eq!(column("é", 1), 1); // inside a char: clamped, no panic
+    }
+
+    #[test]
+    fn snippets_clip_to_their_length_ellipsis_included_or_go() {
+        let clip = |n: usize, text: &str| {
+            let mut s = text.to_string();
+            Snippet {
+                include: true,
+                max_chars: n,
+            }
+            .apply(&mut s);
+            s
+        };
+        assert_eq!(clip(5, "abcdef"), "abcd…");
+        assert_eq!(clip(6, "abcdef"), "abcdef");
+        assert_eq!(clip(3, "ééééé"), "éé…");
+        assert_eq!(clip(1, "ab"), "…");
+        let mut lines = vec!["x".to_string()];
+        Snippet {
+            include: false,
+            max_chars: 9,
+        }
+        .apply_all(&mut lines);
+        assert!(lines.is_empty());
     }
 
     #[test]

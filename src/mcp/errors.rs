@@ -115,6 +115,9 @@ fn argument_hint(e: &ArgumentError) -> String {
             format!("Use a limit from 1 to {max} (default {default}).")
         }
         ArgumentError::ContextLines { max, .. } => format!("Use 0 to {max} context lines."),
+        ArgumentError::SnippetLength { max, .. } => {
+            format!("Use a snippet_length from 1 to {max} characters, or include_snippet=false.")
+        }
         ArgumentError::TooManyKinds { .. } => {
             format!("Pass at most {MAX_KINDS} ctags kinds, e.g. [\"function\", \"method\"].")
         }

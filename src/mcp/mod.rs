@@ -325,8 +325,8 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         let page = match self
             .pager
             .repo_listing(&PageArgs {
-                limit: None,
                 cursor,
+                ..PageArgs::default()
             })
             .await
         {

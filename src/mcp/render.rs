@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::errors::ToolError;
 use crate::engine::page::Page;
-use crate::tools::ItemText;
+use crate::tools::{ItemText, write_items};
 
 /// The whole text block of a page of `tool`.
 pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
@@ -17,6 +17,20 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
     } else {
         format!("about {}", page.total.value)
     };
+    if let Some(pages) = page.pages {
+        let s = if pages == 1 { "" } else { "s" };
+        let about = if page.total.exact { "" } else { "about " };
+        let _ = write!(
+            out,
+            "Count only: {total} items, {about}{pages} page{s} at limit {}. Call {tool} without \
+             count_only to list them.",
+            page.limit
+        );
+        for w in &page.warnings {
+            let _ = write!(out, "\nWarning: {w}");
+        }
+        return out;
+    }
     if page.items.is_empty() {
         let _ = write!(out, "No items at offset {} (total {total}).", page.offset);
     } else {
@@ -29,7 +43,12 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
         let _ = write!(out, "Items {first}-{last} of {total}{left}.");
     }
     if page.size_capped {
-        out.push_str(" (page shortened to stay under the response size bound)");
+        let _ = write!(
+            out,
+            " Only {} of limit {} items: the next would pass the page's token budget; a \
+             smaller snippet_length or context_lines fits more.",
+            page.count, page.limit
+        );
     }
     match &page.next_cursor {
         Some(c) => {
@@ -58,34 +77,6 @@ fn pages_left<T>(page: &Page<T>) -> String {
     let about = if page.total.exact { "" } else { "about " };
     let s = if pages == 1 { "" } else { "s" };
     format!(" ({about}{pages} more page{s} at limit {})", page.limit)
-}
-
-/// The items, a line each (or a few, with context). Consecutive items of one file go under
-/// one header line naming it, indented by two spaces, so a path is written once per run
-/// rather than once per item.
-fn write_items<T: ItemText>(items: &[T], out: &mut String) {
-    let mut line = String::new();
-    let mut current = None;
-    for item in items {
-        let file = item.file();
-        line.clear();
-        item.write_text(&mut line);
-        match file {
-            Some(f) => {
-                if current != Some(f) {
-                    let _ = writeln!(out, "{f}");
-                }
-                for l in line.split('\n') {
-                    let _ = writeln!(out, "  {l}");
-                }
-            }
-            None => {
-                out.push_str(&line);
-                out.push('\n');
-            }
-        }
-        current = file;
-    }
 }
 
 /// The text block of an error.
@@ -120,6 +111,7 @@ mod tests {
             },
             complete,
             size_capped: false,
+            pages: None,
             resynced: false,
             zoekt_requests: 0,
             warnings: if complete {
@@ -165,6 +157,8 @@ mod tests {
             line,
             column: 1,
             text: format!("fn {name}()"),
+            before: vec![],
+            after: vec![],
         };
         let items = [
             sym("a.rs", 1, "f"),

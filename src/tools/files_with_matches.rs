@@ -13,13 +13,14 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
-use crate::engine::text::{clip_text, first_match_column};
+use crate::engine::text::{Snippet, clip_text, first_match_column};
 use crate::zoekt::query;
 
 /// The `files_with_matches` tool.
 pub struct FilesWithMatches;
 
 paged_args! {
+    snippets;
     /// Arguments of `files_with_matches`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -97,7 +98,7 @@ impl ItemText for MatchingFileItem {
         };
         let _ = write!(
             out,
-            "{} ({} {lines}) :{}: {}",
+            "{} ({} {lines}) :{}",
             Location {
                 repo: &self.repo,
                 branches: &self.branches,
@@ -105,8 +106,14 @@ impl ItemText for MatchingFileItem {
             },
             self.matching_lines,
             self.first_line,
-            self.text
         );
+        if !self.text.is_empty() {
+            let _ = write!(out, ": {}", self.text);
+        }
+    }
+
+    fn shape(&mut self, snippet: &Snippet) {
+        snippet.apply(&mut self.text);
     }
 }
 

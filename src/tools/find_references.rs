@@ -8,20 +8,22 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Total, Want};
-use crate::engine::text::{clip_text, column, find_word};
+use crate::engine::text::{Snippet, clip_text, column, context_lines, find_word};
 use crate::engine::window::{Window, clamp_u32};
+use crate::tools::search_symbols::checked_context_lines;
 use crate::zoekt::query;
 
 /// The `find_references` tool.
 pub struct FindReferences;
 
 paged_args! {
+    snippets;
     /// Arguments of `find_references`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -33,6 +35,10 @@ paged_args! {
         #[serde(default)]
         #[arg(long)]
         pub filters: Option<String>,
+        /// Lines of context before and after each line.
+        #[serde(default)]
+        #[arg(long, visible_alias = "context")]
+        pub context_lines: Option<u32>,
     }
 }
 
@@ -67,6 +73,12 @@ pub struct ReferenceItem {
     /// ctags kind, for definitions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// Lines before this one, oldest first (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    /// Lines after this one (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
 }
 
 /// The two queries behind a `find_references` call.
@@ -75,6 +87,7 @@ pub struct Plan {
     symbol: String,
     definitions: String,
     usages: String,
+    context_lines: u32,
 }
 
 impl ToolInfo for FindReferences {
@@ -92,12 +105,13 @@ impl PagedTool for FindReferences {
     type Item = ReferenceItem;
     type Plan = Plan;
 
-    fn plan(args: &FindReferencesArgs, _cfg: &PagerConfig) -> Result<Plan, Error> {
+    fn plan(args: &FindReferencesArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let qs = query::references_queries(&args.symbol, args.filters.as_deref().unwrap_or(""))?;
         Ok(Plan {
             symbol: args.symbol.trim().to_string(),
             definitions: qs.definitions,
             usages: qs.usages,
+            context_lines: checked_context_lines(args.context_lines, cfg)?,
         })
     }
 
@@ -121,7 +135,13 @@ impl PagedTool for FindReferences {
             let start = after.section_start;
             let needed = want.needed.saturating_sub(start as usize).max(1);
             let usages = pager
-                .window(want, &plan.usages, 0, needed, flatten_usages)
+                .window(
+                    want,
+                    &plan.usages,
+                    plan.context_lines,
+                    needed,
+                    flatten_usages,
+                )
                 .await?
                 .in_section(1, start, after.earlier_cut);
             let mut warnings = Vec::new();
@@ -144,10 +164,20 @@ impl PagedTool for FindReferences {
             });
         }
         let (defs, usages) = tokio::try_join!(
-            pager.window(want, &plan.definitions, 0, want.needed, |f| {
-                definitions_of(f, symbol)
-            }),
-            pager.window(want, &plan.usages, 0, want.needed, flatten_usages),
+            pager.window(
+                want,
+                &plan.definitions,
+                plan.context_lines,
+                want.needed,
+                |f| { definitions_of(f, symbol) }
+            ),
+            pager.window(
+                want,
+                &plan.usages,
+                plan.context_lines,
+                want.needed,
+                flatten_usages
+            ),
         )?;
         let mut warnings = Vec::new();
         pager.warn(&defs, &mut warnings);
@@ -232,7 +262,23 @@ impl ItemText for ReferenceItem {
             ReferenceRole::Definition => " def",
             ReferenceRole::Reference => "",
         };
-        let _ = write!(out, "{}{role}: {}", self.line, self.text);
+        write_in_context(
+            out,
+            &self.before,
+            |out| {
+                let _ = write!(out, "{}{role}", self.line);
+                if !self.text.is_empty() {
+                    let _ = write!(out, ": {}", self.text);
+                }
+            },
+            &self.after,
+        );
+    }
+
+    fn shape(&mut self, snippet: &Snippet) {
+        snippet.apply(&mut self.text);
+        snippet.apply_all(&mut self.before);
+        snippet.apply_all(&mut self.after);
     }
 }
 
@@ -251,6 +297,8 @@ fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
             column: s.column,
             text: s.text,
             kind: Some(s.kind),
+            before: s.before,
+            after: s.after,
         })
         .collect();
     out.dedup_by_key(|d| d.line);
@@ -282,6 +330,8 @@ fn usages_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
             column: column(&line.text, at as u32),
             text: clip_text(&line.text),
             kind: None,
+            before: context_lines(line.before.as_deref()),
+            after: context_lines(line.after.as_deref()),
         });
     }
     out.sort_by_key(|r| r.line);
@@ -448,6 +498,7 @@ mod tests {
             filters: Some(FILTERS.into()),
             limit: Some(limit),
             cursor,
+            ..Default::default()
         }
     }
 

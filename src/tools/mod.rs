@@ -18,6 +18,7 @@ pub mod search;
 pub mod search_files;
 pub mod search_symbols;
 
+use std::fmt::Write as _;
 use std::future::Future;
 
 use schemars::JsonSchema;
@@ -30,6 +31,7 @@ use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, PageArgs, Want};
+use crate::engine::text::Snippet;
 
 /// What every tool has: a name and the words that present it.
 pub trait ToolInfo: Send + Sync + 'static {
@@ -53,11 +55,51 @@ pub trait PagedArgs {
     fn set_paging(&mut self, paging: PageArgs);
 }
 
-/// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit` and
-/// `cursor` every paged tool takes (the same names, docs and flags everywhere), and its
-/// [`PagedArgs`].
+/// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
+/// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
+/// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
+/// `snippets;` and also takes `include_snippet` and `snippet_length`.
 macro_rules! paged_args {
     (
+        snippets;
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        paged_args! {
+            @build [include_snippet snippet_length]
+            $(#[$meta])*
+            pub struct $name {
+                $($(#[$field_meta])* pub $field: $ty,)*
+                /// Show the source lines (default true); false leaves only where each item is.
+                #[serde(default)]
+                #[arg(long)]
+                pub include_snippet: Option<bool>,
+                /// Most characters of each source line shown, `…` included when cut (default
+                /// 200). Changes what items show, never which items a page holds.
+                #[serde(default)]
+                #[arg(long)]
+                pub snippet_length: Option<u32>,
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        paged_args! {
+            @build []
+            $(#[$meta])*
+            pub struct $name {
+                $($(#[$field_meta])* pub $field: $ty,)*
+            }
+        }
+    };
+    (
+        @build [$($snippet:ident)*]
         $(#[$meta:meta])*
         pub struct $name:ident {
             $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
@@ -74,18 +116,30 @@ macro_rules! paged_args {
             #[serde(default)]
             #[arg(long)]
             pub cursor: Option<String>,
+            /// Return no items, only the total (exact, or an estimate with its reason) and the
+            /// number of pages at `limit`. Costs one Zoekt request per query.
+            #[serde(default)]
+            #[arg(long)]
+            pub count_only: Option<bool>,
         }
 
         impl $crate::tools::PagedArgs for $name {
+            // The update fills the snippet fields of tools without them; with them it is empty.
+            #[allow(clippy::needless_update)]
             fn paging(&self) -> $crate::engine::page::PageArgs {
                 $crate::engine::page::PageArgs {
                     limit: self.limit,
                     cursor: self.cursor.clone(),
+                    count_only: self.count_only.unwrap_or(false),
+                    $($snippet: self.$snippet,)*
+                    ..Default::default()
                 }
             }
             fn set_paging(&mut self, paging: $crate::engine::page::PageArgs) {
                 self.limit = paging.limit;
                 self.cursor = paging.cursor;
+                self.count_only = Some(paging.count_only).filter(|c| *c);
+                $(self.$snippet = paging.$snippet;)*
             }
         }
     };
@@ -169,6 +223,86 @@ pub trait ItemText {
     }
     /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
     fn write_text(&self, out: &mut String);
+    /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
+    /// nothing to do for an item without source lines.
+    fn shape(&mut self, _snippet: &Snippet) {}
+}
+
+/// Writes a source line between its context lines, each context line marked `| ` (a blank
+/// one just `|`).
+pub(crate) fn write_in_context(
+    out: &mut String,
+    before: &[String],
+    line: impl FnOnce(&mut String),
+    after: &[String],
+) {
+    let context = |out: &mut String, l: &str| {
+        out.push('|');
+        if !l.is_empty() {
+            out.push(' ');
+            out.push_str(l);
+        }
+    };
+    for b in before {
+        context(out, b);
+        out.push('\n');
+    }
+    line(out);
+    for a in after {
+        out.push('\n');
+        context(out, a);
+    }
+}
+
+/// The items as a page's text: a line each (or a few, with context). Consecutive items of one
+/// file go under one header line naming it, indented by two spaces, so a path is written once
+/// per run rather than once per item.
+pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
+    let mut line = String::new();
+    let mut current = None;
+    for item in items {
+        write_item(item, current, &mut line, out);
+        current = item.file();
+    }
+}
+
+/// How many bytes each item adds to [`write_items`]' text (its file's header included when
+/// it starts a run): what the page's budget measures.
+pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
+    let mut line = String::new();
+    let mut out = String::new();
+    let mut current = None;
+    items.iter().map(move |item| {
+        out.clear();
+        write_item(item, current, &mut line, &mut out);
+        current = item.file();
+        out.len()
+    })
+}
+
+/// Appends one item of [`write_items`], after an item of file `current`.
+fn write_item<'a, T: ItemText>(
+    item: &'a T,
+    current: Option<Location<'a>>,
+    line: &mut String,
+    out: &mut String,
+) {
+    line.clear();
+    item.write_text(line);
+    match item.file() {
+        Some(f) => {
+            if current != Some(f) {
+                let _ = writeln!(out, "{f}");
+            }
+            for l in line.split('\n') {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+        None => {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
 }
 
 /// Something that wants to know every tool, with its type.

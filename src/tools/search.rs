@@ -5,19 +5,21 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
-use crate::engine::error::{ArgumentError, Error};
+use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
-use crate::engine::text::{clip_text, context_lines, first_match_column};
+use crate::engine::text::{Snippet, clip_text, context_lines, first_match_column};
+use crate::tools::search_symbols::checked_context_lines;
 use crate::zoekt::query;
 
 /// The `search` tool.
 pub struct Search;
 
 paged_args! {
+    snippets;
     /// Arguments of `search`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -80,14 +82,7 @@ impl PagedTool for Search {
 
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::search_query(&args.query)?;
-        let context_lines = args.context_lines.unwrap_or(0);
-        if context_lines > cfg.max_context_lines {
-            return Err(ArgumentError::ContextLines {
-                given: context_lines,
-                max: cfg.max_context_lines,
-            }
-            .into());
-        }
+        let context_lines = checked_context_lines(args.context_lines, cfg)?;
         Ok(Plan {
             query,
             context_lines,
@@ -122,17 +117,29 @@ impl ItemText for LineItem {
     }
 
     fn write_text(&self, out: &mut String) {
-        for b in &self.before {
-            let _ = writeln!(out, "| {b}");
+        write_in_context(
+            out,
+            &self.before,
+            |out| {
+                if self.line == 0 {
+                    out.push_str("(path match)");
+                } else if self.text.is_empty() {
+                    let _ = write!(out, "{}", self.line);
+                } else {
+                    let _ = write!(out, "{}: {}", self.line, self.text);
+                }
+            },
+            &self.after,
+        );
+    }
+
+    /// A path match's text is its path, not a source line: it stays whole.
+    fn shape(&mut self, snippet: &Snippet) {
+        if self.line > 0 {
+            snippet.apply(&mut self.text);
         }
-        if self.line == 0 {
-            out.push_str("(path match)");
-        } else {
-            let _ = write!(out, "{}: {}", self.line, self.text);
-        }
-        for a in &self.after {
-            let _ = write!(out, "\n| {a}");
-        }
+        snippet.apply_all(&mut self.before);
+        snippet.apply_all(&mut self.after);
     }
 }
 

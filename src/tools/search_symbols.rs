@@ -6,19 +6,20 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
+use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::page::{Collected, Want};
-use crate::engine::text::{clip_text, column};
+use crate::engine::text::{Snippet, clip_text, column, context_lines};
 use crate::zoekt::query;
 
 /// The `search_symbols` tool.
 pub struct SearchSymbols;
 
 paged_args! {
+    snippets;
     /// Arguments of `search_symbols`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -30,6 +31,10 @@ paged_args! {
         #[serde(default)]
         #[arg(long, value_delimiter = ',')]
         pub kinds: Option<Vec<String>>,
+        /// Lines of context before and after each defining line.
+        #[serde(default)]
+        #[arg(long, visible_alias = "context")]
+        pub context_lines: Option<u32>,
     }
 }
 
@@ -59,12 +64,19 @@ pub struct SymbolItem {
     pub column: u32,
     /// The defining line, trimmed and shortened.
     pub text: String,
+    /// Lines before the definition, oldest first (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    /// Lines after the definition (only with `context_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
 }
 
 /// The request behind a `search_symbols` call.
 #[derive(Debug, Clone)]
 pub struct Plan {
     query: String,
+    context_lines: u32,
     kinds: BTreeSet<String>,
     /// The kinds, sorted and joined: part of the cursor's hash.
     kinds_key: String,
@@ -85,12 +97,14 @@ impl PagedTool for SearchSymbols {
     type Item = SymbolItem;
     type Plan = Plan;
 
-    fn plan(args: &SearchSymbolsArgs, _cfg: &PagerConfig) -> Result<Plan, Error> {
+    fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
+        let context_lines = checked_context_lines(args.context_lines, cfg)?;
         let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
         let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
         Ok(Plan {
             query,
+            context_lines,
             kinds,
             kinds_key,
         })
@@ -109,7 +123,7 @@ impl PagedTool for SearchSymbols {
             .ranked_items(
                 want,
                 &plan.query,
-                0,
+                plan.context_lines,
                 |f| symbols_of(f, &plan.kinds),
                 |s| s.match_count,
             )
@@ -127,13 +141,26 @@ impl ItemText for SymbolItem {
     }
 
     fn write_text(&self, out: &mut String) {
-        let _ = write!(out, "{} {} {}", self.line, self.kind, self.name);
-        if let Some(parent) = &self.parent {
-            let _ = write!(out, " (in {parent})");
-        }
-        if !self.text.is_empty() {
-            let _ = write!(out, " | {}", self.text);
-        }
+        write_in_context(
+            out,
+            &self.before,
+            |out| {
+                let _ = write!(out, "{} {} {}", self.line, self.kind, self.name);
+                if let Some(parent) = &self.parent {
+                    let _ = write!(out, " (in {parent})");
+                }
+                if !self.text.is_empty() {
+                    let _ = write!(out, " | {}", self.text);
+                }
+            },
+            &self.after,
+        );
+    }
+
+    fn shape(&mut self, snippet: &Snippet) {
+        snippet.apply(&mut self.text);
+        snippet.apply_all(&mut self.before);
+        snippet.apply_all(&mut self.after);
     }
 }
 
@@ -162,12 +189,27 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
                 line: line.number,
                 column: column(&line.text, frag.byte_offset),
                 text: clip_text(&line.text),
+                before: context_lines(line.before.as_deref()),
+                after: context_lines(line.after.as_deref()),
             });
         }
     }
     out.sort_by(|a, b| (a.line, a.column, &a.name).cmp(&(b.line, b.column, &b.name)));
     out.dedup_by(|a, b| (a.line, a.column, &a.name) == (b.line, b.column, &b.name));
     out
+}
+
+/// The `context_lines` argument of a tool, checked against `--max-context-lines`.
+pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
+    let context_lines = given.unwrap_or(0);
+    if context_lines > cfg.max_context_lines {
+        return Err(ArgumentError::ContextLines {
+            given: context_lines,
+            max: cfg.max_context_lines,
+        }
+        .into());
+    }
+    Ok(context_lines)
 }
 
 /// Most ctags kinds one `kinds` filter may list.

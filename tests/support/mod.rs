@@ -113,7 +113,7 @@ where
     let mut pages = Vec::new();
     let mut args = PageArgs {
         limit: Some(limits[0]),
-        cursor: None,
+        ..PageArgs::default()
     };
     loop {
         let page = fetch(&args)
@@ -240,7 +240,7 @@ impl<B: Backend> ToolCalls for Pager<B> {
 pub fn first_page(limit: u32) -> PageArgs {
     PageArgs {
         limit: Some(limit),
-        cursor: None,
+        ..PageArgs::default()
     }
 }
 

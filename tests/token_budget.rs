@@ -1,0 +1,298 @@
+mod support;
+
+// Pages a model can afford, end to end: the real `zoekt-pager serve` over stdio, driven by
+// rmcp's client, against the real zoekt-webserver. Full pages at the largest limit stay
+// within the token budget in each form a client may hand a model; `count_only` answers with
+// one Zoekt request; snippet controls change what items show, never which items a page holds.
+// Expected values are fixture facts (fixtures/README.md), raw Zoekt, or the source files.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use support::mcp::*;
+use support::{Tap, oracle};
+
+/// The default budget: 10,000 tokens at 4 characters each, for each form on its own.
+const BUDGET_CHARS: usize = 40_000;
+/// `--max-limit`'s default.
+const MAX_LIMIT: u64 = 100;
+
+fn chars(v: &Value) -> usize {
+    serde_json::to_string(v).unwrap().chars().count()
+}
+
+/// Every page but the last holds exactly `limit` items, and each page fits the budget as text
+/// and as structured content, for every paged tool with default options on the generated
+/// corpus, walked to the end (or to the paging ceiling).
+#[tokio::test]
+async fn every_tool_at_the_largest_limit_gives_full_pages_within_the_budget() {
+    let zoekt =
+        support::big_zoekt("every_tool_at_the_largest_limit_gives_full_pages_within_the_budget");
+    let client = spawn_stdio(&zoekt, &[]).await;
+    let cases = [
+        ("search_symbols", json!({"query": "genSym"})),
+        ("search_files", json!({"query": "unit_"})),
+        ("find_references", json!({"symbol": "x"})),
+        ("search", json!({"query": "genSym"})),
+        ("files_with_matches", json!({"query": "genSym"})),
+        ("list_repos", json!({})),
+    ];
+    for (tool, args) in cases {
+        let mut cursor: Option<String> = None;
+        let mut counts = Vec::new();
+        let (mut widest_text, mut widest_json) = (0, 0);
+        loop {
+            let mut a = args.clone();
+            a["limit"] = json!(MAX_LIMIT);
+            if let Some(c) = &cursor {
+                a["cursor"] = json!(c);
+            }
+            let r = call(&client, tool, a).await;
+            assert_ne!(r.is_error, Some(true), "{tool}: {}", text(&r));
+            let sc = r.structured_content.clone().unwrap();
+            let text_chars = text(&r).chars().count();
+            let json_chars = chars(&sc);
+            widest_text = widest_text.max(text_chars);
+            widest_json = widest_json.max(json_chars);
+            assert!(
+                text_chars <= BUDGET_CHARS && json_chars <= BUDGET_CHARS,
+                "{tool} page {}: text {text_chars} chars, structured {json_chars} chars",
+                counts.len() + 1
+            );
+            assert!(
+                sc.get("size_capped").is_none(),
+                "{tool} page {}: cut to {} items by the budget",
+                counts.len() + 1,
+                sc["count"]
+            );
+            counts.push(sc["count"].as_u64().unwrap());
+            cursor = sc
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(String::from);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let (last, full) = counts.split_last().unwrap();
+        assert!(
+            full.iter().all(|&c| c == MAX_LIMIT) && *last >= 1 && *last <= MAX_LIMIT,
+            "{tool}: page sizes {counts:?}"
+        );
+        eprintln!(
+            "{tool}: {} pages, widest text {widest_text} chars, widest structured \
+             {widest_json} chars",
+            counts.len()
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+/// Fixture fact: `pagerItem\d+` names exactly 100 definitions. `count_only` says so, exact,
+/// with the pages it makes, from one Zoekt request; the walk that follows reuses that answer.
+#[tokio::test]
+async fn count_only_is_exact_from_one_zoekt_request() {
+    let zoekt = support::fixture_zoekt("count_only_is_exact_from_one_zoekt_request");
+    let raw = oracle::symbols(&zoekt, r"sym:pagerItem\d+").await.len();
+    assert_eq!(raw, 100, "fixture fact: 100 definitions");
+    let tap = Tap::start(&zoekt).await;
+    let client = spawn_stdio(&tap.url(), &[]).await;
+    let q = json!({"query": r"pagerItem\d+", "count_only": true, "limit": 30});
+    let r = call(&client, "search_symbols", q).await;
+    let sc = r.structured_content.clone().unwrap();
+    assert_eq!(sc["total"], json!({"value": 100, "exact": true}), "{sc}");
+    assert_eq!(sc["pages"], json!(4), "{sc}");
+    assert_eq!(sc["count"], json!(0));
+    assert_eq!(sc["items"], json!([]));
+    assert!(sc.get("next_cursor").is_none(), "{sc}");
+    let body = text(&r);
+    assert!(
+        body.starts_with("Count only: 100 items, 4 pages at limit 30."),
+        "{body}"
+    );
+    assert_eq!(tap.new_searches().len(), 1, "count_only costs one request");
+
+    // The walk after it is served from the counted answer.
+    let pages = walk(
+        &client,
+        "search_symbols",
+        json!({"query": r"pagerItem\d+"}),
+        &[30],
+    )
+    .await;
+    assert_eq!(page_sizes(&pages), [30, 30, 30, 10]);
+    assert_eq!(
+        tap.new_searches().len(),
+        0,
+        "the walk reuses the counted answer"
+    );
+
+    // An estimate says so, and why: a window of 10 files cannot hold 36 files.
+    let tap = Tap::start(&zoekt).await;
+    let small = spawn_stdio(&tap.url(), &[("ZOEKT_PAGER_MAX_WINDOW", "10")]).await;
+    let q = json!({"query": r"pagerItem\d+", "count_only": true});
+    let r = call(&small, "search_symbols", q).await;
+    let sc = r.structured_content.clone().unwrap();
+    assert_eq!(sc["total"]["exact"], json!(false), "{sc}");
+    assert!(
+        text(&r).contains("Count only: about ") && text(&r).contains("--max-window"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(tap.new_searches().len(), 1);
+    for c in [client, small] {
+        c.cancel().await.unwrap();
+    }
+}
+
+/// Every source line an item shows, context included.
+fn lines_of(item: &Value) -> Vec<String> {
+    let mut out = vec![item["text"].as_str().unwrap_or_default().to_string()];
+    for side in ["before", "after"] {
+        if let Some(ls) = item[side].as_array() {
+            out.extend(ls.iter().map(|l| l.as_str().unwrap().to_string()));
+        }
+    }
+    out
+}
+
+/// The item without what snippet controls change: which item it is.
+fn identity(item: &Value) -> Value {
+    let mut item = item.clone();
+    for field in ["text", "before", "after"] {
+        item.as_object_mut().unwrap().remove(field);
+    }
+    item
+}
+
+/// `snippet_length=20` clips every source line to 20 characters, `…` included, on every tool
+/// that shows lines; its cursor continues a walk made without it, item for item.
+#[tokio::test]
+async fn snippet_length_clips_lines_and_its_cursor_continues_a_plain_walk() {
+    let zoekt =
+        support::fixture_zoekt("snippet_length_clips_lines_and_its_cursor_continues_a_plain_walk");
+    let client = spawn_stdio(&zoekt, &[]).await;
+    let cases = [
+        ("search_symbols", json!({"query": "."})),
+        ("find_references", json!({"symbol": "get"})),
+        ("search", json!({"query": "func", "context_lines": 2})),
+        ("files_with_matches", json!({"query": "func"})),
+    ];
+    for (tool, args) in cases {
+        let plain = walk(&client, tool, args.clone(), &[10]).await;
+        assert!(plain.len() >= 3, "{tool}: a walk of several pages");
+        let mut clipped_args = args.clone();
+        clipped_args["snippet_length"] = json!(20);
+        clipped_args["limit"] = json!(10);
+        let r = call(&client, tool, clipped_args).await;
+        let page = r.structured_content.clone().unwrap();
+        let mut cut = 0;
+        for item in page["items"].as_array().unwrap() {
+            for line in lines_of(item) {
+                assert!(line.chars().count() <= 20, "{tool}: {line:?}");
+                cut += usize::from(line.ends_with('…'));
+            }
+        }
+        assert!(cut > 0, "{tool}: no line was long enough to clip");
+        // The same items as the plain walk's first page, only shorter.
+        let ids = |p: &Value| -> Vec<Value> {
+            p["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(identity)
+                .collect()
+        };
+        assert_eq!(ids(&page), ids(&plain[0]), "{tool}");
+        // Its cursor, given without snippet_length, continues exactly as the plain walk.
+        let mut rest_args = args.clone();
+        rest_args["cursor"] = page["next_cursor"].clone();
+        let rest = walk(&client, tool, rest_args, &[10]).await;
+        assert_eq!(page_items(&rest), page_items(&plain[1..]), "{tool}");
+    }
+    client.cancel().await.unwrap();
+}
+
+/// `include_snippet=false` leaves only where each item is; `context_lines` on search_symbols
+/// and find_references shows the file's own neighbouring lines.
+#[tokio::test]
+async fn include_snippet_and_context_lines_show_what_the_file_holds() {
+    let zoekt =
+        support::fixture_zoekt("include_snippet_and_context_lines_show_what_the_file_holds");
+    let client = spawn_stdio(&zoekt, &[]).await;
+    let r = call(
+        &client,
+        "search_symbols",
+        json!({"query": r"pagerItem\d+", "include_snippet": false, "limit": 100}),
+    )
+    .await;
+    let items = r.structured_content.unwrap()["items"].clone();
+    assert_eq!(items.as_array().unwrap().len(), 100);
+    for item in items.as_array().unwrap() {
+        assert_eq!(item["text"], json!(""), "{item}");
+        assert!(item["name"].as_str().unwrap().starts_with("pagerItem"));
+    }
+
+    let mut files: HashMap<String, Vec<String>> = HashMap::new();
+    let mut source = |repo: &str, path: &str| -> Vec<String> {
+        files
+            .entry(format!("{repo}/{path}"))
+            .or_insert_with(|| {
+                let p = support::fixtures_corpus().join(repo).join(path);
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .lines()
+                    .map(|l| l.trim_end().to_string())
+                    .collect()
+            })
+            .clone()
+    };
+    for (tool, args) in [
+        (
+            "search_symbols",
+            json!({"query": r"pagerItem\d+", "context_lines": 2, "limit": 100}),
+        ),
+        (
+            "find_references",
+            json!({"symbol": "get", "context_lines": 1, "limit": 100}),
+        ),
+    ] {
+        let r = call(&client, tool, args).await;
+        let items = r.structured_content.unwrap()["items"].clone();
+        let mut with_context = 0;
+        for item in items.as_array().unwrap() {
+            let lines = source(
+                item["repo"].as_str().unwrap(),
+                item["path"].as_str().unwrap(),
+            );
+            let at = item["line"].as_u64().unwrap() as usize - 1;
+            let want = |from: usize, to: usize| -> Vec<String> {
+                lines[from..to.min(lines.len())].to_vec()
+            };
+            let before: Vec<String> =
+                serde_json::from_value(item["before"].clone()).unwrap_or_default();
+            let after: Vec<String> =
+                serde_json::from_value(item["after"].clone()).unwrap_or_default();
+            let n = if tool == "search_symbols" { 2 } else { 1 };
+            assert_eq!(before, want(at.saturating_sub(n), at), "{tool} {item}");
+            assert_eq!(after, want(at + 1, at + 1 + n), "{tool} {item}");
+            with_context += usize::from(!before.is_empty() || !after.is_empty());
+        }
+        assert!(with_context > 0, "{tool}: no item has context");
+    }
+    expect_error(
+        &client,
+        "search_symbols",
+        json!({"query": "x", "snippet_length": 0}),
+        "INVALID_ARGUMENT",
+    )
+    .await;
+    expect_error(
+        &client,
+        "find_references",
+        json!({"symbol": "get", "context_lines": 11}),
+        "INVALID_ARGUMENT",
+    )
+    .await;
+    client.cancel().await.unwrap();
+}

@@ -17,6 +17,8 @@
 # `cargo test --lib --test replay`.
 #
 # Extra arguments go to `cargo test` (e.g. --locked, or a test name filter after --).
+# `scripts/test.sh --run CMD ARGS...` runs CMD instead of `cargo test`, with the same servers
+# up (scripts/coverage.sh and scripts/mutants.sh use it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -78,4 +80,9 @@ export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
 say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)," \
   "$ZOEKT_PAGER_LIVE_TIES_URL (ties), $ZOEKT_PAGER_LIVE_BRANCHES_URL (branches main, dev)"
 
-cargo test --all-targets "$@"
+if [ "${1:-}" = --run ]; then
+  shift
+  "$@"
+else
+  cargo test --all-targets "$@"
+fi

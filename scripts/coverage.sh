@@ -11,7 +11,8 @@
 # The report is kept in target/coverage/tarpaulin-report.json (under CARGO_TARGET_DIR when
 # set); instrumented builds go there too, so they never invalidate the normal build.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# -P: tarpaulin reports real paths, which a path through a symlink would not match.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$ROOT"
 FLOOR="${COVERAGE_FLOOR:-90}"
 TARPAULIN_VERSION=0.37.5
@@ -26,9 +27,10 @@ mkdir -p "$OUT"
 rm -f "$OUT/tarpaulin-report.json"
 
 # Library and test targets only: the benches are programs that would run whole benchmarks.
-# The test binary spawns `zoekt-pager serve` for the MCP tests; its coverage counts too.
+# The MCP tests spawn `zoekt-pager serve`, built instrumented; it writes its own profile
+# (LLVM_PROFILE_FILE is inherited), so its coverage counts too.
 scripts/test.sh --run cargo tarpaulin --engine llvm --skip-clean --locked \
-  --target-dir "$OUT/build" --lib --tests --follow-exec \
+  --target-dir "$OUT/build" --lib --tests \
   --exclude-files 'tests/*' 'benches/*' 'src/engine/testing.rs' \
   --out Json --output-dir "$OUT" --timeout 600 "$@"
 
@@ -51,6 +53,8 @@ def line(name, covered, coverable):
 for path, covered, coverable in rows:
     line(path, covered, coverable)
 engine = [r for r in rows if r[0].startswith("src/engine/")]
+if not engine:
+    sys.exit("coverage.sh: the report names no file of src/engine/: nothing was measured")
 print("-" * 58)
 line("library", sum(r[1] for r in rows), sum(r[2] for r in rows))
 pct = line("paging engine (src/engine/)", sum(r[1] for r in engine), sum(r[2] for r in engine))

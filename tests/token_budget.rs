@@ -128,18 +128,32 @@ async fn count_only_is_exact_from_one_zoekt_request() {
     );
 
     // An estimate says so, and why: a window of 10 files cannot hold 36 files.
-    let tap = Tap::start(&zoekt).await;
-    let small = spawn_stdio(&tap.url(), &[("ZOEKT_PAGER_MAX_WINDOW", "10")]).await;
+    let small_tap = Tap::start(&zoekt).await;
+    let small = spawn_stdio(&small_tap.url(), &[("ZOEKT_PAGER_MAX_WINDOW", "10")]).await;
     let q = json!({"query": r"pagerItem\d+", "count_only": true});
     let r = call(&small, "search_symbols", q).await;
     let sc = r.structured_content.clone().unwrap();
     assert_eq!(sc["total"]["exact"], json!(false), "{sc}");
     assert!(
-        text(&r).contains("Count only: about ") && text(&r).contains("--max-window"),
+        text(&r).contains("Count only: about ")
+            && text(&r).contains("the total is an estimate from Zoekt's match count"),
         "{}",
         text(&r)
     );
-    assert_eq!(tap.new_searches().len(), 1);
+    assert_eq!(small_tap.new_searches().len(), 1);
+
+    // find_references sends its two queries at once; a stale cursor does not refuse a count.
+    let r = call(
+        &client,
+        "find_references",
+        json!({"symbol": "get", "count_only": true, "cursor": "stale"}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let truth = oracle::references(&zoekt, "get").await.len() as u64;
+    let sc = r.structured_content.unwrap();
+    assert_eq!(sc["total"], json!({"value": truth, "exact": true}), "{sc}");
+    assert_eq!(tap.new_searches().len(), 2);
     for c in [client, small] {
         c.cancel().await.unwrap();
     }
@@ -187,10 +201,18 @@ async fn snippet_length_clips_lines_and_its_cursor_continues_a_plain_walk() {
         let r = call(&client, tool, clipped_args).await;
         let page = r.structured_content.clone().unwrap();
         let mut cut = 0;
-        for item in page["items"].as_array().unwrap() {
-            for line in lines_of(item) {
-                assert!(line.chars().count() <= 20, "{tool}: {line:?}");
-                cut += usize::from(line.ends_with('…'));
+        let items = page["items"].as_array().unwrap();
+        let plain_items = plain[0]["items"].as_array().unwrap();
+        for (item, whole) in items.iter().zip(plain_items) {
+            for (line, whole) in lines_of(item).into_iter().zip(lines_of(whole)) {
+                // Unchanged when it fits, else its first 19 characters and `…`.
+                let want = if whole.chars().count() <= 20 {
+                    whole.clone()
+                } else {
+                    cut += 1;
+                    whole.chars().take(19).chain(['…']).collect()
+                };
+                assert_eq!(line, want, "{tool}");
             }
         }
         assert!(cut > 0, "{tool}: no line was long enough to clip");
@@ -280,13 +302,15 @@ async fn include_snippet_and_context_lines_show_what_the_file_holds() {
         }
         assert!(with_context > 0, "{tool}: no item has context");
     }
-    expect_error(
-        &client,
-        "search_symbols",
-        json!({"query": "x", "snippet_length": 0}),
-        "INVALID_ARGUMENT",
-    )
-    .await;
+    for length in [0, 1_001] {
+        expect_error(
+            &client,
+            "search_symbols",
+            json!({"query": "x", "snippet_length": length}),
+            "INVALID_ARGUMENT",
+        )
+        .await;
+    }
     expect_error(
         &client,
         "find_references",

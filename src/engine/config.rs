@@ -60,9 +60,10 @@ pub struct PagerConfig {
     /// Clients differ in which form of a result they hand the model: most pass the text
     /// block, some (Claude Code, when both are present) the structured content. So each form
     /// of a page's items must fit on its own; the text block and the structured content are
-    /// measured separately, never summed. Default options fit `--max-limit` items well
-    /// inside it; a page cut short by it (large `snippet_length` or `context_lines`) says so,
-    /// and its cursor continues right after its last item. A page always keeps its first item.
+    /// measured separately, never summed, in characters. Default options fit `--max-limit`
+    /// items inside it; a page cut short by it (large `snippet_length` or `context_lines`)
+    /// says so, and its cursor continues right after its last item. A page always keeps its
+    /// first item, so the budget must hold the largest item the other limits allow.
     #[arg(
         long,
         env = "ZOEKT_PAGER_MAX_PAGE_TOKENS",
@@ -71,6 +72,10 @@ pub struct PagerConfig {
     )]
     pub max_page_tokens: usize,
     /// Characters of a source line shown when a call gives no `snippet_length`.
+    ///
+    /// The default keeps a page of `--max-limit` items inside the default budget in its JSON
+    /// form even when every line is that long and paths are deep (an item's other fields take
+    /// about 250 characters): longer lines are rare in code, whose indentation is trimmed.
     #[arg(
         long,
         env = "ZOEKT_PAGER_SNIPPET_LENGTH",
@@ -227,7 +232,7 @@ impl PagerConfig {
             max_wall_time_ms: 10_000,
         },
         max_page_tokens: 10_000,
-        snippet_length: 200,
+        snippet_length: 120,
         max_snippet_length: 1_000,
         read: ReadLimits {
             max_lines: 400,
@@ -269,6 +274,21 @@ impl PagerConfig {
             return Err(format!(
                 "--snippet-length ({}) must be from 1 to --max-snippet-length ({})",
                 self.snippet_length, self.max_snippet_length
+            ));
+        }
+        // A page always keeps its first item: the largest one the limits allow must fit.
+        let largest_item = (2 * self.max_context_lines as usize + 1)
+            * self.max_snippet_length as usize
+            + ITEM_FIELDS_CHARS;
+        if largest_item > self.page_chars() {
+            return Err(format!(
+                "--max-page-tokens {} leaves {} characters for a page's items, less than one item \
+                 with --max-context-lines {} and --max-snippet-length {} may take ({largest_item}): \
+                 raise the budget or lower those",
+                self.max_page_tokens,
+                self.page_chars(),
+                self.max_context_lines,
+                self.max_snippet_length
             ));
         }
         if self.read.max_lines == 0 || self.read.max_bytes < 100 {
@@ -314,6 +334,9 @@ pub const CHARS_PER_TOKEN: usize = 4;
 /// Characters kept for what a page says besides its items (footer, warnings, totals).
 const PAGE_FRAME_CHARS: usize = 1_500;
 
+/// Characters an item takes besides its source lines (JSON keys, repository, path, name...).
+const ITEM_FIELDS_CHARS: usize = 1_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +359,18 @@ mod tests {
         let mut small = PagerConfig::DEFAULT;
         small.snippet_length = 2_000;
         assert!(small.validate().unwrap_err().contains("--snippet-length"));
+        assert_eq!(PagerConfig::DEFAULT.validate(), Ok(()));
+        // 21 context-lined lines of 1,000 characters cannot fit 2,500 characters.
+        let tight = PagerConfig {
+            max_page_tokens: 1_000,
+            ..PagerConfig::DEFAULT
+        };
+        assert!(
+            tight
+                .validate()
+                .unwrap_err()
+                .contains("--max-page-tokens 1000")
+        );
     }
 
     #[test]

@@ -103,7 +103,12 @@ impl<B: Backend> Pager<B> {
     ) -> Result<Page<T::Item>, Error> {
         let plan = T::plan(args, &self.cfg)?;
         let key = RequestKey::new(scope, &T::key(&plan), &self.order_settings());
-        let paging = args.paging();
+        let mut paging = args.paging();
+        if paging.count_only {
+            // A count is of the whole result: a cursor says nothing about it, and a stale one
+            // must not refuse it.
+            paging.cursor = None;
+        }
         let slice = self.slice(&key, &paging)?;
         let requests = AtomicU32::new(0);
         if paging.count_only {
@@ -164,11 +169,19 @@ impl<B: Backend> Pager<B> {
         let collected = T::collect(self, plan, &want).await?;
         let mut warnings = collected.warnings;
         let total = collected.total;
-        if !total.exact && warnings.is_empty() {
+        if !total.exact {
+            warnings.push(
+                "the total is an estimate from Zoekt's match count, since Zoekt did not return \
+                 every matching file (see the other warnings)"
+                    .into(),
+            );
+        }
+        // Pages a walk can reach: the cursor stops at --max-offset.
+        let reachable = total.value.min(self.cfg.max_offset);
+        if total.value > self.cfg.max_offset {
             warnings.push(format!(
-                "the total is estimated from Zoekt's match count: more files match than one \
-                 request reads (--max-window {})",
-                self.cfg.max_window
+                "paging stops at item {}; narrow the query to see the rest",
+                self.cfg.max_offset
             ));
         }
         Ok(Page {
@@ -181,7 +194,7 @@ impl<B: Backend> Pager<B> {
             total,
             complete: warnings.is_empty(),
             size_capped: false,
-            pages: Some(total.value.div_ceil(u64::from(limit))),
+            pages: Some(reachable.div_ceil(u64::from(limit))),
             resynced: false,
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),

@@ -49,8 +49,8 @@ pub struct Page<T> {
     /// continues right after it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub size_capped: bool,
-    /// With `count_only`: how many pages of `limit` items the total makes (and `items` is
-    /// empty).
+    /// With `count_only`: how many pages of `limit` items a walk takes (up to the paging
+    /// ceiling); `items` is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u64>,
     /// `true` when the results changed since the cursor was minted (the index changed, or
@@ -342,7 +342,7 @@ fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usi
     let (mut text, mut json) = (0usize, 0usize);
     for (i, text_len) in text_lens(items).enumerate() {
         text += text_len;
-        json += json_len(&items[i]) + 1;
+        json += json_chars(&items[i]) + 1;
         if (text > max_chars || json > max_chars) && i > 0 {
             return i;
         }
@@ -356,12 +356,35 @@ pub(crate) fn json_len<T: Serialize>(value: &T) -> usize {
     serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
+/// Characters of `value`'s JSON, counted as it serialises (nothing is built): what a model
+/// reads of it.
+fn json_chars<T: Serialize>(value: &T) -> usize {
+    let mut counter = CharCounter(0);
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
+}
+
 /// A writer that only counts the bytes written to it.
 struct ByteCounter(usize);
 
 impl std::io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer that only counts the UTF-8 characters written to it (serde_json writes whole
+/// characters, but a character's bytes may arrive in two writes: counting the bytes that
+/// start a character is right either way).
+struct CharCounter(usize);
+
+impl std::io::Write for CharCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
         Ok(buf.len())
     }
 

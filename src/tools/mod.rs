@@ -76,8 +76,9 @@ macro_rules! paged_args {
                 #[serde(default)]
                 #[arg(long)]
                 pub include_snippet: Option<bool>,
-                /// Most characters of each source line shown, `…` included when cut (default
-                /// 200). Changes what items show, never which items a page holds.
+                /// Most characters of each source line shown, `…` included when cut (default:
+                /// the server's `--snippet-length`, 120 unless set). Changes what items show,
+                /// never which item comes next.
                 #[serde(default)]
                 #[arg(long)]
                 pub snippet_length: Option<u32>,
@@ -117,7 +118,8 @@ macro_rules! paged_args {
             #[arg(long)]
             pub cursor: Option<String>,
             /// Return no items, only the total (exact, or an estimate with its reason) and the
-            /// number of pages at `limit`. Costs one Zoekt request per query.
+            /// number of pages at `limit`. Counts the whole result (a cursor is ignored) with
+            /// one Zoekt request per query.
             #[serde(default)]
             #[arg(long)]
             pub count_only: Option<bool>,
@@ -266,8 +268,8 @@ pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
     }
 }
 
-/// How many bytes each item adds to [`write_items`]' text (its file's header included when
-/// it starts a run): what the page's budget measures.
+/// How many characters each item adds to [`write_items`]' text (its file's header included
+/// when it starts a run): what the page's budget measures.
 pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
     let mut line = String::new();
     let mut out = String::new();
@@ -276,7 +278,7 @@ pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
         out.clear();
         write_item(item, current, &mut line, &mut out);
         current = item.file();
-        out.len()
+        out.chars().count()
     })
 }
 

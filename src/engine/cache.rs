@@ -605,6 +605,8 @@ mod tests {
             page = p.page::<SearchSymbols>(&args(Some(c))).await.unwrap();
             pages += 1;
             waited += page.zoekt_requests;
+            // A walk that never ends (a broken cursor) fails here rather than hanging.
+            assert!(pages < 1_000, "the walk does not end");
         }
         assert!(pages > 10, "{pages} pages");
         assert_eq!(waited, 0, "a page waited for Zoekt");

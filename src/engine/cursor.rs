@@ -275,6 +275,17 @@ mod tests {
         );
         assert_eq!(c.len(), 59);
         assert!(c.len() <= MAX_CURSOR_CHARS);
+        // Length is checked first, and only past the bound: anything longer is refused as
+        // too long before it is decoded; at the bound it is decoded (and this one is garbage).
+        let refused = |n: usize| key().resume(&"A".repeat(n), 1000).unwrap_err();
+        assert_eq!(
+            refused(MAX_CURSOR_CHARS + 1),
+            CursorError::Malformed("the cursor is too long")
+        );
+        assert_eq!(
+            refused(MAX_CURSOR_CHARS),
+            CursorError::Malformed("the cursor has the wrong length")
+        );
         assert!(
             c.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')

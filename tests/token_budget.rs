@@ -29,15 +29,7 @@ async fn every_tool_at_the_largest_limit_gives_full_pages_within_the_budget() {
     let zoekt =
         support::big_zoekt("every_tool_at_the_largest_limit_gives_full_pages_within_the_budget");
     let client = spawn_stdio(&zoekt, &[]).await;
-    let cases = [
-        ("search_symbols", json!({"query": "genSym"})),
-        ("search_files", json!({"query": "unit_"})),
-        ("find_references", json!({"symbol": "x"})),
-        ("search", json!({"query": "genSym"})),
-        ("files_with_matches", json!({"query": "genSym"})),
-        ("list_repos", json!({})),
-    ];
-    for (tool, args) in cases {
+    for (tool, args) in support::broad_walks() {
         let mut cursor: Option<String> = None;
         let mut counts = Vec::new();
         let (mut widest_text, mut widest_json) = (0, 0);

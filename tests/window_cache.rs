@@ -16,20 +16,6 @@ use serde_json::{Value, json};
 use support::mcp::*;
 use support::sidecar::{Sidecar, sample};
 
-/// One query per paged tool on the generated corpus, each with thousands of items: every
-/// definition `genSym<K>` (1 to 3 per file), every file, the usages of the parameter `x`
-/// (13 to 20 per function), every line naming a `genSym`, and every file holding one.
-fn walks() -> Vec<(&'static str, Value)> {
-    vec![
-        ("search_symbols", json!({"query": "genSym"})),
-        ("search_files", json!({"query": "unit_"})),
-        ("find_references", json!({"symbol": "x"})),
-        ("search", json!({"query": "genSym"})),
-        ("files_with_matches", json!({"query": "genSym"})),
-        ("list_repos", json!({})),
-    ]
-}
-
 /// What a model receives: the text block and the structured content.
 fn received(r: &CallToolResult) -> Value {
     json!({"text": text(r), "structured": r.structured_content, "error": r.is_error})
@@ -88,7 +74,7 @@ async fn every_page_is_byte_identical_with_the_cache_on_and_off() {
     let url = support::big_zoekt("every_page_is_byte_identical_with_the_cache_on_and_off");
     let on = spawn_stdio(&url, &[]).await;
     let off = spawn_stdio(&url, &[("ZOEKT_PAGER_CACHE_BYTES", "0")]).await;
-    for (tool, args) in walks() {
+    for (tool, args) in support::broad_walks() {
         for (label, limits) in [
             ("7", vec![7]),
             ("30", vec![30]),
@@ -171,7 +157,10 @@ async fn a_walk_of_3000_items_costs_a_handful_of_zoekt_requests() {
     let sidecar = Sidecar::start(&tap.url(), &[]).await;
     let client = sidecar.client().await;
     let (_, before) = sidecar.get("/metrics").await;
-    for (tool, args) in walks().into_iter().filter(|(t, _)| *t != "list_repos") {
+    for (tool, args) in support::broad_walks()
+        .into_iter()
+        .filter(|(t, _)| *t != "list_repos")
+    {
         tap.new_searches();
         let pages = walk_to(&client, tool, &args, 30, 3000).await;
         // Background fetches may still be landing: give them a moment, then count all.

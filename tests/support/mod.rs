@@ -293,3 +293,17 @@ pub fn zoekt_recordings_dir() -> PathBuf {
 pub fn load_recording(path: &std::path::Path) -> zoekt_pager::harness::Recording {
     zoekt_pager::harness::load_recording(path).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// One query per paged tool on the generated corpus, each with thousands of items: every
+/// definition `genSym<K>` (1 to 3 per file), every file, the usages of the parameter `x`
+/// (13 to 20 per function), every line naming a `genSym`, and every file holding one.
+pub fn broad_walks() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        ("search_symbols", serde_json::json!({"query": "genSym"})),
+        ("search_files", serde_json::json!({"query": "unit_"})),
+        ("find_references", serde_json::json!({"symbol": "x"})),
+        ("search", serde_json::json!({"query": "genSym"})),
+        ("files_with_matches", serde_json::json!({"query": "genSym"})),
+        ("list_repos", serde_json::json!({})),
+    ]
+}

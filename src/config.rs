@@ -45,10 +45,19 @@ impl Config {
     /// Checks that the settings make sense together; the message names the flag to fix.
     pub fn validate(&self) -> Result<(), String> {
         self.pager.validate()?;
-        if !(self.zoekt_url.starts_with("http://") || self.zoekt_url.starts_with("https://")) {
+        // This build speaks plain HTTP only (reqwest without TLS): an https:// URL would pass
+        // here and then fail on every call, so it is refused up front.
+        if self.zoekt_url.starts_with("https://") {
+            return Err(
+                "--zoekt-url: https:// is not supported (this build speaks plain HTTP to Zoekt); \
+                 run the pager next to zoekt-webserver and give its http:// address"
+                    .into(),
+            );
+        }
+        if !self.zoekt_url.starts_with("http://") {
             return Err(format!(
-                "--zoekt-url must start with http:// or https:// (got {})",
-                self.zoekt_url
+                "--zoekt-url must start with http:// (got {})",
+                crate::mcp::errors::excerpt(&self.zoekt_url)
             ));
         }
         Ok(())
@@ -181,5 +190,26 @@ mod tests {
             .unwrap()
             .config;
         assert_eq!(config.client.timeout, Duration::from_millis(250));
+    }
+
+    #[test]
+    fn only_plain_http_zoekt_urls_are_accepted() {
+        let with = |url: &str| {
+            Flags::try_parse_from(["x", "--zoekt-url", url])
+                .unwrap()
+                .config
+                .validate()
+        };
+        assert_eq!(with("http://zoekt:6070"), Ok(()));
+        assert!(
+            with("https://zoekt:6070")
+                .unwrap_err()
+                .contains("https:// is not supported")
+        );
+        assert!(
+            with("zoekt:6070")
+                .unwrap_err()
+                .contains("must start with http://")
+        );
     }
 }

@@ -324,3 +324,57 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
     }
     client.cancel().await.unwrap();
 }
+
+/// An error quotes at most an excerpt of what it was sent: a 1 MB argument must not come back
+/// as a 1 MB error. A limit names its own maximum.
+#[tokio::test]
+async fn errors_quote_only_an_excerpt_of_huge_input() {
+    let zoekt = support::fixture_zoekt("errors_quote_only_an_excerpt_of_huge_input");
+    let client = spawn(&zoekt).await;
+    let huge = "x".repeat(1_000_000);
+    let cases = [
+        ("search", json!({"query": huge}), "INVALID_ARGUMENT"),
+        (
+            "search",
+            json!({"query": "x", "limit": huge}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "search",
+            json!({"query": "x", huge.clone(): 1}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "read_file",
+            json!({"repo": "alpha-rs", "path": "a".repeat(600)}),
+            "INVALID_ARGUMENT",
+        ),
+    ];
+    for (tool, args, code) in cases {
+        let r = call(&client, tool, args).await;
+        let body = text(&r);
+        assert_eq!(r.is_error, Some(true), "{tool}");
+        assert!(
+            body.starts_with(&format!("Error {code}")),
+            "{tool}: {:.200}",
+            body
+        );
+        assert!(
+            body.chars().count() < 1_000,
+            "{tool}: {} chars",
+            body.chars().count()
+        );
+    }
+    let r = call(
+        &client,
+        "read_file",
+        json!({"repo": "alpha-rs", "path": "a".repeat(600)}),
+    )
+    .await;
+    assert!(
+        text(&r).contains("the path has 600 characters (max 500)"),
+        "{}",
+        text(&r)
+    );
+    client.cancel().await.unwrap();
+}

@@ -243,4 +243,31 @@ async fn retries_are_bounded() {
         3,
         "1 try + 2 retries"
     );
+    // What a caller is told: unavailable (retry later), as for a refused connection.
+    let kind = zoekt_pager::backend::BackendError::from(e).kind;
+    assert_eq!(kind, zoekt_pager::backend::BackendErrorKind::Unreachable);
+}
+
+/// A body that breaks off after Zoekt answered is an unreadable answer, not an unreachable
+/// Zoekt. wiremock cannot cut a body, so a bare TCP server promises more than it sends.
+#[tokio::test]
+async fn a_body_cut_off_is_malformed_not_unreachable() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = sock.read(&mut buf).await;
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"Result\":")
+                .await;
+            drop(sock);
+        }
+    });
+    let e = quick(&url, 2_000).search(&req("x")).await.unwrap_err();
+    assert!(
+        matches!(&e, ZoektError::Malformed { reason, .. } if reason.contains("cut off")),
+        "{e:?}"
+    );
 }

@@ -8,7 +8,7 @@ use crate::engine::backend::BackendErrorKind;
 use crate::engine::cursor::{CursorError, Scope};
 use crate::engine::error::{ArgumentError, Error};
 use crate::tools::search_symbols::MAX_KINDS;
-use crate::zoekt::query::{MAX_QUERY_CHARS, QueryError};
+use crate::zoekt::query::QueryError;
 
 /// Machine-readable error codes shared by every tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -81,7 +81,7 @@ impl ToolError {
     pub fn bad_arguments(tool: &str, error: &serde_json::Error) -> Self {
         ToolError {
             code: ErrorCode::InvalidArgument,
-            message: format!("bad arguments for {tool}: {error}"),
+            message: excerpt(&format!("bad arguments for {tool}: {error}")),
             hint: "Check the tool's input schema: argument names and types.".into(),
         }
     }
@@ -103,9 +103,22 @@ impl From<&Error> for ToolError {
         };
         ToolError {
             code,
-            message: e.to_string(),
+            message: excerpt(&e.to_string()),
             hint,
         }
+    }
+}
+
+/// Longest error message, in characters. Messages may quote what the caller sent (a query,
+/// an argument that failed to parse) or what Zoekt said; an excerpt is enough to act on, and a
+/// 1 MB argument must not come back as a 2 MB error.
+pub const MAX_MESSAGE_CHARS: usize = 400;
+
+/// `text` cut to [`MAX_MESSAGE_CHARS`] characters, ending in `…` when cut.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(MAX_MESSAGE_CHARS - 1) {
+        Some((i, _)) if text.chars().count() > MAX_MESSAGE_CHARS => format!("{}…", &text[..i]),
+        _ => text.to_string(),
     }
 }
 
@@ -138,7 +151,9 @@ fn argument_hint(e: &ArgumentError) -> String {
 fn query_hint(e: &QueryError) -> String {
     match e {
         QueryError::Empty => "Pass a non-empty query, e.g. \"parseConfig lang:go\".".into(),
-        QueryError::TooLong { .. } => format!("Keep queries under {MAX_QUERY_CHARS} characters."),
+        QueryError::TooLong { what, max, .. } => {
+            format!("Keep the {what} to at most {max} characters.")
+        }
         QueryError::ControlCharacter => {
             "Zoekt queries are one line: remove newlines, tabs inside quotes and other control characters.".into()
         }
@@ -213,4 +228,18 @@ fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
         ),
     };
     (code, hint.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_cut_to_an_excerpt() {
+        let short = "x".repeat(MAX_MESSAGE_CHARS);
+        assert_eq!(excerpt(&short), short);
+        let long = excerpt(&"é".repeat(MAX_MESSAGE_CHARS + 1));
+        assert_eq!(long.chars().count(), MAX_MESSAGE_CHARS);
+        assert!(long.ends_with("é…"));
+    }
 }

@@ -59,6 +59,11 @@ impl From<ZoektError> for BackendError {
             ZoektError::Unreachable { .. } => BackendErrorKind::Unreachable,
             ZoektError::Timeout { .. } => BackendErrorKind::Timeout,
             ZoektError::Query { .. } => BackendErrorKind::BadQuery,
+            // Still 502-504 after the retries: a proxy in front of a Zoekt that is down or
+            // restarting, which is what "unavailable" tells a caller.
+            ZoektError::Server {
+                status: 502..=504, ..
+            } => BackendErrorKind::Unreachable,
             ZoektError::Server { .. } => BackendErrorKind::ServerError,
             ZoektError::Malformed { .. } => BackendErrorKind::Malformed,
         };

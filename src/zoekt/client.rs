@@ -246,7 +246,7 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| self.transport_error(e))?;
+        let bytes = resp.bytes().await.map_err(|e| self.body_error(e))?;
         if !status.is_success() {
             let message = zoekt_error_text(&bytes);
             return Err(if status == StatusCode::BAD_REQUEST {
@@ -302,6 +302,19 @@ impl ZoektClient {
     fn timeout_error(&self) -> ZoektError {
         ZoektError::Timeout {
             after_ms: self.opts.timeout.as_millis() as u64,
+        }
+    }
+
+    /// The body broke off after Zoekt had answered: not an unreachable Zoekt, an unreadable
+    /// answer.
+    fn body_error(&self, e: reqwest::Error) -> ZoektError {
+        if e.is_timeout() {
+            self.timeout_error()
+        } else {
+            ZoektError::Malformed {
+                reason: format!("the answer was cut off: {}", root_cause(&e)),
+                excerpt: String::new(),
+            }
         }
     }
 

@@ -36,11 +36,15 @@ pub enum QueryError {
     /// The query is empty or only whitespace.
     #[error("the query is empty")]
     Empty,
-    /// The query is longer than [`MAX_QUERY_CHARS`] characters.
-    #[error("the query has {chars} characters (max {MAX_QUERY_CHARS})")]
+    /// The query (or a name in it) is longer than its limit.
+    #[error("the {what} has {chars} characters (max {max})")]
     TooLong {
-        /// Characters in the query.
+        /// What is too long: "query", "repository name", "path".
+        what: &'static str,
+        /// Characters in it.
         chars: usize,
+        /// The most it may have.
+        max: usize,
     },
     /// The query holds a newline or another control character.
     #[error("the query contains a newline or control character")]
@@ -133,7 +137,11 @@ fn check_text(input: &str) -> Result<(), QueryError> {
     }
     let chars = input.chars().count();
     if chars > MAX_QUERY_CHARS {
-        return Err(QueryError::TooLong { chars });
+        return Err(QueryError::TooLong {
+            what: "query",
+            chars,
+            max: MAX_QUERY_CHARS,
+        });
     }
     if input.chars().any(|c| c.is_control()) {
         return Err(QueryError::ControlCharacter);
@@ -313,7 +321,7 @@ pub fn escape_token_regex(text: &str) -> String {
 /// escaped, and case-sensitive (Zoekt's case "auto" would make an all-lower-case path match
 /// `README.MD` too). Callers still compare the names they get back.
 pub fn exact_file_query(repo: &str, path: &str) -> Result<String, QueryError> {
-    for v in [repo, path] {
+    for (what, v) in [("repository name", repo), ("path", path)] {
         if v.is_empty() {
             return Err(QueryError::Empty);
         }
@@ -322,7 +330,9 @@ pub fn exact_file_query(repo: &str, path: &str) -> Result<String, QueryError> {
         }
         if v.chars().count() > MAX_QUERY_CHARS / 2 {
             return Err(QueryError::TooLong {
+                what,
                 chars: v.chars().count(),
+                max: MAX_QUERY_CHARS / 2,
             });
         }
     }

@@ -158,7 +158,10 @@ fn has_prefix(token: &str, prefixes: &[&str]) -> bool {
 pub fn parse(input: &str) -> Result<ParsedQuery, QueryError> {
     let mut parsed = ParsedQuery::default();
     for token in tokenize(input)? {
-        if has_prefix(&token, SHAPE_PREFIXES) {
+        // Zoekt opens groups and negates with `(` and `-` before an atom, in any mix:
+        // `(type:repo x)` and `-(type:repo)` are `type:` atoms too.
+        let atom = token.trim_start_matches(['(', '-']);
+        if SHAPE_PREFIXES.iter().any(|p| atom.starts_with(p)) {
             return Err(QueryError::ShapeAtom { token });
         }
         if has_prefix(&token, FILTER_PREFIXES) {
@@ -389,6 +392,49 @@ mod tests {
             symbols_query("type:file foo"),
             Err(QueryError::ShapeAtom { .. })
         ));
+    }
+
+    /// Every way of writing a `type:` atom (grouped, negated, both, nested, beside `or` and
+    /// other atoms), through every query builder, is refused; quoted, it is only text.
+    #[test]
+    fn type_atoms_are_refused_however_they_are_wrapped() {
+        let wrappers = ["", "(", "-", "-(", "(-", "((", "(-(", "-((-"];
+        let closers = ["", ")", "))"];
+        let mut tried = 0;
+        for prefix in SHAPE_PREFIXES {
+            for wrap in wrappers {
+                for close in closers {
+                    let atom = format!("{wrap}{prefix}repo{close}");
+                    for query in [
+                        atom.clone(),
+                        format!("foo {atom}"),
+                        format!("{atom} foo"),
+                        format!("lang:go {atom} or bar"),
+                        format!("(foo or {atom}) bar"),
+                    ] {
+                        tried += 1;
+                        let refused = |r: Result<String, QueryError>| {
+                            matches!(r, Err(QueryError::ShapeAtom { .. }))
+                        };
+                        assert!(refused(search_query(&query)), "search {query:?}");
+                        assert!(refused(files_query(&query)), "files {query:?}");
+                        assert!(
+                            matches!(symbols_query(&query), Err(QueryError::ShapeAtom { .. })),
+                            "symbols {query:?}"
+                        );
+                        assert!(
+                            matches!(parse_filters(&query), Err(QueryError::ShapeAtom { .. })),
+                            "filters {query:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(tried, 2 * 8 * 3 * 5);
+        assert_eq!(
+            search_query("\"type:repo\" x"),
+            Ok("\"type:repo\" x".into())
+        );
     }
 
     #[test]

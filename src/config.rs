@@ -30,6 +30,15 @@ pub struct Config {
     /// The window cache's bounds.
     #[command(flatten)]
     pub cache: CacheConfig,
+    /// The most one tool call may take, in milliseconds, every Zoekt request and retry
+    /// included; past it the call ends with BACKEND_TIMEOUT and its requests are dropped.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CALL_TIMEOUT_MS",
+        default_value_t = crate::mcp::DEFAULT_CALL_TIMEOUT.as_millis() as u64,
+        global = true
+    )]
+    pub call_timeout_ms: u64,
     /// Log format on stderr: text or json.
     #[arg(
         long,
@@ -45,6 +54,9 @@ impl Config {
     /// Checks that the settings make sense together; the message names the flag to fix.
     pub fn validate(&self) -> Result<(), String> {
         self.pager.validate()?;
+        if self.call_timeout_ms == 0 {
+            return Err("--call-timeout-ms must be at least 1".into());
+        }
         // This build speaks plain HTTP only (reqwest without TLS): an https:// URL would pass
         // here and then fail on every call, so it is refused up front.
         if self.zoekt_url.starts_with("https://") {

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use rmcp::ServiceExt;
@@ -159,12 +160,14 @@ impl ToolVisitor for RunTool<'_> {
 
 /// Logs go to stderr (stdout is the MCP channel in stdio mode). Other crates are held at
 /// `warn`: their debug logs print request bodies, and those hold cursors and file content.
+/// rmcp is held at `error`: its `warn` "response error" line prints each JSON-RPC error
+/// whole, with the resource paths and repository names in it; this crate logs every failed
+/// call itself, with its code and no caller text.
 fn init_logging(format: &str) {
     let mut filter =
         EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    filter = filter.add_directive("rmcp=error".parse().expect("valid directive"));
     for quiet in [
-        "rmcp",
-        "hyper",
         "hyper_util",
         "h2",
         "reqwest",
@@ -221,9 +224,10 @@ async fn main() -> ExitCode {
                 Ok(h) => h,
                 Err(e) => e.exit(),
             };
+            let call_timeout = Duration::from_millis(config.call_timeout_ms);
             match http.http {
-                None => serve_stdio(pager, metrics).await,
-                Some(addr) => serve_http(pager, metrics, &http, addr).await,
+                None => serve_stdio(pager, metrics, call_timeout).await,
+                Some(addr) => serve_http(pager, metrics, call_timeout, &http, addr).await,
             }
         }
         #[cfg(feature = "harness")]
@@ -257,12 +261,16 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve_stdio(pager: Pager<Backend>, metrics: Arc<Metrics>) -> ExitCode {
+async fn serve_stdio(
+    pager: Pager<Backend>,
+    metrics: Arc<Metrics>,
+    call_timeout: Duration,
+) -> ExitCode {
     tracing::info!(
         zoekt = pager.backend().inner().base_url(),
         "serving MCP on stdio"
     );
-    let server = PagerServer::with_metrics(pager, metrics);
+    let server = PagerServer::with_metrics(pager, metrics).with_call_timeout(call_timeout);
     let running = match server.serve(rmcp::transport::stdio()).await {
         Ok(r) => r,
         Err(e) => {
@@ -285,6 +293,7 @@ async fn serve_stdio(pager: Pager<Backend>, metrics: Arc<Metrics>) -> ExitCode {
 async fn serve_http(
     pager: Pager<Backend>,
     metrics: Arc<Metrics>,
+    call_timeout: Duration,
     args: &HttpArgs,
     addr: std::net::SocketAddr,
 ) -> ExitCode {
@@ -325,7 +334,8 @@ async fn serve_http(
             cache.shutdown();
         }
     };
-    let server = PagerServer::with_metrics(pager, Arc::clone(&metrics));
+    let server =
+        PagerServer::with_metrics(pager, Arc::clone(&metrics)).with_call_timeout(call_timeout);
     match zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

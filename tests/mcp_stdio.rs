@@ -378,3 +378,102 @@ async fn errors_quote_only_an_excerpt_of_huge_input() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A stand-in Zoekt that answers every search late with as many files as asked, none of
+/// them holding a symbol: a `search_symbols` page never fills, so the pager keeps asking for
+/// bigger windows (with the cache off: doubling, 8 requests to `--max-window`). A real Zoekt
+/// cannot be made this slow on demand.
+async fn slow_zoekt_without_symbols(delay_ms: u64) -> wiremock::MockServer {
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
+    let s = MockServer::start().await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/search"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap_or_default();
+            let asked = body["Opts"]["MaxDocDisplayCount"].as_u64().unwrap_or(1);
+            let files: Vec<Value> = (0..asked)
+                .map(|i| json!({"FileName": format!("f{i}.go"), "Repository": "r", "Score": 1000.0 - i as f64}))
+                .collect();
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_millis(delay_ms))
+                .set_body_json(json!({"Result": {"FileCount": 100_000, "MatchCount": 100_000, "Files": files}}))
+        })
+        .mount(&s)
+        .await;
+    s
+}
+
+/// A call that outlives `--call-timeout-ms` ends with BACKEND_TIMEOUT at the deadline, and
+/// the pager asks Zoekt nothing more for it.
+#[tokio::test]
+async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
+    let zoekt = slow_zoekt_without_symbols(400).await;
+    let client = spawn_stdio(
+        &zoekt.uri(),
+        &[
+            ("ZOEKT_PAGER_CALL_TIMEOUT_MS", "1000"),
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+        ],
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let r = call(
+        &client,
+        "search_symbols",
+        json!({"query": "x", "count_only": false}),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text(&r).starts_with("Error BACKEND_TIMEOUT"),
+        "{}",
+        text(&r)
+    );
+    assert!(text(&r).contains("--call-timeout-ms"), "{}", text(&r));
+    assert!(took < std::time::Duration::from_millis(2_500), "{took:?}");
+    let asked = zoekt.received_requests().await.unwrap().len();
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let later = zoekt.received_requests().await.unwrap().len();
+    assert!(
+        (2..=3).contains(&asked),
+        "{asked} requests before the deadline"
+    );
+    assert_eq!(later, asked, "requests after the call ended");
+    client.cancel().await.unwrap();
+}
+
+/// A call the client cancels (notifications/cancelled) is dropped with its Zoekt requests:
+/// the pager asks nothing more, and the server goes on serving.
+#[tokio::test]
+async fn a_cancelled_call_stops_asking_zoekt() {
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let zoekt = slow_zoekt_without_symbols(400).await;
+    let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_CACHE_BYTES", "0")]).await;
+    let args = json!({"query": "x"}).as_object().cloned().unwrap();
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("search_symbols").with_arguments(args),
+    ));
+    let handle = client
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    handle
+        .cancel(Some("the user moved on".into()))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let asked = zoekt.received_requests().await.unwrap().len();
+    tokio::time::sleep(std::time::Duration::from_millis(2_000)).await;
+    let later = zoekt.received_requests().await.unwrap().len();
+    assert!(asked >= 2, "{asked} requests before the cancel");
+    assert_eq!(later, asked, "requests after the cancel");
+    let tools = client
+        .list_all_tools()
+        .await
+        .expect("the server still serves");
+    assert!(!tools.is_empty());
+    client.cancel().await.unwrap();
+}

@@ -77,6 +77,21 @@ impl std::fmt::Display for ToolError {
 }
 
 impl ToolError {
+    /// A call that ran past its deadline; its Zoekt requests were dropped.
+    pub fn call_timeout(after: std::time::Duration) -> Self {
+        ToolError {
+            code: ErrorCode::BackendTimeout,
+            message: format!(
+                "the call did not finish within {} ms (--call-timeout-ms); its Zoekt requests \
+                 were dropped",
+                after.as_millis()
+            ),
+            hint: "Narrow the query with repo:, file: or lang:, or ask the operator to raise \
+                   --call-timeout-ms."
+                .into(),
+        }
+    }
+
     /// Arguments that do not fit the tool's input schema.
     pub fn bad_arguments(tool: &str, error: &serde_json::Error) -> Self {
         ToolError {

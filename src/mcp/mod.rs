@@ -52,7 +52,12 @@ pub struct PagerServer<B> {
     handlers: Arc<HashMap<&'static str, Handler<B>>>,
     instructions: Arc<String>,
     metrics: Arc<Metrics>,
+    /// The most one tool call may take, every Zoekt request and retry included.
+    call_timeout: std::time::Duration,
 }
+
+/// [`PagerServer::call_timeout`]'s default, and `--call-timeout-ms`'s.
+pub const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl<B> Clone for PagerServer<B> {
     fn clone(&self) -> Self {
@@ -62,6 +67,7 @@ impl<B> Clone for PagerServer<B> {
             handlers: Arc::clone(&self.handlers),
             instructions: Arc::clone(&self.instructions),
             metrics: Arc::clone(&self.metrics),
+            call_timeout: self.call_timeout,
         }
     }
 }
@@ -94,6 +100,42 @@ impl<B: Backend + 'static> PagerServer<B> {
             instructions: Arc::new(instructions),
             pager: Arc::new(pager),
             metrics,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        }
+    }
+
+    /// The same server with another deadline per tool call.
+    pub fn with_call_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Runs one tool call within the call deadline, dropped (with every Zoekt request it has
+    /// in flight) when `cancelled` fires: the client cancelled or went away. `None`: no tool
+    /// has that name, or the call was cancelled (nobody waits for an answer).
+    pub async fn call_within(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        cancelled: impl Future<Output = ()>,
+    ) -> Option<CallToolResult> {
+        let deadline = tokio::time::timeout(self.call_timeout, self.call(name, arguments));
+        tokio::select! {
+            outcome = deadline => match outcome {
+                Ok(result) => result,
+                Err(_) => {
+                    let e = ToolError::call_timeout(self.call_timeout);
+                    let (result, _) = failure(name, &e);
+                    if let Some((&known, _)) = self.handlers.get_key_value(name) {
+                        self.metrics.tool_call(known, Some(e.code));
+                    }
+                    Some(result)
+                }
+            },
+            () = cancelled => {
+                tracing::info!(tool = name, "call cancelled by the client; its Zoekt requests are dropped");
+                None
+            }
         }
     }
 
@@ -424,14 +466,22 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        match self.call(&request.name, request.arguments).await {
+        let known = self.handlers.contains_key(&*request.name);
+        let cancelled = context.ct.cancelled();
+        match self
+            .call_within(&request.name, request.arguments, cancelled)
+            .await
+        {
             Some(result) => Ok(result.into()),
-            None => Err(ErrorData::invalid_params(
-                format!("unknown tool: {}", request.name),
+            // rmcp logs this error with its message: no caller text in it (the README
+            // promises logs without queries), the name is in the request the client holds.
+            None if !known => Err(ErrorData::invalid_params(
+                "unknown tool: see tools/list",
                 None,
             )),
+            None => Err(ErrorData::internal_error("the call was cancelled", None)),
         }
     }
 }

@@ -167,14 +167,7 @@ fn init_logging(format: &str) {
     let mut filter =
         EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     filter = filter.add_directive("rmcp=error".parse().expect("valid directive"));
-    for quiet in [
-        "hyper_util",
-        "h2",
-        "reqwest",
-        "axum",
-        "tower",
-        "tower_http",
-    ] {
+    for quiet in ["hyper_util", "h2", "reqwest", "axum", "tower", "tower_http"] {
         filter = filter.add_directive(format!("{quiet}=warn").parse().expect("valid directive"));
     }
     use std::io::IsTerminal as _;

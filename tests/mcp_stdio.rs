@@ -477,3 +477,30 @@ async fn a_cancelled_call_stops_asking_zoekt() {
     assert!(!tools.is_empty());
     client.cancel().await.unwrap();
 }
+
+/// Right after a Zoekt start, shards are still loading: an empty answer then says nothing
+/// about the query, so it is a retryable BACKEND_NOT_READY, never an empty last page with an
+/// exact total of 0. A stand-in Zoekt reports the loading shard (a real one only does so for
+/// a moment after it starts).
+#[tokio::test]
+async fn an_empty_answer_while_shards_load_is_not_ready() {
+    use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
+    let zoekt = MockServer::start().await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/search"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {"Crashes": 1, "Files": null}})),
+        )
+        .mount(&zoekt)
+        .await;
+    let client = spawn_stdio(&zoekt.uri(), &[]).await;
+    for (tool, args) in [
+        ("search_symbols", json!({"query": "x"})),
+        ("search", json!({"query": "x", "count_only": true})),
+        ("find_references", json!({"symbol": "x"})),
+    ] {
+        expect_error(&client, tool, args, "BACKEND_NOT_READY").await;
+    }
+    client.cancel().await.unwrap();
+}

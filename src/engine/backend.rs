@@ -199,6 +199,8 @@ pub enum BackendErrorKind {
     ServerError,
     /// The answer was not what the backend's API promises.
     Malformed,
+    /// The backend answered before its index was loaded (or with shards crashed).
+    NotReady,
 }
 
 impl BackendErrorKind {
@@ -210,6 +212,7 @@ impl BackendErrorKind {
             BackendErrorKind::BadQuery => "query_error",
             BackendErrorKind::ServerError => "server_error",
             BackendErrorKind::Malformed => "malformed",
+            BackendErrorKind::NotReady => "not_ready",
         }
     }
 }

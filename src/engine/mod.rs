@@ -130,6 +130,7 @@ impl<B: Backend> Pager<B> {
             };
             let collected = T::collect(self, &plan, &want).await?;
             let start = page::locate(&slice, &collected);
+            let loading = collected.loading;
             let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
@@ -139,6 +140,9 @@ impl<B: Backend> Pager<B> {
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 let mut page = page::cut(&key, slice, start, collected, &self.cfg);
+                if loading && page.items.is_empty() {
+                    return Err(not_ready().into());
+                }
                 page.zoekt_requests = requests.load(Ordering::Relaxed);
                 return Ok(page);
             }
@@ -167,6 +171,9 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = T::collect(self, plan, &want).await?;
+        if collected.loading {
+            return Err(not_ready().into());
+        }
         let mut warnings = collected.warnings;
         let total = collected.total;
         if !total.exact {
@@ -250,6 +257,7 @@ impl<B: Backend> Pager<B> {
             ranked: true,
             ran_out: w.ran_out,
             transient_cut: w.cut.is_transient(),
+            loading: w.cut.crashes > 0,
             runs: vec![w.into_run()],
             first: 0,
             total,
@@ -369,6 +377,17 @@ impl<B: Backend> Pager<B> {
                 max_chars: snippet_length as usize,
             },
         })
+    }
+}
+
+/// Zoekt answered while some shards were loading or had crashed, and the page has nothing
+/// to show (or the call is a count): an error to retry, never an empty, final-looking page.
+fn not_ready() -> backend::BackendError {
+    backend::BackendError {
+        kind: backend::BackendErrorKind::NotReady,
+        message: "Zoekt answered while some of its shards were still loading or had crashed, \
+                  so this answer says nothing about the query"
+            .into(),
     }
 }
 
@@ -592,12 +611,24 @@ mod tests {
             let again = page(&p, 10, partial.next_cursor.as_deref()).await;
             assert_eq!(paths(&again), ["u04", "u05"]);
             assert!(!again.has_more && again.complete && again.total.exact);
-            // A retry that finds nothing new ends the walk rather than looping.
+            // A retry that finds nothing new after a timeout ends the walk rather than
+            // looping. While shards load, nothing found says nothing: retry later.
             p.backend().replace(&q(), files(4));
             p.backend().cut(&q(), cut);
-            let empty = page(&p, 10, partial.next_cursor.as_deref()).await;
-            assert_eq!(empty.count, 0);
-            assert!(!empty.has_more && !empty.complete);
+            let retry = p
+                .page::<SearchFiles>(&args(10, partial.next_cursor.as_deref()))
+                .await;
+            if cut.crashes > 0 {
+                let e = retry.unwrap_err();
+                assert!(
+                    matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
+                    "{e:?}"
+                );
+            } else {
+                let empty = retry.unwrap();
+                assert_eq!(empty.count, 0);
+                assert!(!empty.has_more && !empty.complete);
+            }
         }
     }
 

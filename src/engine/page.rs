@@ -117,6 +117,9 @@ pub struct Collected<T> {
     /// The answer was cut in a way that depends on timing or loading: asking again later
     /// may find more.
     pub transient_cut: bool,
+    /// Some shards crashed or were still loading (Zoekt right after a start): an empty
+    /// answer then says nothing about the query.
+    pub loading: bool,
     /// How many items the whole result holds.
     pub total: Total,
     /// Why the result may be partial.
@@ -415,6 +418,7 @@ mod tests {
             ranked,
             ran_out: true,
             transient_cut: false,
+            loading: false,
             total: Total {
                 value: 0,
                 exact: false,

@@ -26,6 +26,8 @@ pub enum ErrorCode {
     BackendQueryError,
     /// Zoekt answered too late.
     BackendTimeout,
+    /// Zoekt answered before its index was loaded: retry shortly.
+    BackendNotReady,
     /// Zoekt failed or sent something unreadable.
     BackendError,
     /// `read_file`: no such repository/path in the index.
@@ -42,6 +44,7 @@ impl ErrorCode {
             ErrorCode::BackendUnavailable => "BACKEND_UNAVAILABLE",
             ErrorCode::BackendQueryError => "BACKEND_QUERY_ERROR",
             ErrorCode::BackendTimeout => "BACKEND_TIMEOUT",
+            ErrorCode::BackendNotReady => "BACKEND_NOT_READY",
             ErrorCode::BackendError => "BACKEND_ERROR",
             ErrorCode::NotFound => "NOT_FOUND",
         }
@@ -236,6 +239,10 @@ fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
         BackendErrorKind::BadQuery => (
             ErrorCode::BackendQueryError,
             "Fix the query syntax: patterns are RE2 regexes (escape metacharacters like ( [ . with \\).",
+        ),
+        BackendErrorKind::NotReady => (
+            ErrorCode::BackendNotReady,
+            "Zoekt is still loading its index: retry in a few seconds (a cursor stays valid).",
         ),
         BackendErrorKind::ServerError | BackendErrorKind::Malformed => (
             ErrorCode::BackendError,

@@ -157,6 +157,7 @@ impl PagedTool for FindReferences {
                 ranked: true,
                 ran_out: usages.ran_out,
                 transient_cut: usages.cut.is_transient(),
+                loading: usages.cut.crashes > 0,
                 runs: vec![usages.into_run()],
                 first: u64::from(start),
                 total,
@@ -207,6 +208,7 @@ impl PagedTool for FindReferences {
             exact: defs_known && defs.exhausted() && usages.exhausted(),
         };
         let transient_cut = defs.cut.is_transient() || usages.cut.is_transient();
+        let loading = defs.cut.crashes > 0 || usages.cut.crashes > 0;
         let mut runs = vec![defs.into_run()];
         let ran_out = if defs_known {
             let ran_out = usages.ran_out;
@@ -222,6 +224,7 @@ impl PagedTool for FindReferences {
             ranked: true,
             ran_out,
             transient_cut,
+            loading,
             total,
             warnings,
         })

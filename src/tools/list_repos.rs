@@ -113,6 +113,7 @@ impl PagedTool for ListRepos {
             ranked: false,
             ran_out: true,
             transient_cut: list.crashes > 0,
+            loading: list.crashes > 0,
             total,
             warnings,
         })

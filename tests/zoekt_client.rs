@@ -28,6 +28,7 @@ fn quick(url: &str, timeout_ms: u64) -> ZoektClient {
         timeout: Duration::from_millis(timeout_ms),
         retries: 2,
         backoff: Duration::from_millis(20),
+        ..ClientOptions::DEFAULT
     };
     ZoektClient::new(url, opts).unwrap()
 }
@@ -270,4 +271,59 @@ async fn a_body_cut_off_is_malformed_not_unreachable() {
         matches!(&e, ZoektError::Malformed { reason, .. } if reason.contains("cut off")),
         "{e:?}"
     );
+}
+
+/// An answer bigger than `--max-answer-bytes` is refused, whether Zoekt announces its length
+/// or streams it in chunks, and `/readyz`'s reason is kept to an excerpt.
+#[tokio::test]
+async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let small = |url: &str| {
+        let opts = ClientOptions {
+            max_answer_bytes: 1_000,
+            ..ClientOptions::DEFAULT
+        };
+        ZoektClient::new(url, opts).unwrap()
+    };
+    let big = json!({"Result": {"FileCount": 3, "Files": null, "Pad": "x".repeat(5_000)}});
+    let s = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(big))
+        .mount(&s)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/readyz"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("y".repeat(900)))
+        .mount(&s)
+        .await;
+    let e = small(&s.uri()).search(&req("x")).await.unwrap_err();
+    assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
+    let ready = small(&s.uri()).readiness().await.unwrap();
+    assert_eq!(ready.readyz_status, 503);
+    assert!(
+        ready.detail.chars().count() <= 201,
+        "{}",
+        ready.detail.len()
+    );
+
+    // Chunked, without a length: the read stops at the bound.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = sock.read(&mut buf).await;
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .await;
+            for _ in 0..10 {
+                let _ = sock.write_all(b"200\r\n").await;
+                let _ = sock.write_all(&[b' '; 0x200]).await;
+                let _ = sock.write_all(b"\r\n").await;
+            }
+            let _ = sock.write_all(b"0\r\n\r\n").await;
+        }
+    });
+    let e = small(&url).search(&req("x")).await.unwrap_err();
+    assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
 }

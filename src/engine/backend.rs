@@ -201,6 +201,8 @@ pub enum BackendErrorKind {
     Malformed,
     /// The backend answered before its index was loaded (or with shards crashed).
     NotReady,
+    /// The answer was bigger than the client reads.
+    TooBig,
 }
 
 impl BackendErrorKind {
@@ -213,6 +215,7 @@ impl BackendErrorKind {
             BackendErrorKind::ServerError => "server_error",
             BackendErrorKind::Malformed => "malformed",
             BackendErrorKind::NotReady => "not_ready",
+            BackendErrorKind::TooBig => "too_big",
         }
     }
 }

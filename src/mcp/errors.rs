@@ -240,6 +240,11 @@ fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
             ErrorCode::BackendQueryError,
             "Fix the query syntax: patterns are RE2 regexes (escape metacharacters like ( [ . with \\).",
         ),
+        BackendErrorKind::TooBig => (
+            ErrorCode::BackendError,
+            "Narrow the query (repo:, file:, lang:) or ask for fewer context_lines: Zoekt's \
+             answer was too big to read.",
+        ),
         BackendErrorKind::NotReady => (
             ErrorCode::BackendNotReady,
             "Zoekt is still loading its index: retry in a few seconds (a cursor stays valid).",

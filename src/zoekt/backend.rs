@@ -66,6 +66,7 @@ impl From<ZoektError> for BackendError {
             } => BackendErrorKind::Unreachable,
             ZoektError::Server { .. } => BackendErrorKind::ServerError,
             ZoektError::Malformed { .. } => BackendErrorKind::Malformed,
+            ZoektError::TooBig { .. } => BackendErrorKind::TooBig,
         };
         BackendError {
             kind,

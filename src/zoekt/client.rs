@@ -48,6 +48,12 @@ pub enum ZoektError {
         /// Zoekt's error message, or an excerpt of the body when it gave none.
         message: String,
     },
+    /// The answer was bigger than `--max-answer-bytes`; reading stopped there.
+    #[error("Zoekt's answer is larger than {limit} bytes (--max-answer-bytes)")]
+    TooBig {
+        /// The bound it passed.
+        limit: usize,
+    },
     /// The answer was not the JSON we expect.
     #[error("Zoekt sent a malformed response ({reason}); body starts: {excerpt}")]
     Malformed {
@@ -81,6 +87,16 @@ pub struct ClientOptions {
     /// First backoff delay; doubles each retry.
     #[arg(skip = ClientOptions::DEFAULT.backoff)]
     pub backoff: Duration,
+    /// Most bytes of one Zoekt answer read (its body); a bigger answer is an error, not a
+    /// memory spike: a window of files with many matching lines and context lines can reach
+    /// hundreds of megabytes.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_MAX_ANSWER_BYTES",
+        default_value_t = ClientOptions::DEFAULT.max_answer_bytes,
+        global = true
+    )]
+    pub max_answer_bytes: usize,
 }
 
 impl ClientOptions {
@@ -90,6 +106,7 @@ impl ClientOptions {
         timeout: Duration::from_secs(30),
         retries: 2,
         backoff: Duration::from_millis(100),
+        max_answer_bytes: 64 << 20,
     };
 }
 
@@ -193,7 +210,8 @@ impl ZoektClient {
         let (status, text) = self.get("/readyz").await?;
         Ok(Readiness {
             readyz_status: status.as_u16(),
-            detail: text.trim().to_string(),
+            // Zoekt's reason is a line; a body of megabytes must not become the answer.
+            detail: excerpt(text.trim().as_bytes()),
         })
     }
 
@@ -211,7 +229,7 @@ impl ZoektClient {
             }),
             Err(ZoektError::Server { status, message }) => Ok(Readiness {
                 readyz_status: status,
-                detail: message.trim().to_string(),
+                detail: excerpt(message.trim().as_bytes()),
             }),
             Err(e) => Err(e),
         }
@@ -223,8 +241,8 @@ impl ZoektClient {
             .with_retries(|| self.http.get(&url).send(), &url)
             .await?;
         let status = resp.status();
-        let text = resp.text().await.map_err(|e| self.transport_error(e))?;
-        Ok((status, text))
+        let body = self.read_body(resp).await?;
+        Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
     async fn post_json<T: DeserializeOwned>(
@@ -246,7 +264,7 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| self.body_error(e))?;
+        let bytes = self.read_body(resp).await?;
         if !status.is_success() {
             let message = zoekt_error_text(&bytes);
             return Err(if status == StatusCode::BAD_REQUEST {
@@ -305,6 +323,24 @@ impl ZoektClient {
         }
     }
 
+    /// The body, read chunk by chunk up to `--max-answer-bytes`: a bigger answer stops the
+    /// read (and frees what was read) instead of being held whole.
+    async fn read_body(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, ZoektError> {
+        let limit = self.opts.max_answer_bytes;
+        let too_big = ZoektError::TooBig { limit };
+        if resp.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_big);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.body_error(e))? {
+            if body.len() + chunk.len() > limit {
+                return Err(too_big);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
     /// The body broke off after Zoekt had answered: not an unreachable Zoekt, an unreadable
     /// answer.
     fn body_error(&self, e: reqwest::Error) -> ZoektError {
@@ -314,17 +350,6 @@ impl ZoektClient {
             ZoektError::Malformed {
                 reason: format!("the answer was cut off: {}", root_cause(&e)),
                 excerpt: String::new(),
-            }
-        }
-    }
-
-    fn transport_error(&self, e: reqwest::Error) -> ZoektError {
-        if e.is_timeout() {
-            self.timeout_error()
-        } else {
-            ZoektError::Unreachable {
-                url: self.base.clone(),
-                reason: root_cause(&e),
             }
         }
     }

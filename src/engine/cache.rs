@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::backend::{Backend, BackendError, FileSearch, RankedFile, RankedFiles};
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
-use super::window::{Answer, WindowSpec};
+use super::window::{Answer, Cut, WindowSpec};
 
 /// Names one request's answers: everything that decides which items a backend answer
 /// flattens into, except the number of files.
@@ -268,7 +268,11 @@ impl WindowCache {
             Some(k) => !k.ran_out() && k.asked() < answer.asked(),
             None => true,
         };
-        if bigger {
+        // An answer cut by timing or loading (time ran out, shards still loading) is not
+        // kept: asking again may find more, and a page that says "retry" must not be served
+        // the same cut from the cache until the TTL ends.
+        let transient = Cut::of(answer.search_stats(), &spec.effort).is_transient();
+        if bigger && !transient {
             self.store.insert(Key::Largest(key.clone()), value).await;
         }
         self.store.invalidate(&fetch_key).await;
@@ -658,5 +662,32 @@ mod tests {
         let fresh = p.page::<SearchSymbols>(&args).await.unwrap();
         assert_eq!(fresh.zoekt_requests, 1);
         assert_eq!(fresh.items[0].name, "cachedNew");
+    }
+
+    /// An answer cut by loading shards is not kept: the retry its error asks for reaches
+    /// Zoekt, and finds the answer once the shards are up.
+    #[tokio::test]
+    async fn an_answer_cut_while_shards_load_is_not_kept() {
+        let q = query::symbols_query(NAME).unwrap();
+        let p = cached(FakeBackend::new(), CacheConfig::DEFAULT);
+        p.backend().cut(
+            &q,
+            crate::engine::backend::SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        );
+        let args = SearchSymbolsArgs {
+            query: NAME.into(),
+            ..Default::default()
+        };
+        let e = p.page::<SearchSymbols>(&args).await.unwrap_err();
+        assert!(format!("{e:?}").contains("NotReady"), "{e:?}");
+        // The shards are loaded now.
+        p.backend().cut(&q, Default::default());
+        p.backend().replace(&q, files());
+        let page = p.page::<SearchSymbols>(&args).await.unwrap();
+        assert_eq!(page.count, 30);
+        assert_eq!(searches(&p), 2);
     }
 }

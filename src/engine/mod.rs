@@ -140,7 +140,7 @@ impl<B: Backend> Pager<B> {
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 let mut page = page::cut(&key, slice, start, collected, &self.cfg);
-                if loading && page.items.is_empty() {
+                if loading && page.items.is_empty() && !self.backend_ready().await {
                     return Err(not_ready().into());
                 }
                 page.zoekt_requests = requests.load(Ordering::Relaxed);
@@ -171,7 +171,7 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = T::collect(self, plan, &want).await?;
-        if collected.loading {
+        if collected.loading && collected.total.value == 0 && !self.backend_ready().await {
             return Err(not_ready().into());
         }
         let mut warnings = collected.warnings;
@@ -206,6 +206,13 @@ impl<B: Backend> Pager<B> {
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),
         })
+    }
+
+    /// Whether the backend says it is ready: an empty answer with crashed shards means "still
+    /// loading" only while it is not (a shard that crashed for good leaves a ready Zoekt, and
+    /// its empty answers are final, with their warning).
+    async fn backend_ready(&self) -> bool {
+        self.backend.readiness().await.is_ok_and(|r| r.is_ready())
     }
 
     /// Everything besides the request that decides which items come out in which order:
@@ -380,8 +387,8 @@ impl<B: Backend> Pager<B> {
     }
 }
 
-/// Zoekt answered while some shards were loading or had crashed, and the page has nothing
-/// to show (or the call is a count): an error to retry, never an empty, final-looking page.
+/// Zoekt answered nothing while some shards were loading (it says it is not ready): an error
+/// to retry, never an empty, final-looking page or a count of 0.
 fn not_ready() -> backend::BackendError {
     backend::BackendError {
         kind: backend::BackendErrorKind::NotReady,

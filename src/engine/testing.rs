@@ -113,11 +113,14 @@ impl Backend for FakeBackend {
         Ok(RepoListing::default())
     }
 
-    /// Always ready.
+    /// Ready unless some answer reports crashed shards: like Zoekt's /readyz while shards
+    /// are still loading.
     async fn readiness(&self) -> Result<Readiness, BackendError> {
+        let results = self.results.lock().expect("results lock");
+        let loading = results.values().any(|(_, cut)| cut.crashes > 0);
         Ok(Readiness {
-            status: 200,
-            detail: "ready".into(),
+            status: if loading { 503 } else { 200 },
+            detail: if loading { "loading" } else { "ready" }.into(),
         })
     }
 }

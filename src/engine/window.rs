@@ -184,6 +184,11 @@ impl<T> Answer<T> {
         self.fetched_at.elapsed()
     }
 
+    /// What Zoekt's statistics say of this answer.
+    pub fn search_stats(&self) -> &SearchStats {
+        &self.stats
+    }
+
     /// `MaxDocDisplayCount` this answer was fetched with.
     pub fn asked(&self) -> u32 {
         self.asked

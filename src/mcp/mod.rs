@@ -57,7 +57,8 @@ pub struct PagerServer<B> {
 }
 
 /// [`PagerServer::call_timeout`]'s default, and `--call-timeout-ms`'s.
-pub const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// Twice `--timeout-ms`'s default, so one slow request can still be retried within it.
+pub const DEFAULT_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl<B> Clone for PagerServer<B> {
     fn clone(&self) -> Self {
@@ -301,7 +302,8 @@ fn error_result(e: &ToolError) -> CallToolResult {
 /// A tool error as a JSON-RPC error, for the protocol-level operations (resources).
 fn rpc_error(e: &ToolError) -> ErrorData {
     let data = serde_json::to_value(e).ok();
-    let message = e.to_string();
+    // Resource errors name the URI they were given: an excerpt of it, as for tools.
+    let message = errors::excerpt(&e.to_string());
     match e.code {
         ErrorCode::InvalidArgument | ErrorCode::InvalidCursor | ErrorCode::CursorMismatch => {
             ErrorData::invalid_params(message, data)

@@ -154,14 +154,29 @@ fn has_prefix(token: &str, prefixes: &[&str]) -> bool {
     prefixes.iter().any(|p| bare.starts_with(p))
 }
 
+/// Whether `token` holds a `type:` atom. Zoekt opens and closes groups and negates with `(`,
+/// `)` and `-` glued to atoms, in any mix: `(type:repo x)`, `-(type:repo)` and
+/// `(a)(type:repo b)` all hold one. So any `type:` at the token's start or right after one
+/// of those characters counts; a quoted token is text.
+fn is_shape_atom(token: &str) -> bool {
+    if token.starts_with('"') {
+        return false;
+    }
+    SHAPE_PREFIXES.iter().any(|p| {
+        token.match_indices(p).any(|(at, _)| {
+            token[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| matches!(c, '(' | ')' | '-'))
+        })
+    })
+}
+
 /// Splits a query into filters and patterns; `type:` atoms are refused.
 pub fn parse(input: &str) -> Result<ParsedQuery, QueryError> {
     let mut parsed = ParsedQuery::default();
     for token in tokenize(input)? {
-        // Zoekt opens groups and negates with `(` and `-` before an atom, in any mix:
-        // `(type:repo x)` and `-(type:repo)` are `type:` atoms too.
-        let atom = token.trim_start_matches(['(', '-']);
-        if SHAPE_PREFIXES.iter().any(|p| atom.starts_with(p)) {
+        if is_shape_atom(&token) {
             return Err(QueryError::ShapeAtom { token });
         }
         if has_prefix(&token, FILTER_PREFIXES) {
@@ -407,6 +422,7 @@ mod tests {
                     let atom = format!("{wrap}{prefix}repo{close}");
                     for query in [
                         atom.clone(),
+                        format!("(a){atom}"),
                         format!("foo {atom}"),
                         format!("{atom} foo"),
                         format!("lang:go {atom} or bar"),
@@ -430,7 +446,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(tried, 2 * 8 * 3 * 5);
+        assert_eq!(tried, 2 * 8 * 3 * 6);
+        // Not an atom: inside a word, or quoted.
+        assert!(search_query("mytype:repo").is_ok());
+        assert!(search_query("content:t:x").is_ok());
         assert_eq!(
             search_query("\"type:repo\" x"),
             Ok("\"type:repo\" x".into())

@@ -7,6 +7,7 @@
 #
 #   scripts/coverage.sh              # floor 90%
 #   COVERAGE_FLOOR=85 scripts/coverage.sh
+#   scripts/coverage.sh --install-only   # just install the pinned cargo-tarpaulin
 #
 # The report is kept in target/coverage/tarpaulin-report.json (under CARGO_TARGET_DIR when
 # set); instrumented builds go there too, so they never invalidate the normal build.
@@ -22,6 +23,9 @@ say() { printf 'coverage.sh: %s\n' "$*" >&2; }
 if ! cargo tarpaulin --version 2>/dev/null | grep -q "$TARPAULIN_VERSION"; then
   say "installing cargo-tarpaulin $TARPAULIN_VERSION (once)"
   cargo install cargo-tarpaulin --version "$TARPAULIN_VERSION" --locked
+fi
+if [ "${1:-}" = --install-only ]; then
+  exit 0
 fi
 mkdir -p "$OUT"
 rm -f "$OUT/tarpaulin-report.json"

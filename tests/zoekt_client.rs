@@ -249,23 +249,53 @@ async fn retries_are_bounded() {
     assert_eq!(kind, zoekt_pager::backend::BackendErrorKind::Unreachable);
 }
 
-/// A body that breaks off after Zoekt answered is an unreadable answer, not an unreachable
-/// Zoekt. wiremock cannot cut a body, so a bare TCP server promises more than it sends.
-#[tokio::test]
-async fn a_body_cut_off_is_malformed_not_unreachable() {
+/// A bare HTTP server that reads a request's head and answers every connection with
+/// `response` as raw bytes, then closes it: for what wiremock cannot send (a body shorter than
+/// its length, hand-made chunks). Returns its URL.
+async fn raw_http_server(response: Vec<u8>) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {
         while let Ok((mut sock, _)) = listener.accept().await {
+            // Read the whole request (head, then Content-Length bytes of body), so closing
+            // never resets a connection with unread bytes.
+            let mut request = Vec::new();
             let mut buf = [0u8; 4096];
-            let _ = sock.read(&mut buf).await;
-            let _ = sock
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"Result\":")
-                .await;
-            drop(sock);
+            loop {
+                let head_end = request
+                    .windows(4)
+                    .position(|w| w == b"\r\n\r\n")
+                    .map(|i| i + 4);
+                if let Some(end) = head_end {
+                    let head = String::from_utf8_lossy(&request[..end]).to_lowercase();
+                    let body: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + body {
+                        break;
+                    }
+                }
+                match sock.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let _ = sock.write_all(&response).await;
         }
     });
+    url
+}
+
+/// A body that breaks off after Zoekt answered is an unreadable answer, not an unreachable
+/// Zoekt. wiremock cannot cut a body, so a bare TCP server promises more than it sends.
+#[tokio::test]
+async fn a_body_cut_off_is_malformed_not_unreachable() {
+    let url =
+        raw_http_server(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"Result\":".to_vec())
+            .await;
     let e = quick(&url, 2_000).search(&req("x")).await.unwrap_err();
     assert!(
         matches!(&e, ZoektError::Malformed { reason, .. } if reason.contains("cut off")),
@@ -277,7 +307,6 @@ async fn a_body_cut_off_is_malformed_not_unreachable() {
 /// or streams it in chunks, and `/readyz`'s reason is kept to an excerpt.
 #[tokio::test]
 async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let small = |url: &str| {
         let opts = ClientOptions {
             max_answer_bytes: 1_000,
@@ -307,23 +336,14 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
     );
 
     // Chunked, without a length: the read stops at the bound.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let mut buf = [0u8; 4096];
-            let _ = sock.read(&mut buf).await;
-            let _ = sock
-                .write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-                .await;
-            for _ in 0..10 {
-                let _ = sock.write_all(b"200\r\n").await;
-                let _ = sock.write_all(&[b' '; 0x200]).await;
-                let _ = sock.write_all(b"\r\n").await;
-            }
-            let _ = sock.write_all(b"0\r\n\r\n").await;
-        }
-    });
+    let mut chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for _ in 0..10 {
+        chunked.extend_from_slice(b"200\r\n");
+        chunked.extend_from_slice(&[b' '; 0x200]);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let url = raw_http_server(chunked).await;
     let e = small(&url).search(&req("x")).await.unwrap_err();
     assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
 }

@@ -22,7 +22,9 @@ OUT="${CARGO_TARGET_DIR:-$ROOT/target}/coverage"
 say() { printf 'coverage.sh: %s\n' "$*" >&2; }
 if ! cargo tarpaulin --version 2>/dev/null | grep -q "$TARPAULIN_VERSION"; then
   say "installing cargo-tarpaulin $TARPAULIN_VERSION (once)"
-  cargo install cargo-tarpaulin --version "$TARPAULIN_VERSION" --locked
+  # In its own temporary build folder (CARGO_TARGET_DIR unset): CI runs this beside the test
+  # build, which holds the shared one.
+  env -u CARGO_TARGET_DIR cargo install cargo-tarpaulin --version "$TARPAULIN_VERSION" --locked
 fi
 if [ "${1:-}" = --install-only ]; then
   exit 0

@@ -23,7 +23,7 @@ OUT="${CARGO_TARGET_DIR:-$ROOT/target}/mutants"
 say() { printf 'mutants.sh: %s\n' "$*" >&2; }
 if ! cargo mutants --version 2>/dev/null | grep -q "$MUTANTS_VERSION"; then
   say "installing cargo-mutants $MUTANTS_VERSION (once)"
-  cargo install cargo-mutants --version "$MUTANTS_VERSION" --locked
+  env -u CARGO_TARGET_DIR cargo install cargo-mutants --version "$MUTANTS_VERSION" --locked
 fi
 args=()
 for f in $FILES; do args+=(--file "$f"); done

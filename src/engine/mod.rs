@@ -639,6 +639,28 @@ mod tests {
         }
     }
 
+    /// At the paging ceiling a page with more items after it has no cursor, and says why.
+    #[tokio::test]
+    async fn the_paging_ceiling_ends_a_walk_with_a_warning() {
+        let cfg = PagerConfig {
+            max_offset: 5,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(FakeBackend::new().with(&q(), files(10)), cfg);
+        let first = page(&p, 3, None).await;
+        assert!(first.complete && first.next_cursor.is_some());
+        let last = page(&p, 3, first.next_cursor.as_deref()).await;
+        assert_eq!(paths(&last), ["u03", "u04", "u05"]);
+        assert!(last.next_cursor.is_none() && !last.complete);
+        assert!(
+            last.warnings
+                .iter()
+                .any(|w| w.contains("paging stops at item 5")),
+            "{:?}",
+            last.warnings
+        );
+    }
+
     #[tokio::test]
     async fn a_tie_wider_than_the_largest_window_still_pages_without_repeats() {
         // 20 tied files, at most 8 files a request: the first page is full, and a walk never

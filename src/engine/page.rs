@@ -453,6 +453,15 @@ mod tests {
         );
         assert_eq!(listing.seek(&at(0.0, 3, 0)), Some(1));
         assert_eq!(listing.seek(&at(0.0, 5, 0)), None);
+        // In a listing of two runs, an item of the second counts the first run's items.
+        let two = collected(
+            vec![
+                run(vec![at(0.0, 3, 0), at(0.0, 7, 0)], 2, Section::default()),
+                run(vec![at(0.0, 1, 0), at(0.0, 9, 0)], 2, Section::default()),
+            ],
+            false,
+        );
+        assert_eq!(two.seek(&at(0.0, 9, 0)), Some(4));
     }
 
     #[test]
@@ -471,6 +480,8 @@ mod tests {
         );
         let c = collected(vec![defs, usages], true);
         assert_eq!(c.len(), 4);
+        assert!(!c.is_empty());
+        assert!(collected(vec![], true).is_empty());
         let (item, p) = c.get(2).unwrap();
         assert_eq!(
             (*item, p.section, p.section_start, p.earlier_cut),
@@ -482,5 +493,51 @@ mod tests {
         after.section = 1;
         assert_eq!(c.seek(&after), Some(3));
         assert_eq!(c.seek(&at(1.0, 2, 0)), Some(2));
+    }
+
+    /// An item whose text is long and whose JSON is short (a number).
+    #[derive(Serialize)]
+    struct Wordy(u32);
+
+    impl ItemText for Wordy {
+        fn write_text(&self, out: &mut String) {
+            out.push_str(&"w".repeat(99));
+        }
+    }
+
+    /// An item whose JSON is long (a string) and whose text is short.
+    #[derive(Serialize)]
+    struct Jsony(String);
+
+    impl ItemText for Jsony {
+        fn write_text(&self, out: &mut String) {
+            out.push('j');
+        }
+    }
+
+    #[test]
+    fn the_text_alone_can_end_a_page() {
+        // 100 characters of text each (99 and a newline), 2 of JSON: the text binds.
+        let items: Vec<Wordy> = (0..10).map(Wordy).collect();
+        assert_eq!(fitting_prefix(&items, 250), 2);
+        assert_eq!(fitting_prefix(&items, 1_000), 10);
+        // Exactly at the bound still fits.
+        assert_eq!(fitting_prefix(&items, 200), 2);
+        // Always at least one item, so a walk moves.
+        assert_eq!(fitting_prefix(&items, 10), 1);
+    }
+
+    #[test]
+    fn the_json_alone_can_end_a_page() {
+        // 100 characters of JSON each (97, 2 quotes and a separator), 2 of text.
+        let items: Vec<Jsony> = (0..10).map(|_| Jsony("é".repeat(97))).collect();
+        assert_eq!(fitting_prefix(&items, 250), 2);
+        assert_eq!(fitting_prefix(&items, 200), 2);
+        // The separator counts: 2 items take 200, not 198.
+        assert_eq!(fitting_prefix(&items, 199), 1);
+        assert_eq!(fitting_prefix(&items, 1_000), 10);
+        // Characters, not bytes (each é is 2 bytes): the cache's weight counts bytes.
+        assert_eq!(json_chars(&items[0]), 99);
+        assert_eq!(json_len(&items[0]), 196);
     }
 }

@@ -130,7 +130,7 @@ impl<B: Backend> Pager<B> {
             };
             let collected = T::collect(self, &plan, &want).await?;
             let start = page::locate(&slice, &collected);
-            let loading = collected.loading;
+            let loading = collected.cut.crashes > 0;
             let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
@@ -171,7 +171,7 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = T::collect(self, plan, &want).await?;
-        if collected.loading && collected.total.value == 0 && !self.backend_ready().await {
+        if collected.cut.crashes > 0 && collected.total.value == 0 && !self.backend_ready().await {
             return Err(not_ready().into());
         }
         let mut warnings = collected.warnings;
@@ -186,10 +186,7 @@ impl<B: Backend> Pager<B> {
         // Pages a walk can reach: the cursor stops at --max-offset.
         let reachable = total.value.min(self.cfg.max_offset);
         if total.value > self.cfg.max_offset {
-            warnings.push(format!(
-                "paging stops at item {}; narrow the query to see the rest",
-                self.cfg.max_offset
-            ));
+            warnings.push(page::ceiling_warning(self.cfg.max_offset));
         }
         Ok(Page {
             items: Vec::new(),
@@ -263,8 +260,7 @@ impl<B: Backend> Pager<B> {
         Ok(Collected {
             ranked: true,
             ran_out: w.ran_out,
-            transient_cut: w.cut.is_transient(),
-            loading: w.cut.crashes > 0,
+            cut: w.cut,
             runs: vec![w.into_run()],
             first: 0,
             total,

@@ -10,7 +10,7 @@ use super::config::PagerConfig;
 use super::cursor::RequestKey;
 use super::order::Position;
 use super::text::Snippet;
-use super::window::{ItemList, Section};
+use super::window::{Cut, ItemList, Section};
 use crate::tools::{ItemText, text_lens};
 
 /// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.
@@ -114,12 +114,9 @@ pub struct Collected<T> {
     pub ranked: bool,
     /// The items end where the backend's answer ends: no more items exist in it.
     pub ran_out: bool,
-    /// The answer was cut in a way that depends on timing or loading: asking again later
-    /// may find more.
-    pub transient_cut: bool,
-    /// Some shards crashed or were still loading (Zoekt right after a start): an empty
-    /// answer then says nothing about the query.
-    pub loading: bool,
+    /// What Zoekt's answers (every query's) left out: whether asking again later may find
+    /// more ([`Cut::is_transient`]), and whether shards were still loading.
+    pub cut: Cut,
     /// How many items the whole result holds.
     pub total: Total,
     /// Why the result may be partial.
@@ -278,7 +275,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     let Collected {
         first,
         ran_out,
-        transient_cut,
+        cut,
         total,
         mut warnings,
         ..
@@ -298,7 +295,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     let next_offset = offset + page.len() as u64;
     let more_items = total_items > begin + page.len();
     // Zoekt's answer ended here but was cut by time or loading: the same cursor may find more.
-    let retry = !more_items && ran_out && transient_cut && !page.is_empty();
+    let retry = !more_items && ran_out && cut.is_transient() && !page.is_empty();
     let last = page.len().checked_sub(1).map(|i| positions[i]);
     let next_cursor = match last {
         Some(last) if (more_items || retry) && next_offset <= cfg.max_offset => {
@@ -307,10 +304,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
         _ => None,
     };
     if more_items && next_cursor.is_none() && !page.is_empty() {
-        warnings.push(format!(
-            "paging stops at item {}; narrow the query to see the rest",
-            cfg.max_offset
-        ));
+        warnings.push(ceiling_warning(cfg.max_offset));
     }
     if retry && next_cursor.is_some() {
         warnings.push(
@@ -337,6 +331,11 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     }
 }
 
+/// Said when results go on past the paging ceiling (`--max-offset`).
+pub(crate) fn ceiling_warning(max_offset: u64) -> String {
+    format!("paging stops at item {max_offset}; narrow the query to see the rest")
+}
+
 /// How many leading items fit in `max_chars`, in each of the forms a client may hand a model:
 /// the page's text and the items' JSON, measured apart (a client passes one or the other).
 /// Always at least one, so a walk moves. Items are measured, never built: the MCP layer
@@ -355,39 +354,37 @@ fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usi
 
 /// Bytes of `value`'s JSON, counted as it serialises (nothing is built).
 pub(crate) fn json_len<T: Serialize>(value: &T) -> usize {
-    let mut counter = ByteCounter(0);
-    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
+    json_size(value).bytes
 }
 
 /// Characters of `value`'s JSON, counted as it serialises (nothing is built): what a model
 /// reads of it.
 fn json_chars<T: Serialize>(value: &T) -> usize {
-    let mut counter = CharCounter(0);
-    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
+    json_size(value).chars
 }
 
-/// A writer that only counts the bytes written to it.
-struct ByteCounter(usize);
-
-impl std::io::Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+/// The size of `value`'s JSON (zero when it cannot be serialised).
+fn json_size<T: Serialize>(value: &T) -> Counter {
+    let mut counter = Counter::default();
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter,
+        Err(_) => Counter::default(),
     }
 }
 
-/// A writer that only counts the UTF-8 characters written to it (serde_json writes whole
-/// characters, but a character's bytes may arrive in two writes: counting the bytes that
-/// start a character is right either way).
-struct CharCounter(usize);
+/// A writer that only counts what is written to it, in bytes and in UTF-8 characters
+/// (serde_json writes whole characters, but a character's bytes may arrive in two writes:
+/// counting the bytes that start a character is right either way).
+#[derive(Debug, Default)]
+struct Counter {
+    bytes: usize,
+    chars: usize,
+}
 
-impl std::io::Write for CharCounter {
+impl std::io::Write for Counter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+        self.bytes += buf.len();
+        self.chars += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
         Ok(buf.len())
     }
 
@@ -417,8 +414,7 @@ mod tests {
             first: 0,
             ranked,
             ran_out: true,
-            transient_cut: false,
-            loading: false,
+            cut: Cut::default(),
             total: Total {
                 value: 0,
                 exact: false,

@@ -22,13 +22,10 @@ pub struct Snippet {
 impl Snippet {
     /// The snippet of every line: dropped, or clipped to `max_chars`.
     pub fn apply(&self, line: &mut String) {
-        if !self.include {
+        if self.include {
+            clip(line, self.max_chars);
+        } else {
             line.clear();
-        } else if let Some((i, _)) = line.char_indices().nth(self.max_chars) {
-            // Cut one character earlier to make room for the `…`.
-            let keep = line[..i].char_indices().next_back().map_or(0, |(j, _)| j);
-            line.truncate(keep);
-            line.push('…');
         }
     }
 
@@ -39,6 +36,29 @@ impl Snippet {
         } else {
             lines.clear();
         }
+    }
+
+    /// An item's source line and the context lines around it.
+    pub fn apply_with_context(
+        &self,
+        line: &mut String,
+        before: &mut Vec<String>,
+        after: &mut Vec<String>,
+    ) {
+        self.apply(line);
+        self.apply_all(before);
+        self.apply_all(after);
+    }
+}
+
+/// Cuts `text` to at most `max_chars` characters, the last being `…` when it was cut: the one
+/// way this crate shortens a line, a snippet or a quoted input.
+pub fn clip(text: &mut String, max_chars: usize) {
+    if let Some((i, _)) = text.char_indices().nth(max_chars) {
+        // Cut one character earlier to make room for the `…`.
+        let keep = text[..i].char_indices().next_back().map_or(0, |(j, _)| j);
+        text.truncate(keep);
+        text.push('…');
     }
 }
 
@@ -55,11 +75,7 @@ fn clip_text_keep_indent(line: &str) -> String {
 /// `text` cut to [`MAX_TEXT_CHARS`] characters, the last being `…` when it was cut.
 fn shorten(text: &str) -> String {
     let mut s = text.to_string();
-    Snippet {
-        include: true,
-        max_chars: MAX_TEXT_CHARS,
-    }
-    .apply(&mut s);
+    clip(&mut s, MAX_TEXT_CHARS);
     s
 }
 

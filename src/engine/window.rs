@@ -328,6 +328,16 @@ impl Cut {
         *self == Cut::default()
     }
 
+    /// Both cuts together: what two queries' answers left out.
+    pub fn merged(self, other: Cut) -> Cut {
+        Cut {
+            shards_skipped: self.shards_skipped + other.shards_skipped,
+            files_skipped: self.files_skipped + other.files_skipped,
+            crashes: self.crashes + other.crashes,
+            total_cap: self.total_cap.or(other.total_cap),
+        }
+    }
+
     /// The same request may find more later: the cut depends on timing or on shards still
     /// loading, not only on the per-shard cap.
     pub fn is_transient(&self) -> bool {

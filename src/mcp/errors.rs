@@ -134,10 +134,9 @@ pub const MAX_MESSAGE_CHARS: usize = 400;
 
 /// `text` cut to [`MAX_MESSAGE_CHARS`] characters, ending in `…` when cut.
 pub fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(MAX_MESSAGE_CHARS - 1) {
-        Some((i, _)) if text.chars().count() > MAX_MESSAGE_CHARS => format!("{}…", &text[..i]),
-        _ => text.to_string(),
-    }
+    let mut text = text.to_string();
+    crate::engine::text::clip(&mut text, MAX_MESSAGE_CHARS);
+    text
 }
 
 fn argument_hint(e: &ArgumentError) -> String {

@@ -470,19 +470,20 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let known = self.handlers.contains_key(&*request.name);
+        if !self.handlers.contains_key(&*request.name) {
+            // No caller text in the message (the README promises logs without it); the
+            // client holds the name it sent.
+            return Err(ErrorData::invalid_params(
+                "unknown tool: see tools/list",
+                None,
+            ));
+        }
         let cancelled = context.ct.cancelled();
         match self
             .call_within(&request.name, request.arguments, cancelled)
             .await
         {
             Some(result) => Ok(result.into()),
-            // rmcp logs this error with its message: no caller text in it (the README
-            // promises logs without queries), the name is in the request the client holds.
-            None if !known => Err(ErrorData::invalid_params(
-                "unknown tool: see tools/list",
-                None,
-            )),
             None => Err(ErrorData::internal_error("the call was cancelled", None)),
         }
     }

@@ -18,19 +18,22 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
         format!("about {}", page.total.value)
     };
     if let Some(pages) = page.pages {
-        let s = if pages == 1 { "" } else { "s" };
-        let about = if page.total.exact { "" } else { "about " };
         let _ = write!(
             out,
-            "Count only: {total} items, {about}{pages} page{s} at limit {}. Call {tool} without \
-             count_only to list them.",
-            page.limit
+            "Count only: {total} items, {}. Call {tool} without count_only to list them.",
+            pages_at_limit(pages, page, "")
         );
-        for w in &page.warnings {
-            let _ = write!(out, "\nWarning: {w}");
-        }
-        return out;
+    } else {
+        footer(tool, page, &total, &mut out);
     }
+    for w in &page.warnings {
+        let _ = write!(out, "\nWarning: {w}");
+    }
+    out
+}
+
+/// Where a page stands in the walk and how to go on.
+fn footer<T>(tool: &str, page: &Page<T>, total: &str, out: &mut String) {
     if page.items.is_empty() {
         let _ = write!(out, "No items at offset {} (total {total}).", page.offset);
     } else {
@@ -58,10 +61,6 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
         None if !page.items.is_empty() => out.push_str(" No further pages (see warnings)."),
         None => {}
     }
-    for w in &page.warnings {
-        let _ = write!(out, "\nWarning: {w}");
-    }
-    out
 }
 
 /// How many pages remain after this one, at its limit: ` (3 more pages at limit 30)`, with
@@ -74,9 +73,15 @@ fn pages_left<T>(page: &Page<T>) -> String {
     if pages == 0 {
         return String::new();
     }
+    format!(" ({})", pages_at_limit(pages, page, "more "))
+}
+
+/// `3 more pages at limit 30`, `about 1 page at limit 30`: "about" when the page's total is
+/// an estimate.
+fn pages_at_limit<T>(pages: u64, page: &Page<T>, more: &str) -> String {
     let about = if page.total.exact { "" } else { "about " };
     let s = if pages == 1 { "" } else { "s" };
-    format!(" ({about}{pages} more page{s} at limit {})", page.limit)
+    format!("{about}{pages} {more}page{s} at limit {}", page.limit)
 }
 
 /// The text block of an error.

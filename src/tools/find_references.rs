@@ -16,7 +16,6 @@ use crate::engine::error::Error;
 use crate::engine::page::{Collected, Total, Want};
 use crate::engine::text::{Snippet, clip_text, column, context_lines, find_word};
 use crate::engine::window::{Window, clamp_u32};
-use crate::tools::search_symbols::checked_context_lines;
 use crate::zoekt::query;
 
 /// The `find_references` tool.
@@ -111,7 +110,7 @@ impl PagedTool for FindReferences {
             symbol: args.symbol.trim().to_string(),
             definitions: qs.definitions,
             usages: qs.usages,
-            context_lines: checked_context_lines(args.context_lines, cfg)?,
+            context_lines: super::checked_context_lines(args.context_lines, cfg)?,
         })
     }
 
@@ -156,8 +155,7 @@ impl PagedTool for FindReferences {
             return Ok(Collected {
                 ranked: true,
                 ran_out: usages.ran_out,
-                transient_cut: usages.cut.is_transient(),
-                loading: usages.cut.crashes > 0,
+                cut: usages.cut,
                 runs: vec![usages.into_run()],
                 first: u64::from(start),
                 total,
@@ -207,8 +205,7 @@ impl PagedTool for FindReferences {
             value: defs_total + usage_count(&usages, defs_total),
             exact: defs_known && defs.exhausted() && usages.exhausted(),
         };
-        let transient_cut = defs.cut.is_transient() || usages.cut.is_transient();
-        let loading = defs.cut.crashes > 0 || usages.cut.crashes > 0;
+        let cut = defs.cut.merged(usages.cut);
         let mut runs = vec![defs.into_run()];
         let ran_out = if defs_known {
             let ran_out = usages.ran_out;
@@ -223,8 +220,7 @@ impl PagedTool for FindReferences {
             first: 0,
             ranked: true,
             ran_out,
-            transient_cut,
-            loading,
+            cut,
             total,
             warnings,
         })
@@ -279,9 +275,7 @@ impl ItemText for ReferenceItem {
     }
 
     fn shape(&mut self, snippet: &Snippet) {
-        snippet.apply(&mut self.text);
-        snippet.apply_all(&mut self.before);
-        snippet.apply_all(&mut self.after);
+        snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
     }
 }
 

@@ -14,7 +14,7 @@ use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
 use crate::engine::order::{Position, file_key};
 use crate::engine::page::{Collected, Page, PageArgs, Run, Total, Want};
-use crate::engine::window::ItemList;
+use crate::engine::window::{Cut, ItemList};
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
 
@@ -112,8 +112,10 @@ impl PagedTool for ListRepos {
             first: 0,
             ranked: false,
             ran_out: true,
-            transient_cut: list.crashes > 0,
-            loading: list.crashes > 0,
+            cut: Cut {
+                crashes: list.crashes,
+                ..Cut::default()
+            },
             total,
             warnings,
         })

@@ -29,7 +29,7 @@ use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
-use crate::engine::error::Error;
+use crate::engine::error::{ArgumentError, Error};
 use crate::engine::page::{Collected, PageArgs, Want};
 use crate::engine::text::Snippet;
 
@@ -228,6 +228,19 @@ pub trait ItemText {
     /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
     /// nothing to do for an item without source lines.
     fn shape(&mut self, _snippet: &Snippet) {}
+}
+
+/// The `context_lines` argument of a tool, checked against `--max-context-lines`.
+pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
+    let context_lines = given.unwrap_or(0);
+    if context_lines > cfg.max_context_lines {
+        return Err(ArgumentError::ContextLines {
+            given: context_lines,
+            max: cfg.max_context_lines,
+        }
+        .into());
+    }
+    Ok(context_lines)
 }
 
 /// Writes a source line between its context lines, each context line marked `| ` (a blank

@@ -12,7 +12,6 @@ use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
 use crate::engine::text::{Snippet, clip_text, context_lines, first_match_column};
-use crate::tools::search_symbols::checked_context_lines;
 use crate::zoekt::query;
 
 /// The `search` tool.
@@ -82,7 +81,7 @@ impl PagedTool for Search {
 
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::search_query(&args.query)?;
-        let context_lines = checked_context_lines(args.context_lines, cfg)?;
+        let context_lines = super::checked_context_lines(args.context_lines, cfg)?;
         Ok(Plan {
             query,
             context_lines,
@@ -133,13 +132,12 @@ impl ItemText for LineItem {
         );
     }
 
-    /// A path match's text is its path, not a source line: it stays whole.
+    /// A path match's text is its path, not a source line (and it has no context): it stays
+    /// whole.
     fn shape(&mut self, snippet: &Snippet) {
         if self.line > 0 {
-            snippet.apply(&mut self.text);
+            snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
         }
-        snippet.apply_all(&mut self.before);
-        snippet.apply_all(&mut self.after);
     }
 }
 

@@ -99,7 +99,7 @@ impl PagedTool for SearchSymbols {
 
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
-        let context_lines = checked_context_lines(args.context_lines, cfg)?;
+        let context_lines = super::checked_context_lines(args.context_lines, cfg)?;
         let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
         let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
         Ok(Plan {
@@ -158,9 +158,7 @@ impl ItemText for SymbolItem {
     }
 
     fn shape(&mut self, snippet: &Snippet) {
-        snippet.apply(&mut self.text);
-        snippet.apply_all(&mut self.before);
-        snippet.apply_all(&mut self.after);
+        snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
     }
 }
 
@@ -197,19 +195,6 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
     out.sort_by(|a, b| (a.line, a.column, &a.name).cmp(&(b.line, b.column, &b.name)));
     out.dedup_by(|a, b| (a.line, a.column, &a.name) == (b.line, b.column, &b.name));
     out
-}
-
-/// The `context_lines` argument of a tool, checked against `--max-context-lines`.
-pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
-    let context_lines = given.unwrap_or(0);
-    if context_lines > cfg.max_context_lines {
-        return Err(ArgumentError::ContextLines {
-            given: context_lines,
-            max: cfg.max_context_lines,
-        }
-        .into());
-    }
-    Ok(context_lines)
 }
 
 /// Most ctags kinds one `kinds` filter may list.

@@ -331,7 +331,8 @@ impl ZoektClient {
         if resp.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_big);
         }
-        let mut body = Vec::new();
+        // Reserved up front when Zoekt says how long (within the bound just checked).
+        let mut body = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
         while let Some(chunk) = resp.chunk().await.map_err(|e| self.body_error(e))? {
             if body.len() + chunk.len() > limit {
                 return Err(too_big);
@@ -369,12 +370,10 @@ fn zoekt_error_text(body: &[u8]) -> String {
 }
 
 fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    match text.char_indices().nth(EXCERPT_CHARS) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
-    }
+    let mut text = String::from_utf8_lossy(body).trim().to_string();
+    // EXCERPT_CHARS of the body, then the `…` when there was more.
+    crate::engine::text::clip(&mut text, EXCERPT_CHARS + 1);
+    text
 }
 
 /// reqwest's top-level message is generic ("error sending request"); the innermost source

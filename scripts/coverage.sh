@@ -20,7 +20,7 @@ TARPAULIN_VERSION=0.37.5
 OUT="${CARGO_TARGET_DIR:-$ROOT/target}/coverage"
 
 say() { printf 'coverage.sh: %s\n' "$*" >&2; }
-if ! cargo tarpaulin --version 2>/dev/null | grep -q "$TARPAULIN_VERSION"; then
+if ! cargo tarpaulin --version 2>/dev/null | grep -qwF "$TARPAULIN_VERSION"; then
   say "installing cargo-tarpaulin $TARPAULIN_VERSION (once)"
   # In its own temporary build folder (CARGO_TARGET_DIR unset): CI runs this beside the test
   # build, which holds the shared one.

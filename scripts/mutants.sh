@@ -21,7 +21,7 @@ FILES="${MUTANTS_FILES:-src/engine/cursor.rs src/engine/window.rs src/engine/pag
 OUT="${CARGO_TARGET_DIR:-$ROOT/target}/mutants"
 
 say() { printf 'mutants.sh: %s\n' "$*" >&2; }
-if ! cargo mutants --version 2>/dev/null | grep -q "$MUTANTS_VERSION"; then
+if ! cargo mutants --version 2>/dev/null | grep -qwF "$MUTANTS_VERSION"; then
   say "installing cargo-mutants $MUTANTS_VERSION (once)"
   env -u CARGO_TARGET_DIR cargo install cargo-mutants --version "$MUTANTS_VERSION" --locked
 fi
@@ -42,10 +42,10 @@ case "$rc" in
   *) say "cargo-mutants failed (exit $rc): no summary written"; exit "$rc" ;;
 esac
 
-python3 - "$OUT/mutants.out/outcomes.json" "$FILES" "$(( $(date +%s) - started ))" <<'PY'
+python3 - "$OUT/mutants.out/outcomes.json" "$FILES" "$(( $(date +%s) - started ))" "$*" <<'PY'
 import datetime, json, sys
 outcomes = json.load(open(sys.argv[1]))
-files, seconds = sys.argv[2].split(), int(sys.argv[3])
+files, seconds, extra = sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
 counts = {"caught": 0, "missed": 0, "unviable": 0, "timeout": 0}
 missed = []
 for o in outcomes["outcomes"]:
@@ -67,7 +67,8 @@ lines = [
     "",
     f"Written by `scripts/mutants.sh` on {datetime.date.today()} ({seconds // 60} min, cargo-mutants).",
     "",
-    "Scope: " + ", ".join(f"`{f}`" for f in files) + ".",
+    "Scope: " + ", ".join(f"`{f}`" for f in files) + "."
+    + (f" Arguments `{extra}`: with `--iterate` or a filter, this run is only part of it." if extra else ""),
     "Tests: the library's unit tests and the live `contract` and `zoekt_requests` suites.",
     "",
     "| caught | missed | unviable | timed out | caught of viable |",

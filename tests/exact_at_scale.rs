@@ -120,7 +120,7 @@ async fn a_cursor_minted_with_other_effort_caps_is_a_mismatch() {
 /// Zoekt requests per page over whole walks without the window cache, counted on the wire:
 /// every window sequence starts from the walk's first window and then grows by the items per
 /// file it holds (engine/window.rs), so a page beyond the first costs two requests per query,
-/// usually, and rarely more.
+/// usually, and rarely more: the bound is on the average over the walks.
 #[tokio::test]
 async fn a_page_costs_at_most_two_requests_per_query() {
     let url = support::fixture_zoekt("a_page_costs_at_most_two_requests_per_query");

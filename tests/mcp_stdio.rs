@@ -262,7 +262,6 @@ async fn backend_down_is_a_tool_error_and_the_server_stays_up() {
 
 #[tokio::test]
 async fn default_pages_of_broad_queries_fit_the_budget() {
-    const BUDGET: usize = 40_000;
     let zoekt = support::fixture_zoekt("default_pages_of_broad_queries_fit_the_budget");
     let client = spawn(&zoekt).await;
     // Each case has more items than a default page (30), so each page is full: 319 ctags
@@ -288,17 +287,17 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
     .await;
     let sc = r.structured_content.clone().unwrap();
     assert_eq!(sc["size_capped"], json!(true), "{sc}");
-    let whole = serde_json::to_string(&r).unwrap().chars().count();
+    let whole = json_chars(&r);
     eprintln!(
         "search with 10 context lines, limit 100: {} items, whole result {whole} chars",
         sc["count"]
     );
-    assert!(whole < 2 * BUDGET, "whole result is {whole} chars");
+    assert!(whole < 2 * BUDGET_CHARS, "whole result is {whole} chars");
     let text_chars = text(&r).chars().count();
-    let json_chars = serde_json::to_string(&sc).unwrap().chars().count();
+    let sc_chars = json_chars(&sc);
     assert!(
-        text_chars < BUDGET && json_chars < BUDGET,
-        "{text_chars} / {json_chars}"
+        text_chars < BUDGET_CHARS && sc_chars < BUDGET_CHARS,
+        "{text_chars} / {sc_chars}"
     );
     let count = sc["count"].as_u64().unwrap();
     assert!(
@@ -314,12 +313,15 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
         let sc = r.structured_content.clone().unwrap();
         assert_eq!(sc["count"], json!(count), "{tool}: default page size");
         let text_chars = text(&r).chars().count();
-        let json_chars = serde_json::to_string(&sc).unwrap().chars().count();
-        eprintln!("{tool} {args}: text {text_chars} chars, structured {json_chars} chars");
-        assert!(text_chars < BUDGET, "{tool}: text is {text_chars} chars");
+        let sc_chars = json_chars(&sc);
+        eprintln!("{tool} {args}: text {text_chars} chars, structured {sc_chars} chars");
         assert!(
-            json_chars < BUDGET,
-            "{tool}: structured is {json_chars} chars"
+            text_chars < BUDGET_CHARS,
+            "{tool}: text is {text_chars} chars"
+        );
+        assert!(
+            sc_chars < BUDGET_CHARS,
+            "{tool}: structured is {sc_chars} chars"
         );
     }
     client.cancel().await.unwrap();
@@ -367,31 +369,20 @@ async fn errors_quote_only_an_excerpt_of_huge_input() {
         ),
     ];
     for (tool, args, code) in cases {
-        let r = call(&client, tool, args).await;
-        let body = text(&r);
-        assert_eq!(r.is_error, Some(true), "{tool}");
-        assert!(
-            body.starts_with(&format!("Error {code}")),
-            "{tool}: {:.200}",
-            body
-        );
+        let path_too_long = tool == "read_file";
+        let body = expect_error(&client, tool, args, code).await;
         assert!(
             body.chars().count() < 1_000,
             "{tool}: {} chars",
             body.chars().count()
         );
+        if path_too_long {
+            assert!(
+                body.contains("the path has 600 characters (max 500)"),
+                "{body}"
+            );
+        }
     }
-    let r = call(
-        &client,
-        "read_file",
-        json!({"repo": "alpha-rs", "path": "a".repeat(600)}),
-    )
-    .await;
-    assert!(
-        text(&r).contains("the path has 600 characters (max 500)"),
-        "{}",
-        text(&r)
-    );
     client.cancel().await.unwrap();
 }
 
@@ -423,7 +414,7 @@ async fn slow_zoekt_without_symbols(delay_ms: u64) -> wiremock::MockServer {
 /// what a dropped call asked, whatever the machine's load.
 async fn settled_requests(zoekt: &wiremock::MockServer) -> usize {
     let mut seen = zoekt.received_requests().await.unwrap().len();
-    loop {
+    for _ in 0..20 {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         let now = zoekt.received_requests().await.unwrap().len();
         if now == seen {
@@ -431,6 +422,7 @@ async fn settled_requests(zoekt: &wiremock::MockServer) -> usize {
         }
         seen = now;
     }
+    panic!("the stand-in Zoekt kept receiving requests for 10 s ({seen})");
 }
 
 /// A call that outlives `--call-timeout-ms` ends with BACKEND_TIMEOUT at the deadline, and
@@ -467,7 +459,7 @@ async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
     tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
     let later = zoekt.received_requests().await.unwrap().len();
     assert!(
-        (2..=3).contains(&asked),
+        (1..=3).contains(&asked),
         "{asked} requests before the deadline"
     );
     assert_eq!(later, asked, "requests after the call ended");
@@ -498,7 +490,11 @@ async fn a_cancelled_call_stops_asking_zoekt() {
     let asked = settled_requests(&zoekt).await;
     tokio::time::sleep(std::time::Duration::from_millis(2_000)).await;
     let later = zoekt.received_requests().await.unwrap().len();
-    assert!(asked >= 2, "{asked} requests before the cancel");
+    // Requests start about every 400 ms; uncancelled, the walk to --max-window makes 9.
+    assert!(
+        (2..=5).contains(&asked),
+        "{asked} requests before the cancel"
+    );
     assert_eq!(later, asked, "requests after the cancel");
     let tools = client
         .list_all_tools()

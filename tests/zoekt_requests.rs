@@ -1,6 +1,7 @@
-//! The exact requests the pager sends to the real Zoekt (seen through a recording tap): the
-//! window is n = offset + limit + 1 files plus room for the untrusted edge, max(n / 8, 3), on
-//! a page's first fetch, and the effort caps never depend on the page.
+//! The exact requests the pager sends to the real Zoekt (seen through a recording tap): every
+//! page's first window is the walk's first page's, m = limit + 1 files plus room for the
+//! untrusted edge, max(m / 8, 3); deeper pages grow from it; and the effort caps never depend
+//! on the page.
 
 mod support;
 
@@ -18,10 +19,10 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
         "windows_start_at_the_first_page_and_caps_are_fixed",
     ))
     .await;
-    let cfg = PagerConfig::default();
-    let p = support::pager_with(&m.url(), cfg.clone());
+    let p = support::pager_with(&m.url(), PagerConfig::default());
     let mut cursor = None;
     let mut offset = 0u64;
+    let mut most_requests = 0;
     let limit = 20u32;
     for _ in 0..5 {
         let page = p
@@ -37,17 +38,18 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
             .await
             .unwrap();
         let reqs = m.new_searches();
+        most_requests = most_requests.max(reqs.len());
         let first = &reqs[0];
         assert_eq!(first["Q"], r"sym:pagerItem\d+");
         // Every page starts from the walk's first window (limit + 1 items, plus room for the
         // untrusted edge); a deeper page then grows by the items per file (at least doubling).
-        let m = u64::from(limit) + 1;
+        let probe = u64::from(limit) + 1;
         assert_eq!(
             opt(first, "MaxDocDisplayCount"),
-            m + (m / 8).max(3),
+            probe + (probe / 8).max(3),
             "offset {offset}"
         );
-        let n = offset + m;
+        let n = offset + probe;
         let windows: Vec<u64> = reqs.iter().map(|r| opt(r, "MaxDocDisplayCount")).collect();
         assert!(windows.windows(2).all(|w| w[1] >= 2 * w[0]), "{windows:?}");
         // The last window was enough: it holds no more files than one per item needed, with
@@ -63,7 +65,10 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
             // timing.
             assert_eq!(opt(r, "TotalMaxMatchCount"), 0);
             assert_eq!(opt(r, "MaxWallTime"), 10_000_000_000, "10 s in nanoseconds");
-            assert!(opt(r, "MaxDocDisplayCount") <= u64::from(cfg.max_window));
+            assert!(
+                opt(r, "MaxDocDisplayCount") <= 5_000,
+                "--max-window's default"
+            );
             assert!(
                 r["Opts"].get("MaxMatchDisplayCount").is_none(),
                 "never page with the match budget"
@@ -76,6 +81,9 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
         }
     }
     assert_eq!(offset, 100);
+    assert!(cursor.is_none(), "the walk ended");
+    // A deeper page grew its window at least once, so the growth checks above ran.
+    assert!(most_requests >= 2, "no page made a second request");
 }
 
 #[tokio::test]

@@ -129,8 +129,17 @@ pub fn unique(items: &[Value]) -> usize {
         .len()
 }
 
-/// Asserts a tool-level error with `code`, in structured content and text.
-pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) {
+/// The default page budget: 10,000 tokens at 4 characters each, for each form on its own
+/// (the text block, the structured content).
+pub const BUDGET_CHARS: usize = 40_000;
+
+/// Characters of `value` as JSON: what a client handing it to a model passes on.
+pub fn json_chars(value: &impl serde::Serialize) -> usize {
+    serde_json::to_string(value).unwrap().chars().count()
+}
+
+/// Asserts a tool-level error with `code`, in structured content and text; returns the text.
+pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) -> String {
     let r = call(client, tool, args.clone()).await;
     let body = text(&r);
     assert_eq!(r.is_error, Some(true), "{tool} {args}: {body}");
@@ -152,6 +161,7 @@ pub async fn expect_error(client: &Client, tool: &str, args: Value, code: &str) 
     assert!(!sc["message"].as_str().unwrap().is_empty());
     assert!(!sc["hint"].as_str().unwrap().is_empty());
     assert!(body.starts_with(&format!("Error {code}: ")), "{body}");
+    body
 }
 
 /// (repo, path, line, name) of symbol items, the keys `support::oracle::symbols` gives.

@@ -7,7 +7,8 @@
 //!   reaches the backend only through [`backend::Backend`] and knows nothing of MCP.
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
 //!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
-//! - [`PagerServer`] (MCP over stdio, or HTTP with [`http`]) and the CLI only translate.
+//! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only
+//!   translate.
 
 #![deny(missing_docs)]
 
@@ -32,5 +33,6 @@ pub use engine::order::{ORDER_VERSION, Position, file_key};
 pub use engine::page::{Collected, Page, PageArgs, Total, Want};
 pub use engine::window::{Cut, Window};
 pub use mcp::render::{error_text, page_text};
+pub use mcp::stdio;
 pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError};
 pub use metrics::{Instrumented, Metrics};

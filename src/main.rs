@@ -264,14 +264,24 @@ async fn serve_stdio(
         "serving MCP on stdio"
     );
     let server = PagerServer::with_metrics(pager, metrics).with_call_timeout(call_timeout);
-    let running = match server.serve(rmcp::transport::stdio()).await {
+    let (transport, writer) =
+        zoekt_pager::stdio::transport(tokio::io::stdin(), tokio::io::stdout());
+    let writer = tokio::spawn(writer);
+    let running = match server.serve(transport).await {
         Ok(r) => r,
         Err(e) => {
             tracing::error!(error = %e, "MCP initialisation failed");
             return ExitCode::FAILURE;
         }
     };
-    match running.waiting().await {
+    let ended = running.waiting().await;
+    // The transport is closed once the session ends; the writer then flushes what is left.
+    match tokio::time::timeout(Duration::from_secs(5), writer).await {
+        Ok(Ok(Err(e))) => tracing::warn!(error = %e, "writing stdout failed"),
+        Err(_) => tracing::warn!("stdout did not drain within 5 s"),
+        _ => {}
+    }
+    match ended {
         Ok(reason) => {
             tracing::info!(?reason, "MCP session ended");
             ExitCode::SUCCESS

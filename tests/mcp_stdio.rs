@@ -530,3 +530,109 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
     }
     client.cancel().await.unwrap();
 }
+
+/// Lines that are not messages each get a JSON-RPC error reply at once (rmcp alone drops
+/// them, and the client waits for its own timeout), and the server goes on: a tool call after
+/// them answers from the real Zoekt. Written as raw bytes, since rmcp's client cannot send
+/// such lines.
+#[tokio::test]
+async fn malformed_stdio_lines_each_get_an_error_reply() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let url = support::fixture_zoekt("malformed_stdio_lines_each_get_an_error_reply");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
+        .arg("serve")
+        .env("ZOEKT_URL", &url)
+        .env("ZOEKT_PAGER_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn zoekt-pager serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let read_reply = async |stdout: &mut tokio::io::Lines<BufReader<_>>| -> Value {
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), stdout.next_line())
+            .await
+            .expect("a reply within 10 s")
+            .unwrap()
+            .expect("stdout still open");
+        serde_json::from_str(&reply).unwrap()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    assert!(read_reply(&mut stdout).await["result"].is_object());
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .await
+        .unwrap();
+    let mut exchange = async |line: &[u8]| -> Value {
+        stdin.write_all(line).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        read_reply(&mut stdout).await
+    };
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: Vec<(&str, Vec<u8>, i64, Value)> = vec![
+        (
+            "invalid UTF-8",
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}".to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "a lone surrogate",
+            br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"\ud800"}}"#.to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (
+            "NaN",
+            br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":NaN}}"#.to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        ("100,000-deep nesting", deep.into_bytes(), -32700, Value::Null),
+        ("not JSON", b"hello".to_vec(), -32700, Value::Null),
+        (
+            "no method",
+            br#"{"jsonrpc":"2.0","id":7}"#.to_vec(),
+            -32600,
+            json!(7),
+        ),
+        (
+            "non-object arguments",
+            br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"health","arguments":[1]}}"#.to_vec(),
+            -32602,
+            json!(6),
+        ),
+    ];
+    for (what, line, code, id) in cases {
+        let reply = exchange(&line).await;
+        assert_eq!(reply["error"]["code"], json!(code), "{what}: {reply}");
+        assert_eq!(
+            reply.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{what}: {reply}"
+        );
+        assert!(reply.to_string().len() < 300, "{what}: {reply}");
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "search_symbols", "arguments": {"query": r"pagerItem\d+", "limit": 3}}});
+    let reply = exchange(call.to_string().as_bytes()).await;
+    assert_eq!(reply["id"], json!(10), "{reply}");
+    assert_eq!(
+        reply["result"]["structuredContent"]["items"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{reply}"
+    );
+}

@@ -5,6 +5,7 @@
 pub mod errors;
 pub mod render;
 pub mod resources;
+pub mod stdio;
 
 use std::collections::HashMap;
 use std::future::Future;

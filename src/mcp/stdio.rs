@@ -1,0 +1,430 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin and stdout, where every line that
+//! is not a usable message still gets an error reply.
+//!
+//! rmcp's own stdio transport drops a line it cannot parse (invalid UTF-8, not JSON, nested
+//! too deep, a line over its length limit) without a word, so the client waits until its own
+//! timeout. It does that on purpose: answering garbage could start an error storm with a peer
+//! that echoes what it reads. Our replies are well-formed JSON-RPC errors without an `id`,
+//! which a conforming peer never answers, so the storm cannot start, and the client learns at
+//! once that its line was lost. The rules, after JSON-RPC 2.0:
+//!
+//! - not UTF-8, not JSON, or over [`MAX_LINE_BYTES`]: `-32700` (parse error), no `id`;
+//! - JSON but not a JSON-RPC message: `-32600` (invalid request), with the line's `id` when
+//!   it has a usable one;
+//! - a known MCP method whose params do not fit it (`tools/call` with `arguments: [1]`, which
+//!   rmcp would take for an unknown method): `-32602` (invalid params), with its `id`;
+//! - a notification that is not a message is ignored: a notification is never answered.
+//!
+//! Error messages name the fault and where it is, never the line's content (a line may be a
+//! megabyte of query text).
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorData, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The longest line read as a message: 16 MiB, as rmcp's stdio transport. A longer line is
+/// skipped up to its newline (never held in memory whole) and answered with a parse error.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Messages waiting for the writer; `send` waits when it is full, so a client that stops
+/// reading holds the server back instead of growing its memory.
+const OUTBOX: usize = 64;
+
+/// MCP client requests rmcp reads into typed requests. One of these that rmcp could only
+/// read as a custom request had params that do not fit the method.
+const TYPED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+/// What one line from the client comes to.
+#[derive(Debug)]
+pub enum Judged {
+    /// A message for the server.
+    Message(Box<ClientJsonRpcMessage>),
+    /// Not a usable message: this error goes back to the client.
+    Reply(Box<ServerJsonRpcMessage>),
+    /// Nothing to do: a blank line, or a notification that is not a message.
+    Ignore,
+}
+
+/// Reads one line (without its newline) into a message or the error reply it deserves.
+pub fn judge(line: &[u8]) -> Judged {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Judged::Ignore;
+    }
+    if let Err(e) = std::str::from_utf8(line) {
+        return reply(
+            ErrorData::parse_error(
+                format!(
+                    "Parse error: the line is not UTF-8 (at byte {})",
+                    e.valid_up_to()
+                ),
+                None,
+            ),
+            None,
+        );
+    }
+    let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(line);
+    match parsed {
+        Ok(message) => match unfit_params(&message) {
+            Some((method, id)) => reply(
+                ErrorData::invalid_params(
+                    format!("Invalid params: the params of {method} do not fit its schema"),
+                    None,
+                ),
+                Some(id),
+            ),
+            None => Judged::Message(Box::new(message)),
+        },
+        Err(e) if e.is_syntax() || e.is_eof() => reply(
+            ErrorData::parse_error(
+                format!(
+                    "Parse error: the line is not JSON ({} at column {})",
+                    syntax_fault(&e),
+                    e.column()
+                ),
+                None,
+            ),
+            None,
+        ),
+        // Valid JSON, but not a message rmcp can read.
+        Err(_) => {
+            let value: Value = match serde_json::from_slice(line) {
+                Ok(v) => v,
+                // Data errors come after a full parse, so this is unreachable in practice;
+                // answer as for any unreadable line rather than assume.
+                Err(_) => return reply(ErrorData::parse_error("Parse error", None), None),
+            };
+            let is_notification = value.get("method").is_some() && value.get("id").is_none();
+            if is_notification {
+                return Judged::Ignore;
+            }
+            reply(
+                ErrorData::invalid_request(
+                    "Invalid Request: not a JSON-RPC 2.0 request, response or notification",
+                    None,
+                ),
+                usable_id(value.get("id")),
+            )
+        }
+    }
+}
+
+/// serde_json's description of a syntax fault, without the position (given separately) and
+/// without any of the input.
+fn syntax_fault(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// A request for one of [`TYPED_METHODS`] that rmcp read as a custom request: its method
+/// and id.
+fn unfit_params(message: &ClientJsonRpcMessage) -> Option<(&str, RequestId)> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    TYPED_METHODS
+        .iter()
+        .find(|m| **m == custom.method)
+        .map(|m| (*m, request.id.clone()))
+}
+
+fn usable_id(id: Option<&Value>) -> Option<RequestId> {
+    serde_json::from_value(id?.clone()).ok()
+}
+
+fn reply(error: ErrorData, id: Option<RequestId>) -> Judged {
+    Judged::Reply(Box::new(ServerJsonRpcMessage::error(error, id)))
+}
+
+/// The transport: lines from `R`, lines to `W`. One writer task owns `W`, so replies from
+/// [`Transport::send`] and error replies from reading never interleave within a line.
+pub struct StdioTransport<R> {
+    reader: BufReader<R>,
+    /// The line read so far. Kept across calls: rmcp polls `receive` inside a `select!` and may
+    /// drop the future mid-line, and the next call must go on with the same line.
+    line: Vec<u8>,
+    /// The current line passed [`MAX_LINE_BYTES`]: its remaining bytes are skipped.
+    oversized: bool,
+    /// An error reply not yet handed to the writer (kept if `receive` is dropped first).
+    pending: Option<ServerJsonRpcMessage>,
+    outbox: Option<mpsc::Sender<ServerJsonRpcMessage>>,
+}
+
+/// Starts the transport over `reader` and `writer`. The returned future is the writer: it
+/// ends once the transport is closed and everything sent is written and flushed; await it
+/// before exiting so the last reply is not lost.
+pub fn transport<R, W>(
+    reader: R,
+    writer: W,
+) -> (StdioTransport<R>, impl Future<Output = std::io::Result<()>>)
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send,
+{
+    let (outbox, mut inbox) = mpsc::channel::<ServerJsonRpcMessage>(OUTBOX);
+    let write = async move {
+        let mut writer = writer;
+        while let Some(message) = inbox.recv().await {
+            let mut bytes = serde_json::to_vec(&message).map_err(std::io::Error::other)?;
+            bytes.push(b'\n');
+            writer.write_all(&bytes).await?;
+            writer.flush().await?;
+        }
+        Ok(())
+    };
+    let transport = StdioTransport {
+        reader: BufReader::new(reader),
+        line: Vec::new(),
+        oversized: false,
+        pending: None,
+        outbox: Some(outbox),
+    };
+    (transport, write)
+}
+
+/// The outcome of reading to the next newline.
+enum LineRead {
+    Line,
+    Oversized,
+    Eof,
+}
+
+impl<R: AsyncRead + Unpin + Send> StdioTransport<R> {
+    /// Reads up to the next newline into `self.line`. Cancel-safe: bytes are taken from the
+    /// buffer only after they were stored, with no await in between.
+    async fn read_line(&mut self) -> std::io::Result<LineRead> {
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(LineRead::Eof);
+            }
+            let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+                Some(at) => (&available[..at], true),
+                None => (available, false),
+            };
+            if !self.oversized && self.line.len() + chunk.len() <= MAX_LINE_BYTES {
+                self.line.extend_from_slice(chunk);
+            } else if !self.oversized {
+                self.oversized = true;
+                self.line = Vec::new();
+            }
+            let used = chunk.len() + usize::from(done);
+            self.reader.consume(used);
+            if done {
+                let oversized = std::mem::take(&mut self.oversized);
+                return Ok(if oversized {
+                    LineRead::Oversized
+                } else {
+                    LineRead::Line
+                });
+            }
+        }
+    }
+
+    /// Hands the pending error reply to the writer. Cancel-safe: the reply leaves `pending`
+    /// only once the writer has room for it.
+    async fn flush_pending(&mut self) -> bool {
+        let Some(outbox) = &self.outbox else {
+            return false;
+        };
+        if self.pending.is_some() {
+            let Ok(permit) = outbox.reserve().await else {
+                return false;
+            };
+            if let Some(message) = self.pending.take() {
+                permit.send(message);
+            }
+        }
+        true
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
+    type Error = std::io::Error;
+
+    fn name() -> Cow<'static, str> {
+        "zoekt-pager stdio".into()
+    }
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let outbox = self.outbox.clone();
+        async move {
+            let closed = || std::io::Error::new(std::io::ErrorKind::NotConnected, "stdout closed");
+            match outbox {
+                Some(outbox) => outbox.send(item).await.map_err(|_| closed()),
+                None => Err(closed()),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if !self.flush_pending().await {
+                return None;
+            }
+            let read = match self.read_line().await {
+                Ok(read) => read,
+                Err(e) => {
+                    tracing::error!(error = %e, "reading stdin failed");
+                    return None;
+                }
+            };
+            let judged = match read {
+                LineRead::Eof => return None,
+                LineRead::Oversized => reply(
+                    ErrorData::parse_error(
+                        format!("Parse error: the line is over {MAX_LINE_BYTES} bytes"),
+                        None,
+                    ),
+                    None,
+                ),
+                LineRead::Line => {
+                    let judged = judge(&self.line);
+                    self.line.clear();
+                    judged
+                }
+            };
+            match judged {
+                Judged::Message(message) => return Some(*message),
+                Judged::Reply(error) => {
+                    tracing::debug!("answered a line that is not a usable message");
+                    self.pending = Some(*error);
+                }
+                Judged::Ignore => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.outbox = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(line: &[u8]) -> (i32, Option<RequestId>, String) {
+        match judge(line) {
+            Judged::Reply(reply) => match *reply {
+                ServerJsonRpcMessage::Error(e) => (e.error.code.0, e.id, e.error.message.into()),
+                other => panic!("not an error: {other:?}"),
+            },
+            other => panic!("not a reply: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn lines_that_are_not_json_get_a_parse_error_without_an_id() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        for line in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"x\":\"\xff\"}"[..],
+            br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"\ud800"}}"#,
+            br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":NaN}}"#,
+            deep.as_bytes(),
+            b"hello",
+            br#"{"jsonrpc":"2.0","id":5,"#,
+        ] {
+            let (code, id, message) = error_of(line);
+            assert_eq!((code, id), (-32700, None), "{message}");
+            assert!(message.len() < 120, "{message}");
+        }
+    }
+
+    #[test]
+    fn json_that_is_not_a_message_gets_an_invalid_request_with_its_id() {
+        let (code, id, _) = error_of(br#"{"jsonrpc":"2.0","id":7}"#);
+        assert_eq!((code, id), (-32600, Some(RequestId::Number(7))));
+        let (code, id, _) = error_of(b"[1,2]");
+        assert_eq!((code, id), (-32600, None));
+    }
+
+    #[test]
+    fn a_known_method_with_unfit_params_gets_invalid_params() {
+        let line = br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"health","arguments":[1]}}"#;
+        let (code, id, message) = error_of(line);
+        assert_eq!((code, id), (-32602, Some(RequestId::Number(6))));
+        assert!(message.contains("tools/call"), "{message}");
+    }
+
+    #[test]
+    fn messages_pass_and_blank_lines_and_stray_notifications_are_ignored() {
+        let ok = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#;
+        assert!(matches!(judge(ok), Judged::Message(_)));
+        let with_cr = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}
+"#;
+        assert!(matches!(
+            judge(&with_cr[..with_cr.len() - 1]),
+            Judged::Message(_)
+        ));
+        assert!(matches!(judge(b"  \r"), Judged::Ignore));
+        assert!(matches!(
+            judge(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#),
+            Judged::Ignore
+        ));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_skipped_and_answered_and_the_next_line_is_read() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.push(b'\n');
+        input.extend_from_slice(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
+        input.push(b'\n');
+        let (mut out_read, out_write) = tokio::io::duplex(1 << 16);
+        let (mut transport, writer) = transport(std::io::Cursor::new(input), out_write);
+        let writer = tokio::spawn(writer);
+        let message = transport
+            .receive()
+            .await
+            .expect("the ping after the long line");
+        assert!(
+            matches!(message, ClientJsonRpcMessage::Request(r) if r.id == RequestId::Number(9))
+        );
+        assert!(transport.receive().await.is_none(), "end of input");
+        transport.close().await.unwrap();
+        drop(transport);
+        writer.await.unwrap().unwrap();
+        let mut written = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut out_read, &mut written)
+            .await
+            .unwrap();
+        assert!(
+            written.contains("-32700") && written.contains("over"),
+            "{written}"
+        );
+        assert_eq!(written.lines().count(), 1);
+    }
+}

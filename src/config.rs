@@ -115,6 +115,25 @@ pub struct HttpArgs {
         default_value_t = 1_048_576
     )]
     pub max_request_bytes: usize,
+    /// How long an HTTP connection may sit idle, or take to send a request's headers, before
+    /// it is closed, in ms.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_HTTP_HEADER_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub http_header_timeout_ms: u64,
+    /// How long a request's body may take to arrive before the answer is 408, in ms.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_HTTP_BODY_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub http_body_timeout_ms: u64,
+    /// Most HTTP connections open at once. At the cap the oldest idle ones are closed to make
+    /// room; only when all run a call is a new one answered 503.
+    #[arg(long, env = "ZOEKT_PAGER_HTTP_MAX_CONNECTIONS", default_value_t = 512)]
+    pub http_max_connections: usize,
 }
 
 impl HttpArgs {
@@ -165,6 +184,15 @@ impl HttpArgs {
                     .into(),
             );
         }
+        for (flag, value) in [
+            ("--http-header-timeout-ms", self.http_header_timeout_ms),
+            ("--http-body-timeout-ms", self.http_body_timeout_ms),
+            ("--http-max-connections", self.http_max_connections as u64),
+        ] {
+            if value == 0 {
+                return Err(format!("{flag} must be at least 1"));
+            }
+        }
         let origins = if self.allowed_origins.is_empty() {
             crate::http::origins_for(&hosts)
         } else {
@@ -177,6 +205,9 @@ impl HttpArgs {
             ready_timeout: Duration::from_millis(self.ready_timeout_ms),
             shutdown_grace: Duration::from_millis(self.shutdown_grace_ms),
             max_request_bytes: self.max_request_bytes,
+            header_timeout: Duration::from_millis(self.http_header_timeout_ms),
+            body_timeout: Duration::from_millis(self.http_body_timeout_ms),
+            max_connections: self.http_max_connections,
         })
     }
 }

@@ -9,6 +9,7 @@
 //! token, and they reveal nothing about the index beyond counters.
 
 mod auth;
+mod listener;
 mod ops;
 
 use std::net::SocketAddr;
@@ -44,6 +45,12 @@ pub struct HttpOptions {
     pub shutdown_grace: Duration,
     /// Largest accepted request body.
     pub max_request_bytes: usize,
+    /// How long a connection may sit idle, or take to send a request's headers.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: Duration,
+    /// Most connections open at once (idle ones are closed to make room).
+    pub max_connections: usize,
 }
 
 /// Hosts a loopback-only server answers to.
@@ -70,8 +77,9 @@ pub fn origins_for(hosts: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Serves until `shutdown` resolves, then stops accepting, lets in-flight calls finish (up to
-/// the grace period) and returns.
+/// Serves until `shutdown` resolves, then stops accepting, closes idle and stalled
+/// connections at once, lets calls in flight finish (up to the grace period) and returns.
+/// The connection limits are described in `listener`.
 pub async fn serve<B: Backend + 'static>(
     listener: tokio::net::TcpListener,
     server: PagerServer<B>,
@@ -81,29 +89,25 @@ pub async fn serve<B: Backend + 'static>(
 ) -> std::io::Result<()> {
     let ct = CancellationToken::new();
     let app = router(server, metrics, &opts, ct.child_token());
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = axum::serve(listener, app).with_graceful_shutdown(async move {
-        let _ = stop_rx.await;
-    });
-    let mut serving = std::pin::pin!(serving.into_future());
-    let result = tokio::select! {
-        r = &mut serving => r,
-        () = shutdown => {
-            tracing::info!(grace_ms = opts.shutdown_grace.as_millis() as u64, "shutting down: draining in-flight calls");
-            let _ = stop_tx.send(());
-            match tokio::time::timeout(opts.shutdown_grace, &mut serving).await {
-                Ok(r) => r,
-                Err(_) => {
-                    tracing::warn!("grace period over with calls still in flight; exiting");
-                    Ok(())
-                }
-            }
-        }
+    let limits = listener::Limits {
+        header_timeout: opts.header_timeout,
+        body_timeout: opts.body_timeout,
+        max_request_bytes: opts.max_request_bytes,
+        max_connections: opts.max_connections,
     };
+    let grace = opts.shutdown_grace;
+    let announce = async move {
+        shutdown.await;
+        tracing::info!(
+            grace_ms = grace.as_millis() as u64,
+            "shutting down: draining in-flight calls"
+        );
+    };
+    listener::run(listener, app, limits, announce, grace).await;
     // Only now: cancelling first would abort the calls being drained.
     ct.cancel();
     tracing::info!("HTTP server stopped");
-    result
+    Ok(())
 }
 
 /// The whole application: `/mcp` behind its guards, the operator endpoints beside it.

@@ -75,8 +75,9 @@ impl From<ZoektError> for BackendError {
     }
 }
 
-/// Zoekt's answer in the engine's terms, files in Zoekt's order.
-fn ranked_files(result: SearchResult) -> RankedFiles {
+/// Zoekt's answer in the engine's terms, files in Zoekt's order. Public for the fuzz
+/// targets, which feed decoded answers through the engine without a Zoekt.
+pub fn ranked_files(result: SearchResult) -> RankedFiles {
     RankedFiles {
         stats: SearchStats {
             file_count: result.file_count,
@@ -136,7 +137,8 @@ fn symbol(s: SymbolInfo) -> Symbol {
     }
 }
 
-fn listing(list: RepoList) -> RepoListing {
+/// Zoekt's repository list in the engine's terms (public for the fuzz targets).
+pub fn listing(list: RepoList) -> RepoListing {
     RepoListing {
         crashes: list.crashes,
         stats: IndexStats {

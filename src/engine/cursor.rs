@@ -303,6 +303,16 @@ mod tests {
             other_tool.resume(&c, 1000),
             Err(CursorError::OtherTool { minted_by: SYMBOLS })
         );
+        // The message names who minted it: the client is told which tool to ask instead.
+        let minted_by = |scope| CursorError::OtherTool { minted_by: scope }.to_string();
+        assert_eq!(
+            minted_by(SYMBOLS),
+            format!("this cursor belongs to the tool {}", SYMBOLS.name)
+        );
+        assert_eq!(
+            minted_by(Scope::REPO_LISTING),
+            "this cursor belongs to the repository listing"
+        );
         let other_settings = RequestKey::new(SYMBOLS, &["sym:foo", ""], "shard 10");
         assert_eq!(
             other_settings.resume(&c, 1000),
@@ -336,6 +346,21 @@ mod tests {
 
     #[test]
     fn offset_ceiling_is_enforced() {
+        // The ceiling itself is reachable; one past it is not.
+        assert_eq!(
+            key()
+                .resume(&key().cursor(5000, &at(0)), 5000)
+                .unwrap()
+                .offset,
+            5000
+        );
+        assert_eq!(
+            key().resume(&key().cursor(5001, &at(0)), 5000),
+            Err(CursorError::OffsetTooLarge {
+                offset: 5001,
+                max_offset: 5000
+            })
+        );
         let huge = key().cursor(u64::MAX, &at(0));
         assert_eq!(
             key().resume(&huge, 5000),

@@ -133,6 +133,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_snippet_shapes_the_line_and_its_context_alike() {
+        let lines = || {
+            (
+                "abcdefgh".to_string(),
+                vec!["before line".to_string()],
+                vec!["after".to_string(), "second after".to_string()],
+            )
+        };
+        let (mut line, mut before, mut after) = lines();
+        let clipped = Snippet {
+            include: true,
+            max_chars: 6,
+        };
+        clipped.apply_with_context(&mut line, &mut before, &mut after);
+        assert_eq!(line, "abcde…");
+        assert_eq!(before, ["befor…"]);
+        assert_eq!(after, ["after", "secon…"]);
+
+        let (mut line, mut before, mut after) = lines();
+        let dropped = Snippet {
+            include: false,
+            max_chars: 6,
+        };
+        dropped.apply_with_context(&mut line, &mut before, &mut after);
+        assert_eq!((line.as_str(), before.len(), after.len()), ("", 0, 0));
+    }
+
+    #[test]
     fn whole_words_only() {
         assert_eq!(find_word("x := get(1)", "get"), Some(5));
         assert_eq!(find_word("forget(); getUser(); get_all()", "get"), None);

@@ -75,7 +75,11 @@ impl Backend for Synthetic {
             files: self.files[..n].to_vec(),
         })
     }
-    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+    async fn repos(
+        &self,
+        _query: &str,
+        _wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
         Ok(RepoListing::default())
     }
     async fn readiness(&self) -> Result<Readiness, BackendError> {

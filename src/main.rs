@@ -382,7 +382,13 @@ async fn record(
     }
     let source = match source {
         Some(s) => s,
-        None => match zoekt_pager::backend::Backend::repos(client, "").await {
+        None => match zoekt_pager::backend::Backend::repos(
+            client,
+            "",
+            Duration::from_millis(config.pager.effort.max_wall_time_ms),
+        )
+        .await
+        {
             Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
             Err(e) => {
                 eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());

@@ -275,8 +275,12 @@ impl<B: Backend> Backend for Instrumented<B> {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         self.timed("search", self.inner.search(search)).await
     }
-    async fn repos(&self, query: &str) -> Result<RepoListing, BackendError> {
-        self.timed("list", self.inner.repos(query)).await
+    async fn repos(
+        &self,
+        query: &str,
+        wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
+        self.timed("list", self.inner.repos(query, wall_time)).await
     }
     async fn readiness(&self) -> Result<Readiness, BackendError> {
         self.timed("readyz", self.inner.readiness()).await

@@ -531,6 +531,38 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
     client.cancel().await.unwrap();
 }
 
+/// Zoekt's list has no wall-time option, so the pager bounds a listing by the search wall
+/// time itself: a list Zoekt answers only after 5 s ends at --max-wall-time-ms (here 300 ms)
+/// as BACKEND_TIMEOUT, and `health`, which also lists, says the same without hanging.
+/// A stand-in Zoekt: a real one cannot be made slow on demand.
+#[tokio::test]
+async fn a_slow_listing_ends_at_the_wall_time() {
+    use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
+    let zoekt = MockServer::start().await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/list"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_secs(5))
+                .set_body_json(json!({"List": {"Repos": [], "Crashes": 0}})),
+        )
+        .mount(&zoekt)
+        .await;
+    let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_MAX_WALL_TIME_MS", "300")]).await;
+    let started = std::time::Instant::now();
+    let body = expect_error(
+        &client,
+        "list_repos",
+        json!({"query": "(.*){1000}"}),
+        "BACKEND_TIMEOUT",
+    )
+    .await;
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}: {body}");
+    assert!(body.contains("300 ms"), "{body}");
+    client.cancel().await.unwrap();
+}
+
 /// Lines that are not messages each get a JSON-RPC error reply at once (rmcp alone drops
 /// them, and the client waits for its own timeout), and the server goes on: a tool call after
 /// them answers from the real Zoekt. Written as raw bytes, since rmcp's client cannot send

@@ -100,7 +100,10 @@ async fn broken_regex_is_a_query_error_with_zoekts_text(url: &str) {
 against_zoekt!(broken_regex_is_a_query_error_with_zoekts_text);
 
 async fn list_has_every_corpus_repo_with_symbols(url: &str) {
-    let list = support::client(url).list("").await.unwrap();
+    let list = support::client(url)
+        .list("", std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
     let mut names: Vec<_> = list
         .repos
         .iter()

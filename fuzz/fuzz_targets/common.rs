@@ -19,7 +19,7 @@ impl Backend for Fixed {
     async fn search(&self, _: &FileSearch) -> Result<RankedFiles, BackendError> {
         Ok(self.files.clone())
     }
-    async fn repos(&self, _: &str) -> Result<RepoListing, BackendError> {
+    async fn repos(&self, _: &str, _: std::time::Duration) -> Result<RepoListing, BackendError> {
         Ok(self.repos.clone())
     }
     async fn readiness(&self) -> Result<Readiness, BackendError> {

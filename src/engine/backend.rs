@@ -227,8 +227,13 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         search: &FileSearch,
     ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send;
-    /// The repositories a query selects (`""`: all of them).
-    fn repos(&self, query: &str) -> impl Future<Output = Result<RepoListing, BackendError>> + Send;
+    /// The repositories a query selects (`""`: all of them), within `wall_time`: the same
+    /// bound a search gets from its [`Effort`], which a listing has no field for.
+    fn repos(
+        &self,
+        query: &str,
+        wall_time: std::time::Duration,
+    ) -> impl Future<Output = Result<RepoListing, BackendError>> + Send;
     /// Whether the backend can serve searches now.
     fn readiness(&self) -> impl Future<Output = Result<Readiness, BackendError>> + Send;
 }

@@ -20,7 +20,7 @@ pub mod window;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use backend::{Backend, RankedFile, SearchStats};
+use backend::{Backend, BackendError, RankedFile, RepoListing, SearchStats};
 use cache::{AnswerKey, WindowCache};
 use config::PagerConfig;
 use cursor::{RequestKey, Scope};
@@ -88,6 +88,13 @@ impl<B> Pager<B> {
 }
 
 impl<B: Backend> Pager<B> {
+    /// The repositories `query` selects, within the search wall time (`--max-wall-time-ms`):
+    /// every backend request is bounded the same way.
+    pub async fn listing(&self, query: &str) -> Result<RepoListing, BackendError> {
+        let wall_time = std::time::Duration::from_millis(self.cfg.effort.max_wall_time_ms);
+        self.backend.repos(query, wall_time).await
+    }
+
     /// One page of tool `T`: validates the arguments, reads the cursor, collects the items
     /// the page needs and cuts the page.
     pub async fn page<T: PagedTool>(&self, args: &T::Args) -> Result<Page<T::Item>, Error> {

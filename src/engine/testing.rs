@@ -109,7 +109,11 @@ impl Backend for FakeBackend {
     }
 
     /// No repositories.
-    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+    async fn repos(
+        &self,
+        _query: &str,
+        _wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
         Ok(RepoListing::default())
     }
 

@@ -128,7 +128,7 @@ impl<B: Backend> Pager<B> {
                 return report;
             }
         }
-        match self.backend().repos("").await {
+        match self.listing("").await {
             Ok(list) => {
                 report.repos = list.stats.repos.max(list.repos.len() as u64);
                 report.documents = list.stats.documents;

@@ -82,7 +82,7 @@ impl PagedTool for ListRepos {
         plan: &String,
         _want: &Want<'_>,
     ) -> Result<Collected<RepoItem>, Error> {
-        let list = pager.backend().repos(plan).await?;
+        let list = pager.listing(plan).await?;
         let mut warnings = Vec::new();
         if list.crashes > 0 {
             warnings.push(crashed(list.crashes));
@@ -151,7 +151,7 @@ impl<B: Backend> Pager<B> {
             ..ListReposArgs::default()
         };
         let plan = ListRepos::plan(&args, self.config())?;
-        let list = self.backend().repos(&plan).await?;
+        let list = self.listing(&plan).await?;
         Ok(list
             .repos
             .into_iter()

@@ -24,8 +24,12 @@ impl Backend for ZoektClient {
         }
     }
 
-    async fn repos(&self, query: &str) -> Result<RepoListing, BackendError> {
-        Ok(listing(self.list(query).await?))
+    async fn repos(
+        &self,
+        query: &str,
+        wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
+        Ok(listing(self.list(query, wall_time).await?))
     }
 
     async fn readiness(&self) -> Result<Readiness, BackendError> {

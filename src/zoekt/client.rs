@@ -177,18 +177,26 @@ impl ZoektClient {
     /// `POST /api/search`.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
         let body = serde_json::to_vec(req).expect("search request serialises");
-        let resp: SearchResponse = self.post_json("/api/search", body).await?;
+        let resp: SearchResponse = self
+            .post_json("/api/search", body, self.opts.timeout)
+            .await?;
         Ok(resp.result)
     }
 
-    /// `POST /api/list` with an empty query: every indexed repository (unsorted).
-    pub async fn list(&self, query: &str) -> Result<RepoList, ZoektError> {
+    /// `POST /api/list`: the repositories `query` selects (`""`: all), unsorted. Zoekt's list
+    /// takes no wall-time option, yet runs a search for any query but `""`, and a costly
+    /// pattern (`(.*){1000}`) runs for many seconds: so the request gives up after
+    /// `wall_time` (or the client timeout, if shorter). Zoekt stops that search when the
+    /// connection goes.
+    pub async fn list(&self, query: &str, wall_time: Duration) -> Result<RepoList, ZoektError> {
         let req = ListRequest {
             q: query.to_string(),
             opts: ListOptions::default(),
         };
         let body = serde_json::to_vec(&req).expect("list request serialises");
-        let resp: ListResponse = self.post_json("/api/list", body).await?;
+        let resp: ListResponse = self
+            .post_json("/api/list", body, wall_time.min(self.opts.timeout))
+            .await?;
         Ok(resp.list)
     }
 
@@ -238,10 +246,10 @@ impl ZoektClient {
     async fn get(&self, path: &str) -> Result<(StatusCode, String), ZoektError> {
         let url = format!("{}{path}", self.base);
         let resp = self
-            .with_retries(|| self.http.get(&url).send(), &url)
+            .with_retries(|| self.http.get(&url).send(), &url, self.opts.timeout)
             .await?;
         let status = resp.status();
-        let body = self.read_body(resp).await?;
+        let body = self.read_body(resp, self.opts.timeout).await?;
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
@@ -249,6 +257,7 @@ impl ZoektClient {
         &self,
         path: &str,
         body: Vec<u8>,
+        timeout: Duration,
     ) -> Result<T, ZoektError> {
         let url = format!("{}{path}", self.base);
         let resp = self
@@ -257,14 +266,16 @@ impl ZoektClient {
                     self.http
                         .post(&url)
                         .header(reqwest::header::CONTENT_TYPE, "application/json")
+                        .timeout(timeout)
                         .body(body.clone())
                         .send()
                 },
                 &url,
+                timeout,
             )
             .await?;
         let status = resp.status();
-        let bytes = self.read_body(resp).await?;
+        let bytes = self.read_body(resp, timeout).await?;
         if !status.is_success() {
             let message = zoekt_error_text(&bytes);
             return Err(if status == StatusCode::BAD_REQUEST {
@@ -287,6 +298,7 @@ impl ZoektClient {
         &self,
         send: F,
         url: &str,
+        timeout: Duration,
     ) -> Result<reqwest::Response, ZoektError>
     where
         F: Fn() -> Fut,
@@ -303,7 +315,7 @@ impl ZoektClient {
             if !retryable || attempt >= self.opts.retries {
                 return match outcome {
                     Ok(resp) => Ok(resp),
-                    Err(e) if e.is_timeout() => Err(self.timeout_error()),
+                    Err(e) if e.is_timeout() => Err(timeout_error(timeout)),
                     Err(e) => Err(ZoektError::Unreachable {
                         url: url.to_string(),
                         reason: root_cause(&e),
@@ -317,15 +329,13 @@ impl ZoektClient {
         }
     }
 
-    fn timeout_error(&self) -> ZoektError {
-        ZoektError::Timeout {
-            after_ms: self.opts.timeout.as_millis() as u64,
-        }
-    }
-
     /// The body, read chunk by chunk up to `--max-answer-bytes`: a bigger answer stops the
     /// read (and frees what was read) instead of being held whole.
-    async fn read_body(&self, mut resp: reqwest::Response) -> Result<Vec<u8>, ZoektError> {
+    async fn read_body(
+        &self,
+        mut resp: reqwest::Response,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, ZoektError> {
         let limit = self.opts.max_answer_bytes;
         let too_big = ZoektError::TooBig { limit };
         if resp.content_length().is_some_and(|n| n > limit as u64) {
@@ -333,7 +343,7 @@ impl ZoektClient {
         }
         // Reserved up front when Zoekt says how long (within the bound just checked).
         let mut body = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
-        while let Some(chunk) = resp.chunk().await.map_err(|e| self.body_error(e))? {
+        while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
             if body.len() + chunk.len() > limit {
                 return Err(too_big);
             }
@@ -341,17 +351,23 @@ impl ZoektClient {
         }
         Ok(body)
     }
+}
 
-    /// The body broke off after Zoekt had answered: not an unreachable Zoekt, an unreadable
-    /// answer.
-    fn body_error(&self, e: reqwest::Error) -> ZoektError {
-        if e.is_timeout() {
-            self.timeout_error()
-        } else {
-            ZoektError::Malformed {
-                reason: format!("the answer was cut off: {}", root_cause(&e)),
-                excerpt: String::new(),
-            }
+fn timeout_error(timeout: Duration) -> ZoektError {
+    ZoektError::Timeout {
+        after_ms: timeout.as_millis() as u64,
+    }
+}
+
+/// The body broke off after Zoekt had answered: not an unreachable Zoekt, an unreadable
+/// answer (unless the time ran out).
+fn body_error(e: reqwest::Error, timeout: Duration) -> ZoektError {
+    if e.is_timeout() {
+        timeout_error(timeout)
+    } else {
+        ZoektError::Malformed {
+            reason: format!("the answer was cut off: {}", root_cause(&e)),
+            excerpt: String::new(),
         }
     }
 }

@@ -163,7 +163,11 @@ impl Backend for Adversary {
         })
     }
 
-    async fn repos(&self, _query: &str) -> Result<RepoListing, BackendError> {
+    async fn repos(
+        &self,
+        _query: &str,
+        _wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
         Ok(RepoListing::default())
     }
 

@@ -10,7 +10,6 @@ mod support;
 // one cannot be made to misbehave on demand (a slow answer, for the SIGTERM drain).
 
 use std::collections::HashSet;
-use std::process::Stdio;
 use std::time::Duration;
 
 use rmcp::model::{ErrorCode, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
@@ -402,36 +401,10 @@ async fn readyz_follows_a_restarted_zoekt() {
     const TEST: &str = "readyz_follows_a_restarted_zoekt";
     let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
     let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let start = || {
-        std::process::Command::new(&bin)
-            .args([
-                "-listen",
-                &format!("127.0.0.1:{port}"),
-                "-index",
-                &index,
-                "-rpc",
-                "-html=false",
-            ])
-            .env("ZOEKT_WATCHDOG_ERRORS", "0")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start zoekt-webserver")
-    };
-    /// Kills the webserver even when an assertion fails first.
-    struct Webserver(std::process::Child);
-    impl Drop for Webserver {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let zoekt = Webserver(start());
+    let webserver = support::OwnWebserver::new(&bin, &index);
+    let port = webserver.port;
+    let start = || webserver.start();
+    let zoekt = start();
     let sidecar = Sidecar::start(
         &format!("http://127.0.0.1:{port}"),
         &[("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000")],
@@ -465,7 +438,7 @@ async fn readyz_follows_a_restarted_zoekt() {
         "liveness does not follow Zoekt"
     );
 
-    let _zoekt = Webserver(start());
+    let _zoekt = start();
     assert_eq!(wait_for(200).await, "ready\n");
 }
 
@@ -806,4 +779,104 @@ async fn sigterm_with_stalled_requests_exits_within_a_second() {
     let took = started.elapsed();
     assert!(status.success(), "{status:?}");
     assert!(took < Duration::from_secs(1), "exit took {took:?}");
+}
+
+/// A walk across a Zoekt restart: the test's own zoekt-webserver is killed after page 1 and
+/// started again at once, and the walk goes on with its cursor, calling again on every
+/// retryable error (unreachable, not ready, timeout). While Zoekt is down or loading, no page
+/// may claim an exact total other than the fixture's 100 or an end before the 100th item;
+/// the walk must end with pagerItem001..pagerItem100 once each. The window cache is off, so
+/// every page asks the restarted Zoekt (with it on, pages 2-4 could come from memory), and
+/// so are the pager's own retries, so that the walk meets Zoekt down and starting.
+#[tokio::test]
+async fn a_walk_across_a_zoekt_restart_resumes_exactly() {
+    const TEST: &str = "a_walk_across_a_zoekt_restart_resumes_exactly";
+    let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
+    let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
+    let webserver = support::OwnWebserver::new(&bin, &index);
+    let mut zoekt = webserver.start();
+    // No retries inside the pager: each call meets Zoekt as it is at that moment (down,
+    // listening but loading, ready), and the test calls again.
+    let sidecar = Sidecar::start(
+        &webserver.url(),
+        &[
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+            ("ZOEKT_PAGER_RETRIES", "0"),
+        ],
+    )
+    .await;
+    let client = sidecar.client().await;
+    let retryable = [
+        "BACKEND_UNAVAILABLE",
+        "BACKEND_NOT_READY",
+        "BACKEND_TIMEOUT",
+    ];
+    let mut names: Vec<String> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut errors: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"query": r"pagerItem\d+", "limit": 30});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = call(&client, "search_symbols", args).await;
+        if r.is_error == Some(true) {
+            let code = r
+                .meta
+                .as_ref()
+                .and_then(|m| m.0.get(zoekt_pager::ERROR_META_KEY))
+                .map(|e| e["code"].clone());
+            let code = code
+                .and_then(|c| c.as_str().map(String::from))
+                .unwrap_or_default();
+            assert!(retryable.contains(&code.as_str()), "{code}: {}", text(&r));
+            errors.push(code);
+            assert!(errors.len() < 1_000, "Zoekt never came back: {errors:?}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        }
+        let page = structured(&r);
+        if let Some(w) = page
+            .get("warnings")
+            .and_then(Value::as_array)
+            .filter(|w| !w.is_empty())
+        {
+            warnings.push(format!("page {pages}: {w:?}"));
+        }
+        let items = page["items"].as_array().unwrap();
+        names.extend(
+            items
+                .iter()
+                .map(|i| i["name"].as_str().unwrap().to_string()),
+        );
+        if page["total"]["exact"] == json!(true) {
+            assert_eq!(page["total"]["value"], json!(100), "page {pages}: {page}");
+        }
+        if page["has_more"] == json!(false) {
+            assert_eq!(names.len(), 100, "page {pages} claims the end: {page}");
+        }
+        pages += 1;
+        if pages == 1 {
+            // Restart Zoekt between page 1 and page 2.
+            drop(zoekt);
+            zoekt = webserver.start();
+        }
+        cursor = page["next_cursor"].as_str().map(String::from);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    drop(zoekt);
+    let want: Vec<String> = (1..=100).map(|i| format!("pagerItem{i:03}")).collect();
+    let mut got = names.clone();
+    got.sort();
+    assert_eq!(got, want, "every item once");
+    eprintln!("{pages} pages; retried errors across the restart: {errors:?}; {warnings:?}");
+    assert!(
+        !errors.is_empty(),
+        "the walk never met Zoekt down: the restart was not tested"
+    );
+    client.cancel().await.unwrap();
 }

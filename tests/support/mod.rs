@@ -307,3 +307,60 @@ pub fn broad_walks() -> Vec<(&'static str, serde_json::Value)> {
         ("list_repos", serde_json::json!({})),
     ]
 }
+
+/// A zoekt-webserver a test starts, kills and starts again itself, on a free port of its own
+/// (never one of the shared ones), over an existing index: for restarts, which the shared
+/// webservers must never see. `scripts/test.sh` exports the pinned binary and the fixture
+/// index (`ZOEKT_PAGER_LIVE_WEBSERVER`, `ZOEKT_PAGER_LIVE_INDEX_DIR`).
+pub struct OwnWebserver {
+    pub port: u16,
+    bin: String,
+    index: String,
+}
+
+/// A running [`OwnWebserver`], killed when dropped (also when an assertion fails first).
+pub struct RunningWebserver(std::process::Child);
+
+impl Drop for RunningWebserver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl OwnWebserver {
+    pub fn new(bin: &str, index: &str) -> OwnWebserver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        OwnWebserver {
+            port,
+            bin: bin.into(),
+            index: index.into(),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn start(&self) -> RunningWebserver {
+        let child = std::process::Command::new(&self.bin)
+            .args([
+                "-listen",
+                &format!("127.0.0.1:{}", self.port),
+                "-index",
+                &self.index,
+                "-rpc",
+                "-html=false",
+            ])
+            .env("ZOEKT_WATCHDOG_ERRORS", "0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start zoekt-webserver");
+        RunningWebserver(child)
+    }
+}

@@ -531,6 +531,50 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
     client.cancel().await.unwrap();
 }
 
+/// An answer too big to read (`--max-answer-bytes`, here 300,000 bytes against 2.5 MB for
+/// the first window of `search .` with 10 context lines on the real fixture Zoekt) no longer
+/// fails the call: the window shrinks to one that fits, growth stops at the biggest that
+/// fit, and the pages say so. The walk goes on with its cursors, every item once, and ends.
+#[tokio::test]
+async fn answers_too_big_to_read_shrink_the_window_and_the_page_says_so() {
+    let url =
+        support::fixture_zoekt("answers_too_big_to_read_shrink_the_window_and_the_page_says_so");
+    let client = spawn_stdio(&url, &[("ZOEKT_PAGER_MAX_ANSWER_BYTES", "300000")]).await;
+    // Not support::walk: that wants "End of results", and this walk ends at the bound.
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut last_text: String;
+    loop {
+        let mut args = json!({"query": ".", "context_lines": 10, "limit": 100});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = call(&client, "search", args).await;
+        last_text = text(&r);
+        assert_ne!(r.is_error, Some(true), "{last_text}");
+        let page = r.structured_content.expect("a page");
+        cursor = page["next_cursor"].as_str().map(String::from);
+        pages.push(page);
+        assert!(pages.len() < 100, "runaway walk");
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert!(
+        last_text.contains("No further pages (see warnings)"),
+        "{last_text}"
+    );
+    let items = page_items(&pages);
+    assert!(pages.len() > 1, "{} pages", pages.len());
+    assert_eq!(unique(&items), items.len(), "no item twice");
+    let warned = pages
+        .iter()
+        .filter(|p| p["warnings"].to_string().contains("--max-answer-bytes"))
+        .count();
+    assert!(warned > 0, "no page says the answer size bound it");
+    client.cancel().await.unwrap();
+}
+
 /// Zoekt's list has no wall-time option, so the pager bounds a listing by the search wall
 /// time itself: a list Zoekt answers only after 5 s ends at --max-wall-time-ms (here 300 ms)
 /// as BACKEND_TIMEOUT, and `health`, which also lists, says the same without hanging.

@@ -344,7 +344,15 @@ impl<B: Backend> Pager<B> {
                  may differ between calls; narrow the query, or set the cap to 0"
             ));
         }
-        if w.capped {
+        if w.bytes_bound {
+            warnings.push(format!(
+                "Zoekt's answer for more than {} files was too big to read \
+                 (--max-answer-bytes): results beyond those files are not reachable from here, \
+                 and files tied in score with the last of them may be missing; narrow the \
+                 query, or ask for fewer context lines",
+                w.files_asked
+            ));
+        } else if w.capped {
             warnings.push(format!(
                 "results beyond the first {} files (--max-window) are not reachable, and files \
                  tied in score with the last of them are in the pager's order and may be \

@@ -26,7 +26,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use super::backend::{Backend, BackendError, FileSearch, RankedFile, RankedFiles, SearchStats};
+use super::backend::{
+    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, SearchStats,
+};
 use super::config::Effort;
 use super::order::{Position, file_key};
 
@@ -277,6 +279,10 @@ pub struct Window<T> {
     /// files at its edge were kept, in the pager's order, and their tied partners beyond the
     /// window (if any) are not reachable.
     pub capped: bool,
+    /// The cap was the answer-size budget, not `max_files`: the next bigger window's answer
+    /// was too big to read ([`BackendErrorKind::TooBig`]), so this window, the biggest that
+    /// fit, is served as if it were the cap (and is `capped` when that left items out).
+    pub bytes_bound: bool,
     /// What Zoekt's answer may have left out, under the fetch's effort caps.
     pub cut: Cut,
     /// `MaxDocDisplayCount` of the last window.
@@ -371,6 +377,7 @@ impl<T> Window<T> {
             len,
             ran_out,
             capped: false,
+            bytes_bound: false,
             cut,
             files_asked: 0,
             section: Section::default(),
@@ -448,17 +455,39 @@ impl Section {
 /// `files` files ([`Answer::covers`]): fetched for exactly that many, or a bigger one kept
 /// from earlier pages. Whichever it is, the window is the same: the sequence of window sizes
 /// depends only on `spec` and on what Zoekt answers for each of them.
+///
+/// The answer-size budget binds like `max_files`: when a window's answer is too big to read,
+/// the biggest window that fit is served as the cap ([`Window::bytes_bound`]); when even the
+/// first is too big, the window is halved until one fits (down to one file, whose answer
+/// too big is the error). Both depend only on the answers' sizes, so the sequence stays a
+/// function of `spec` and the index.
 pub async fn fetch<T, A, Fut>(spec: &WindowSpec<'_>, answer: A) -> Result<Window<T>, BackendError>
 where
     A: Fn(u32) -> Fut,
     Fut: Future<Output = Result<Arc<Answer<T>>, BackendError>>,
 {
     let mut files = spec.first_files();
+    // The biggest window read so far, and its answer.
+    let mut fitted: Option<(u32, Arc<Answer<T>>)> = None;
     loop {
-        let answer = answer(files).await?;
-        match spec.step(answer, files) {
-            Step::Done(window) => return Ok(window),
-            Step::Grow(next) => files = next,
+        match answer(files).await {
+            Ok(read) => match spec.step(Arc::clone(&read), files) {
+                Step::Done(window) => return Ok(window),
+                Step::Grow(next) => {
+                    fitted = Some((files, read));
+                    files = next;
+                }
+            },
+            Err(e) if e.kind == BackendErrorKind::TooBig => match fitted {
+                Some((fit, read)) => {
+                    let mut window = spec.step_within(read, fit, fit).done();
+                    window.bytes_bound = true;
+                    return Ok(window);
+                }
+                None if files > 1 => files /= 2,
+                None => return Err(e),
+            },
+            Err(e) => return Err(e),
         }
     }
 }
@@ -471,6 +500,16 @@ enum Step<T> {
     Grow(u32),
 }
 
+impl<T> Step<T> {
+    /// The window of a step taken at the cap, which always serves the page.
+    fn done(self) -> Window<T> {
+        match self {
+            Step::Done(window) => window,
+            Step::Grow(_) => unreachable!("a window at its cap is always done"),
+        }
+    }
+}
+
 impl WindowSpec<'_> {
     /// The first window of every page's sequence: the walk's first page's.
     fn first_files(&self) -> u32 {
@@ -480,7 +519,11 @@ impl WindowSpec<'_> {
     /// Reads the window of `files` files off `answer` (which covers it): either it serves
     /// the page, or the next, bigger window to read.
     fn step<T>(&self, answer: Arc<Answer<T>>, files: u32) -> Step<T> {
-        let max_files = self.max_files.max(1);
+        self.step_within(answer, files, self.max_files.max(1))
+    }
+
+    /// [`Self::step`] with the cap at `max_files`.
+    fn step_within<T>(&self, answer: Arc<Answer<T>>, files: u32, max_files: u32) -> Step<T> {
         let view = answer.view(files);
         let at_cap = !view.ran_out && files >= max_files;
         // Below the cap the edge is never served; at the cap it is, when the certain files
@@ -498,6 +541,7 @@ impl WindowSpec<'_> {
                 len,
                 ran_out: view.ran_out,
                 capped,
+                bytes_bound: false,
                 files_asked: files,
                 section: Section::default(),
             });
@@ -846,6 +890,74 @@ mod tests {
             assert!(!w.capped);
             assert_eq!(w.files_asked, *asked.last().unwrap());
         }
+    }
+
+    /// Fetches over `files` sparse files (every tenth yields an item) from an answer source
+    /// that refuses, as too big to read, any window over `fits` files. Returns the window
+    /// (or the error) and the windows asked, in order.
+    async fn within_bytes(
+        needed: usize,
+        fits: u32,
+    ) -> (Result<Window<String>, BackendError>, Vec<u32>) {
+        let all = distinct(100);
+        let sparse = |f: &RankedFile| {
+            if f.path.ends_with("9.go") {
+                one_item(f)
+            } else {
+                vec![]
+            }
+        };
+        let asked = std::sync::Mutex::new(Vec::new());
+        let result = fetch(&spec(needed, 1000), |files| {
+            asked.lock().unwrap().push(files);
+            let answer = if files > fits {
+                Err(BackendError {
+                    kind: BackendErrorKind::TooBig,
+                    message: "over the limit".into(),
+                })
+            } else {
+                let ranked = RankedFiles {
+                    files: all.iter().take(files as usize).cloned().collect(),
+                    stats: SearchStats::default(),
+                };
+                Ok(Arc::new(Answer::new(&ranked, files, sparse)))
+            };
+            async move { answer }
+        })
+        .await;
+        (result, asked.into_inner().unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_window_too_big_to_read_ends_growth_at_the_biggest_that_fit() {
+        // 5 items need 50 files; at most 40 fit.
+        let (w, asked) = within_bytes(5, 40).await;
+        let w = w.expect("served from the biggest window that fit");
+        let fit = *asked.iter().filter(|&&n| n <= 40).max().unwrap();
+        assert!(*asked.last().unwrap() > 40, "{asked:?}");
+        assert!(w.bytes_bound && w.capped && !w.ran_out);
+        assert_eq!(w.files_asked, fit, "{asked:?}");
+        // Every item of those files is served, the edge included, as at the cap.
+        let held: Vec<String> = (0..fit)
+            .filter(|i| i % 10 == 9)
+            .map(|i| format!("r/f{i:03}.go"))
+            .collect();
+        assert!(!held.is_empty() && held.len() < 5, "{asked:?}");
+        assert_eq!(w.items(), held.as_slice());
+    }
+
+    #[tokio::test]
+    async fn a_first_window_too_big_is_halved_until_one_fits() {
+        // 2 items: the first window is 5 files; only 2 fit.
+        let (w, asked) = within_bytes(2, 2).await;
+        let w = w.expect("a halved window");
+        assert_eq!(asked[..3], [5, 2, 4], "{asked:?}");
+        assert!(w.bytes_bound);
+        assert_eq!(w.files_asked, 2);
+        // Nothing fits: the error stands.
+        let (w, asked) = within_bytes(2, 0).await;
+        assert_eq!(w.err().map(|e| e.kind), Some(BackendErrorKind::TooBig));
+        assert_eq!(asked, [5, 2, 1]);
     }
 
     /// A file scoring 9, four files tied at 5 (listed in reverse name order), then `behind`

@@ -83,7 +83,12 @@ pub async fn walk(client: &Client, tool: &str, args: Value, limits: &[u32]) -> V
         assert!(errors.is_empty(), "{tool} page {}: {errors:?}", pages.len());
         let n = sc["items"].as_array().expect("items").len();
         assert_eq!(sc["count"], json!(n), "{tool}: count vs items");
-        let last = body.lines().last().unwrap_or_default().to_string();
+        // The footer is the last line before the warnings, if any.
+        let last = body
+            .lines()
+            .rfind(|l| !l.starts_with("Warning: "))
+            .unwrap_or_default()
+            .to_string();
         cursor = sc
             .get("next_cursor")
             .and_then(Value::as_str)

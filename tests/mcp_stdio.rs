@@ -466,6 +466,40 @@ async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
     client.cancel().await.unwrap();
 }
 
+/// Resource reads and listings keep the call deadline too: a file resource behind a Zoekt
+/// that answers after 5 s is a JSON-RPC error naming --call-timeout-ms at the deadline.
+#[tokio::test]
+async fn resource_reads_end_at_the_call_deadline() {
+    use rmcp::model::ReadResourceRequestParams;
+    use wiremock::{Mock, ResponseTemplate, matchers};
+    let zoekt = slow_zoekt_without_symbols(5_000).await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/list"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_secs(5))
+                .set_body_json(json!({"List": {"Repos": [], "Crashes": 0}})),
+        )
+        .mount(&zoekt)
+        .await;
+    // The wall time would end the listing at 10 s; the call deadline comes first.
+    let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_CALL_TIMEOUT_MS", "300")]).await;
+    let started = std::time::Instant::now();
+    let err = client
+        .read_resource(ReadResourceRequestParams::new("zoekt://r/f0.go"))
+        .await
+        .expect_err("past the deadline");
+    let took = started.elapsed();
+    assert!(err.to_string().contains("--call-timeout-ms"), "{err}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    let err = client
+        .list_resources(None)
+        .await
+        .expect_err("past the deadline");
+    assert!(err.to_string().contains("--call-timeout-ms"), "{err}");
+    client.cancel().await.unwrap();
+}
+
 /// A call the client cancels (notifications/cancelled) is dropped with its Zoekt requests:
 /// the pager asks nothing more, and the server goes on serving.
 #[tokio::test]

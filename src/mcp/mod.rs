@@ -112,6 +112,97 @@ impl<B: Backend + 'static> PagerServer<B> {
         self
     }
 
+    /// A resource request within the call deadline (`--call-timeout-ms`), as tool calls are:
+    /// past it, a JSON-RPC error with the BACKEND_TIMEOUT code and hint.
+    async fn within_deadline<T>(
+        &self,
+        work: impl Future<Output = Result<T, ErrorData>>,
+    ) -> Result<T, ErrorData> {
+        tokio::time::timeout(self.call_timeout, work)
+            .await
+            .unwrap_or_else(|_| Err(rpc_error(&ToolError::call_timeout(self.call_timeout))))
+    }
+
+    /// Repositories, one resource each, from `cursor` on.
+    async fn repo_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let page = match self
+            .pager
+            .repo_listing(&PageArgs {
+                cursor,
+                ..PageArgs::default()
+            })
+            .await
+        {
+            Ok(p) => p,
+            Err(e) => {
+                let e = ToolError::from(&e);
+                if e.code.is_cursor_error() {
+                    self.metrics.cursor_error(e.code);
+                }
+                return Err(rpc_error(&e));
+            }
+        };
+        let items = page
+            .items
+            .iter()
+            .map(|r| {
+                Resource::new(resources::repo_uri(&r.name), r.name.clone())
+                    .with_description({
+                        // The same words as a list_repos line.
+                        let mut text = String::from("Repository ");
+                        r.write_text(&mut text);
+                        text
+                    })
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = page.next_cursor;
+        Ok(result)
+    }
+
+    /// What a resource URI holds.
+    async fn resource_contents(&self, uri: String) -> Result<ReadResourceResponse, ErrorData> {
+        let target = resources::parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
+        let contents = match target {
+            Target::Repo(name) => {
+                let repo = self
+                    .pager
+                    .repo(&name)
+                    .await
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+                let Some(repo) = repo else {
+                    return Err(ErrorData::resource_not_found(
+                        format!("no repository `{name}`"),
+                        None,
+                    ));
+                };
+                ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
+                    .with_mime_type("application/json")
+            }
+            Target::File { repo, path } => {
+                let slice = self
+                    .pager
+                    .read_file(&repo, &path, None, None)
+                    .await
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+                let mut c = ResourceContents::text(slice.content.clone(), &uri);
+                if slice.truncated {
+                    let mut meta = JsonObject::new();
+                    meta.insert("zoekt-pager/truncated".into(), true.into());
+                    meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
+                    meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
+                    c = c.with_meta(MetaObject(meta));
+                }
+                c
+            }
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
     /// Runs one tool call within the call deadline, dropped (with every Zoekt request it has
     /// in flight) when `cancelled` fires: the client cancelled or went away. `None`: no tool
     /// has that name, or the call was cancelled (nobody waits for an answer).
@@ -366,41 +457,8 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let cursor = request.and_then(|r| r.cursor);
-        let page = match self
-            .pager
-            .repo_listing(&PageArgs {
-                cursor,
-                ..PageArgs::default()
-            })
+        self.within_deadline(self.repo_resources(request.and_then(|r| r.cursor)))
             .await
-        {
-            Ok(p) => p,
-            Err(e) => {
-                let e = ToolError::from(&e);
-                if e.code.is_cursor_error() {
-                    self.metrics.cursor_error(e.code);
-                }
-                return Err(rpc_error(&e));
-            }
-        };
-        let items = page
-            .items
-            .iter()
-            .map(|r| {
-                Resource::new(resources::repo_uri(&r.name), r.name.clone())
-                    .with_description({
-                        // The same words as a list_repos line.
-                        let mut text = String::from("Repository ");
-                        r.write_text(&mut text);
-                        text
-                    })
-                    .with_mime_type("application/json")
-            })
-            .collect();
-        let mut result = ListResourcesResult::with_all_items(items);
-        result.next_cursor = page.next_cursor;
-        Ok(result)
     }
 
     async fn list_resource_templates(
@@ -424,42 +482,8 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let uri = request.uri;
-        let target = resources::parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
-        let contents = match target {
-            Target::Repo(name) => {
-                let repo = self
-                    .pager
-                    .repo(&name)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let Some(repo) = repo else {
-                    return Err(ErrorData::resource_not_found(
-                        format!("no repository `{name}`"),
-                        None,
-                    ));
-                };
-                ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
-                    .with_mime_type("application/json")
-            }
-            Target::File { repo, path } => {
-                let slice = self
-                    .pager
-                    .read_file(&repo, &path, None, None)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let mut c = ResourceContents::text(slice.content.clone(), &uri);
-                if slice.truncated {
-                    let mut meta = JsonObject::new();
-                    meta.insert("zoekt-pager/truncated".into(), true.into());
-                    meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
-                    meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
-                    c = c.with_meta(MetaObject(meta));
-                }
-                c
-            }
-        };
-        Ok(ReadResourceResult::new(vec![contents]).into())
+        self.within_deadline(self.resource_contents(request.uri))
+            .await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -559,6 +559,7 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
         ("search_symbols", json!({"query": "x"})),
         ("search", json!({"query": "x", "count_only": true})),
         ("find_references", json!({"symbol": "x"})),
+        ("read_file", json!({"repo": "r", "path": "a.go"})),
     ] {
         expect_error(&client, tool, args, "BACKEND_NOT_READY").await;
     }

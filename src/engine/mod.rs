@@ -137,7 +137,7 @@ impl<B: Backend> Pager<B> {
             };
             let collected = T::collect(self, &plan, &want).await?;
             let start = page::locate(&slice, &collected);
-            let loading = collected.cut.crashes > 0;
+            let collected_crashes = collected.cut.crashes;
             let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
@@ -147,8 +147,8 @@ impl<B: Backend> Pager<B> {
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 let mut page = page::cut(&key, slice, start, collected, &self.cfg);
-                if loading && page.items.is_empty() && !self.backend_ready().await {
-                    return Err(not_ready().into());
+                if page.items.is_empty() {
+                    self.check_empty_answer(collected_crashes).await?;
                 }
                 page.zoekt_requests = requests.load(Ordering::Relaxed);
                 return Ok(page);
@@ -178,8 +178,8 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = T::collect(self, plan, &want).await?;
-        if collected.cut.crashes > 0 && collected.total.value == 0 && !self.backend_ready().await {
-            return Err(not_ready().into());
+        if collected.total.value == 0 {
+            self.check_empty_answer(collected.cut.crashes).await?;
         }
         let mut warnings = collected.warnings;
         let total = collected.total;
@@ -210,6 +210,16 @@ impl<B: Backend> Pager<B> {
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),
         })
+    }
+
+    /// For an answer that found nothing while `crashes` shards were down: the retryable
+    /// NotReady error if the backend says it is still loading, else nothing (the empty answer
+    /// stands). For lookups outside the paging path, such as `read_file`.
+    pub(crate) async fn check_empty_answer(&self, crashes: u64) -> Result<(), Error> {
+        if crashes > 0 && !self.backend_ready().await {
+            return Err(not_ready().into());
+        }
+        Ok(())
     }
 
     /// Whether the backend says it is ready: an empty answer with crashed shards means "still

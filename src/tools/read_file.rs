@@ -145,6 +145,7 @@ impl<B: Backend> Pager<B> {
             whole_content: true,
         };
         let result = self.backend().search(&search).await?;
+        let crashes = result.stats.crashes;
         // One document per distinct version: with several branches holding different
         // content, always the same one (first by branch names), so reads that continue with
         // next_start_line never stitch two versions together.
@@ -155,6 +156,8 @@ impl<B: Backend> Pager<B> {
             .collect();
         candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
         let Some(file) = candidates.into_iter().next() else {
+            // Not found while shards load says nothing about the file.
+            self.check_empty_answer(crashes).await?;
             return Err(Error::NoSuchFile {
                 repo: repo.to_string(),
                 path: path.to_string(),

@@ -143,6 +143,17 @@ impl Metrics {
         }
     }
 
+    /// A tool call the client cancelled (or left, over HTTP) before its answer: counted as
+    /// outcome `cancelled`, so dropped work shows beside the calls answered.
+    pub fn tool_call_cancelled(&self, tool: &str) {
+        self.tool_calls
+            .get_or_create(&CallLabels {
+                tool: tool.to_string(),
+                outcome: "cancelled".to_string(),
+            })
+            .inc();
+    }
+
     /// A rejected cursor (counted by tool calls, and by MCP `resources/list` directly).
     pub fn cursor_error(&self, code: ErrorCode) {
         self.cursor_errors

@@ -227,6 +227,9 @@ impl<B: Backend + 'static> PagerServer<B> {
             },
             () = cancelled => {
                 tracing::info!(tool = name, "call cancelled by the client; its Zoekt requests are dropped");
+                if let Some((&known, _)) = self.handlers.get_key_value(name) {
+                    self.metrics.tool_call_cancelled(known);
+                }
                 None
             }
         }
@@ -567,6 +570,27 @@ mod tests {
         }
         assert!(seen > 50, "only {seen} properties: the walk is broken");
         assert!(missing.is_empty(), "no description: {missing:#?}");
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_is_counted_as_cancelled() {
+        let backend = FakeBackend::new();
+        backend.slow(std::time::Duration::from_secs(5));
+        let metrics = Arc::new(Metrics::new());
+        let server = PagerServer::with_metrics(
+            Pager::new(backend, PagerConfig::default()),
+            Arc::clone(&metrics),
+        );
+        let args = serde_json::json!({"query": "x"}).as_object().cloned();
+        let cancelled = tokio::time::sleep(std::time::Duration::from_millis(50));
+        assert!(server.call_within("search_symbols", args, cancelled).await.is_none());
+        let text = metrics.render();
+        assert!(
+            text.contains(
+                r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="cancelled"} 1"#
+            ),
+            "{text}"
+        );
     }
 
     #[test]

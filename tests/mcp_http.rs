@@ -604,6 +604,15 @@ async fn raw_connection(sidecar: &Sidecar) -> tokio::net::TcpStream {
     tokio::net::TcpStream::connect(addr).await.expect("connect")
 }
 
+/// Sends `request` on a new raw connection and reads what the server says until it closes
+/// the connection (`None`: still open after `within_secs`).
+async fn send_raw(sidecar: &Sidecar, request: &[u8], within_secs: u64) -> Option<String> {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = raw_connection(sidecar).await;
+    stream.write_all(request).await.unwrap();
+    read_until_closed(&mut stream, Duration::from_secs(within_secs)).await
+}
+
 /// Reads until the server closes the connection (or `within` passes): what it said.
 async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
     use tokio::io::AsyncReadExt;
@@ -664,7 +673,6 @@ async fn idle_connections_do_not_lock_out_a_call() {
 /// body ends. (Through axum::serve, that request was a 500.)
 #[tokio::test]
 async fn slow_or_ambiguous_requests_are_refused() {
-    use tokio::io::AsyncWriteExt;
     let url = support::fixture_zoekt("slow_or_ambiguous_requests_are_refused");
     let sidecar = Sidecar::start(
         &url,
@@ -675,64 +683,34 @@ async fn slow_or_ambiguous_requests_are_refused() {
     )
     .await;
     let started = std::time::Instant::now();
-    let mut half_headers = raw_connection(&sidecar).await;
-    half_headers
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        .await
-        .unwrap();
-    let said = read_until_closed(&mut half_headers, Duration::from_secs(5)).await;
-    assert!(said.is_some(), "closed within 5 s");
+    let said = send_raw(&sidecar, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", 5).await;
+    assert!(said.is_some(), "half headers: closed within 5 s");
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+
     assert!(
-        started.elapsed() >= Duration::from_millis(450),
-        "{:?}",
-        started.elapsed()
+        send_raw(&sidecar, b"", 5).await.is_some(),
+        "idle: closed within 5 s"
     );
 
-    let mut idle = raw_connection(&sidecar).await;
-    assert!(
-        read_until_closed(&mut idle, Duration::from_secs(5))
-            .await
-            .is_some()
-    );
-
-    let mut half_body = raw_connection(&sidecar).await;
-    half_body
-        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":")
-        .await
-        .unwrap();
-    let said = read_until_closed(&mut half_body, Duration::from_secs(5))
-        .await
-        .unwrap();
+    let half_body = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+        Content-Length: 100\r\n\r\n{\"jsonrpc\":";
+    let said = send_raw(&sidecar, half_body, 5).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 408"), "{said}");
 
-    let mut huge = raw_connection(&sidecar).await;
-    huge.write_all(
-        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000000\r\n\r\n{",
-    )
-    .await
-    .unwrap();
-    let said = read_until_closed(&mut huge, Duration::from_secs(2))
-        .await
-        .unwrap();
+    let huge = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000000\r\n\r\n{";
+    let said = send_raw(&sidecar, huge, 2).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 413"), "{said}");
 
     // Content-Length 3 with a chunked body of 40 bytes: read by Transfer-Encoding alone.
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let mut both = raw_connection(&sidecar).await;
-    both.write_all(
-        format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n\
-             Content-Type: application/json\r\nConnection: close\r\nContent-Length: 3\r\n\
-             Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{ping}\r\n0\r\n\r\n",
-            ping.len()
-        )
-        .as_bytes(),
-    )
-    .await
-    .unwrap();
-    let said = read_until_closed(&mut both, Duration::from_secs(2))
-        .await
-        .unwrap();
+    let both = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nConnection: close\r\nContent-Length: 3\r\n\
+         Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{ping}\r\n0\r\n\r\n",
+        ping.len()
+    );
+    let said = send_raw(&sidecar, both.as_bytes(), 2).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 200"), "{said}");
     assert!(
         said.ends_with(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),

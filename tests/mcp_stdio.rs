@@ -471,17 +471,8 @@ async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
 #[tokio::test]
 async fn resource_reads_end_at_the_call_deadline() {
     use rmcp::model::ReadResourceRequestParams;
-    use wiremock::{Mock, ResponseTemplate, matchers};
     let zoekt = slow_zoekt_without_symbols(5_000).await;
-    Mock::given(matchers::method("POST"))
-        .and(matchers::path("/api/list"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_delay(std::time::Duration::from_secs(5))
-                .set_body_json(json!({"List": {"Repos": [], "Crashes": 0}})),
-        )
-        .mount(&zoekt)
-        .await;
+    answer_lists_after_5_s(&zoekt).await;
     // The wall time would end the listing at 10 s; the call deadline comes first.
     let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_CALL_TIMEOUT_MS", "300")]).await;
     let started = std::time::Instant::now();
@@ -616,17 +607,8 @@ async fn answers_too_big_to_read_shrink_the_window_and_the_page_says_so() {
 /// A stand-in Zoekt: a real one cannot be made slow on demand.
 #[tokio::test]
 async fn a_slow_listing_ends_at_the_wall_time() {
-    use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
-    let zoekt = MockServer::start().await;
-    Mock::given(matchers::method("POST"))
-        .and(matchers::path("/api/list"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_delay(std::time::Duration::from_secs(5))
-                .set_body_json(json!({"List": {"Repos": [], "Crashes": 0}})),
-        )
-        .mount(&zoekt)
-        .await;
+    let zoekt = wiremock::MockServer::start().await;
+    answer_lists_after_5_s(&zoekt).await;
     let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_MAX_WALL_TIME_MS", "300")]).await;
     let started = std::time::Instant::now();
     let body = expect_error(
@@ -639,7 +621,28 @@ async fn a_slow_listing_ends_at_the_wall_time() {
     let took = started.elapsed();
     assert!(took < std::time::Duration::from_secs(3), "{took:?}: {body}");
     assert!(body.contains("300 ms"), "{body}");
+    let started = std::time::Instant::now();
+    call(&client, "health", json!({})).await;
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(3),
+        "health took {took:?}"
+    );
     client.cancel().await.unwrap();
+}
+
+/// Makes the stand-in Zoekt answer /api/list (with no repositories) only after 5 s.
+async fn answer_lists_after_5_s(zoekt: &wiremock::MockServer) {
+    use wiremock::{Mock, ResponseTemplate, matchers};
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/list"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_secs(5))
+                .set_body_json(json!({"List": {"Repos": [], "Crashes": 0}})),
+        )
+        .mount(zoekt)
+        .await;
 }
 
 /// Lines that are not messages each get a JSON-RPC error reply at once (rmcp alone drops

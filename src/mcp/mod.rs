@@ -583,7 +583,12 @@ mod tests {
         );
         let args = serde_json::json!({"query": "x"}).as_object().cloned();
         let cancelled = tokio::time::sleep(std::time::Duration::from_millis(50));
-        assert!(server.call_within("search_symbols", args, cancelled).await.is_none());
+        assert!(
+            server
+                .call_within("search_symbols", args, cancelled)
+                .await
+                .is_none()
+        );
         let text = metrics.render();
         assert!(
             text.contains(

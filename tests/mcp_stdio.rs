@@ -559,46 +559,73 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
 
 /// An answer too big to read (`--max-answer-bytes`, here 300,000 bytes against 2.5 MB for
 /// the first window of `search .` with 10 context lines on the real fixture Zoekt) no longer
-/// fails the call: the window shrinks to one that fits, growth stops at the biggest that
-/// fit, and the pages say so. The walk goes on with its cursors, every item once, and ends.
+/// fails the call: the window shrinks to the most files whose answer fits, the same for every
+/// page, and the pages say so. The walk ends at that bound with every item once, and the
+/// same items come out with the window cache on or off and at limits 100 or 37 (a bound that
+/// moved from page to page would leave items out, at different places for each).
 #[tokio::test]
 async fn answers_too_big_to_read_shrink_the_window_and_the_page_says_so() {
     let url =
         support::fixture_zoekt("answers_too_big_to_read_shrink_the_window_and_the_page_says_so");
-    let client = spawn_stdio(&url, &[("ZOEKT_PAGER_MAX_ANSWER_BYTES", "300000")]).await;
-    // Not support::walk: that wants "End of results", and this walk ends at the bound.
+    let mut walks = Vec::new();
+    for (cache, limit) in [("67108864", 100), ("0", 100), ("67108864", 37)] {
+        let env = [
+            ("ZOEKT_PAGER_MAX_ANSWER_BYTES", "300000"),
+            ("ZOEKT_PAGER_CACHE_BYTES", cache),
+        ];
+        let client = spawn_stdio(&url, &env).await;
+        let (pages, last_text) = walk_to_the_bound(&client, limit).await;
+        assert!(
+            last_text.contains("No further pages (see warnings)"),
+            "{last_text}"
+        );
+        let items = page_items(&pages);
+        assert!(pages.len() > 1, "{} pages", pages.len());
+        assert_eq!(unique(&items), items.len(), "no item twice");
+        let warned = pages
+            .iter()
+            .filter(|p| p["warnings"].to_string().contains("--max-answer-bytes"))
+            .count();
+        assert!(warned > 0, "no page says the answer size bound it");
+        client.cancel().await.unwrap();
+        walks.push((format!("cache {cache}, limit {limit}"), items));
+    }
+    for (what, items) in &walks[1..] {
+        assert_eq!(
+            items.len(),
+            walks[0].1.len(),
+            "{what} against {}",
+            walks[0].0
+        );
+        assert!(
+            items == &walks[0].1,
+            "{what}: other items than {}",
+            walks[0].0
+        );
+    }
+}
+
+/// Walks `search .` with 10 context lines to its last page: the pages and the last text.
+/// (Not support::walk: that wants "End of results", and this walk ends at the bound.)
+async fn walk_to_the_bound(client: &Client, limit: u32) -> (Vec<Value>, String) {
     let mut pages = Vec::new();
     let mut cursor: Option<String> = None;
-    let mut last_text: String;
     loop {
-        let mut args = json!({"query": ".", "context_lines": 10, "limit": 100});
+        let mut args = json!({"query": ".", "context_lines": 10, "limit": limit});
         if let Some(c) = &cursor {
             args["cursor"] = json!(c);
         }
-        let r = call(&client, "search", args).await;
-        last_text = text(&r);
-        assert_ne!(r.is_error, Some(true), "{last_text}");
+        let r = call(client, "search", args).await;
+        let text = text(&r);
+        assert_ne!(r.is_error, Some(true), "{text}");
         let page = r.structured_content.expect("a page");
         cursor = page["next_cursor"].as_str().map(String::from);
         pages.push(page);
-        assert!(pages.len() < 100, "runaway walk");
+        assert!(pages.len() < 200, "runaway walk");
         if cursor.is_none() {
-            break;
+            return (pages, text);
         }
     }
-    assert!(
-        last_text.contains("No further pages (see warnings)"),
-        "{last_text}"
-    );
-    let items = page_items(&pages);
-    assert!(pages.len() > 1, "{} pages", pages.len());
-    assert_eq!(unique(&items), items.len(), "no item twice");
-    let warned = pages
-        .iter()
-        .filter(|p| p["warnings"].to_string().contains("--max-answer-bytes"))
-        .count();
-    assert!(warned > 0, "no page says the answer size bound it");
-    client.cancel().await.unwrap();
 }
 
 /// Zoekt's list has no wall-time option, so the pager bounds a listing by the search wall

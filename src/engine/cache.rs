@@ -25,7 +25,9 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::backend::{Backend, BackendError, FileSearch, RankedFile, RankedFiles};
+use super::backend::{
+    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles,
+};
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
 use super::window::{Answer, Cut, WindowSpec};
@@ -238,24 +240,33 @@ impl WindowCache {
             return Ok(Arc::clone(kept));
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let size = self.fetch_size(kept.as_deref(), files, spec.max_files);
-        let fetch_key = Key::Fetch(key.clone(), size);
-        let value = self
-            .store
-            .try_get_with(fetch_key.clone(), async {
-                // Another page may have kept a covering answer since this one looked.
-                if let Some(kept) = self.largest::<T>(key).await.filter(|a| a.covers(files)) {
-                    return Ok(answer_value(kept));
-                }
-                let search = spec.search(size);
-                let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
-                self.store.invalidate(&Key::Raw(search)).await;
-                let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
-                let weight = answer_weight(&answer);
-                Ok::<_, BackendError>(answer_value(Arc::new(answer.weighed(weight))))
-            })
-            .await
-            .map_err(|e| (*e).clone())?;
+        let mut size = self.fetch_size(kept.as_deref(), files, spec.max_files);
+        let (value, fetch_key) = loop {
+            let fetch_key = Key::Fetch(key.clone(), size);
+            let fetched = self
+                .store
+                .try_get_with(fetch_key.clone(), async {
+                    // Another page may have kept a covering answer since this one looked.
+                    if let Some(kept) = self.largest::<T>(key).await.filter(|a| a.covers(files)) {
+                        return Ok(answer_value(kept));
+                    }
+                    let search = spec.search(size);
+                    let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
+                    self.store.invalidate(&Key::Raw(search)).await;
+                    let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
+                    let weight = answer_weight(&answer);
+                    Ok::<_, BackendError>(answer_value(Arc::new(answer.weighed(weight))))
+                })
+                .await
+                .map_err(|e| (*e).clone());
+            match fetched {
+                Ok(value) => break (value, fetch_key),
+                // The step past the page's window was too big to read; the window itself may
+                // not be. Ask for it alone, or the cache would change what the page holds.
+                Err(e) if e.kind == BackendErrorKind::TooBig && size > files => size = files,
+                Err(e) => return Err(e),
+            }
+        };
         let Value::Answer(any, _) = &value else {
             unreachable!("fetch entries hold answers")
         };

@@ -456,11 +456,15 @@ impl Section {
 /// from earlier pages. Whichever it is, the window is the same: the sequence of window sizes
 /// depends only on `spec` and on what Zoekt answers for each of them.
 ///
-/// The answer-size budget binds like `max_files`: when a window's answer is too big to read,
-/// the biggest window that fit is served as the cap ([`Window::bytes_bound`]); when even the
-/// first is too big, the window is halved until one fits (down to one file, whose answer
-/// too big is the error). Both depend only on the answers' sizes, so the sequence stays a
-/// function of `spec` and the index.
+/// The answer-size budget binds like `max_files`, at `L`, the most files whose answer is not
+/// too big to read ([`BackendErrorKind::TooBig`]). `L` depends on the query alone, never on
+/// the page, so every page of a walk is bound at the same window and none is left with an
+/// earlier page's items out of reach. A page whose growth meets an answer too big finds `L`
+/// by bisection between the biggest window that fit and the smallest that did not (a first
+/// window too big is halved until one fits; one file too big is the error) and is served
+/// from it as at the cap ([`Window::bytes_bound`]), unless a window on the way already holds
+/// what the page needs. Answer sizes grow with the window (a bigger window's answer holds the
+/// smaller's files), which is what makes the bisection find `L`.
 pub async fn fetch<T, A, Fut>(spec: &WindowSpec<'_>, answer: A) -> Result<Window<T>, BackendError>
 where
     A: Fn(u32) -> Fut,
@@ -479,17 +483,43 @@ where
                 }
             },
             Err(e) if e.kind == BackendErrorKind::TooBig => match fitted {
-                Some((fit, read)) => {
-                    let mut window = spec.step_within(read, fit, fit).done();
-                    window.bytes_bound = true;
-                    return Ok(window);
-                }
+                Some((fit, read)) => return bisect(spec, &answer, fit, read, files).await,
                 None if files > 1 => files /= 2,
                 None => return Err(e),
             },
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Finds the biggest window whose answer fits, between `fit` (its answer `read`) and
+/// `too_big`, and serves the page from it as at the cap; a window on the way that already
+/// serves the page is served as usual.
+async fn bisect<T, A, Fut>(
+    spec: &WindowSpec<'_>,
+    answer: &A,
+    mut fit: u32,
+    mut read: Arc<Answer<T>>,
+    mut too_big: u32,
+) -> Result<Window<T>, BackendError>
+where
+    A: Fn(u32) -> Fut,
+    Fut: Future<Output = Result<Arc<Answer<T>>, BackendError>>,
+{
+    while too_big - fit > 1 {
+        let middle = fit + (too_big - fit) / 2;
+        match answer(middle).await {
+            Ok(got) => match spec.step(Arc::clone(&got), middle) {
+                Step::Done(window) => return Ok(window),
+                Step::Grow(_) => (fit, read) = (middle, got),
+            },
+            Err(e) if e.kind == BackendErrorKind::TooBig => too_big = middle,
+            Err(e) => return Err(e),
+        }
+    }
+    let mut window = spec.step_within(read, fit, fit).done();
+    window.bytes_bound = true;
+    Ok(window)
 }
 
 /// Where a window sequence stands after reading one window.
@@ -930,20 +960,25 @@ mod tests {
 
     #[tokio::test]
     async fn a_window_too_big_to_read_ends_growth_at_the_biggest_that_fit() {
-        // 5 items need 50 files; at most 40 fit.
-        let (w, asked) = within_bytes(5, 40).await;
-        let w = w.expect("served from the biggest window that fit");
-        let fit = *asked.iter().filter(|&&n| n <= 40).max().unwrap();
-        assert!(*asked.last().unwrap() > 40, "{asked:?}");
-        assert!(w.bytes_bound && w.capped && !w.ran_out);
-        assert_eq!(w.files_asked, fit, "{asked:?}");
-        // Every item of those files is served, the edge included, as at the cap.
-        let held: Vec<String> = (0..fit)
-            .filter(|i| i % 10 == 9)
-            .map(|i| format!("r/f{i:03}.go"))
-            .collect();
-        assert!(!held.is_empty() && held.len() < 5, "{asked:?}");
-        assert_eq!(w.items(), held.as_slice());
+        // Pages needing 5, 7 or 9 items (50 to 90 files) when at most 40 files fit: every
+        // one is bound at 40 exactly, whatever steps its growth took, so no page of a walk
+        // leaves items an earlier page could reach out of reach.
+        for needed in [5, 7, 9] {
+            let (w, asked) = within_bytes(needed, 40).await;
+            let w = w.expect("served from the biggest window that fit");
+            assert!(w.bytes_bound && w.capped && !w.ran_out, "{asked:?}");
+            assert_eq!(w.files_asked, 40, "needed {needed}: {asked:?}");
+            assert!(asked.contains(&41), "the bound is found exactly: {asked:?}");
+            // Every item of those files is served, the edge included, as at the cap.
+            let held: Vec<String> = (0..40)
+                .filter(|i| i % 10 == 9)
+                .map(|i| format!("r/f{i:03}.go"))
+                .collect();
+            assert_eq!(w.items(), held.as_slice());
+        }
+        // A page the windows on the way already serve is not bound.
+        let (w, _) = within_bytes(2, 40).await;
+        assert!(!w.unwrap().bytes_bound);
     }
 
     #[tokio::test]
@@ -951,7 +986,7 @@ mod tests {
         // 2 items: the first window is 5 files; only 2 fit.
         let (w, asked) = within_bytes(2, 2).await;
         let w = w.expect("a halved window");
-        assert_eq!(asked[..3], [5, 2, 4], "{asked:?}");
+        assert_eq!(asked, [5, 2, 4, 3], "{asked:?}");
         assert!(w.bytes_bound);
         assert_eq!(w.files_asked, 2);
         // Nothing fits: the error stands.

@@ -40,6 +40,9 @@ BRANCHES_PORT="${ZOEKT_BRANCHES_PORT:-6073}"
 # total passes 100,000 and the total cap's timing race never shows (with 18, on 2 CPUs, 11-14
 # of them are searched, varying from call to call).
 BIG_SHARD_LIMIT=470000
+# The HTTP tests open 2,000 idle connections at once: lift the soft file limit to the hard one
+# (a no-op where it is already high enough).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 # Indexing settings are given per server below, never inherited from the caller.
 unset ZOEKT_SHARD_LIMIT ZOEKT_GIT_BRANCHES
 

@@ -16,16 +16,17 @@ fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
     };
+    let every = zoekt_pager::tools::names();
     let (tools, args): (Vec<&str>, Map<String, Value>) =
         match (value.get("tool").and_then(Value::as_str), value.get("args")) {
             (Some(tool), Some(Value::Object(args))) => (vec![tool], args.clone()),
             _ => match value {
-                Value::Object(args) => (common::TOOLS.to_vec(), args),
+                Value::Object(args) => (every.clone(), args),
                 _ => return,
             },
         };
     for tool in tools {
-        if common::TOOLS.contains(&tool) {
+        if every.contains(&tool) {
             common::call(backend(), tool, args.clone());
         }
     }

@@ -37,19 +37,6 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
         .unwrap()
 });
 
-/// Every tool's name.
-#[allow(dead_code)] // not every target calls every tool
-pub const TOOLS: &[&str] = &[
-    "search_symbols",
-    "search_files",
-    "find_references",
-    "search",
-    "files_with_matches",
-    "list_repos",
-    "read_file",
-    "health",
-];
-
 /// Calls `tool` with `args` on a server over `backend`; every call must give a result.
 pub fn call(backend: Fixed, tool: &str, args: Map<String, Value>) {
     let server = PagerServer::new(Pager::new(backend, PagerConfig::DEFAULT));

@@ -254,6 +254,10 @@ impl PagerConfig {
         if self.max_window == 0 {
             return Err("--max-window must be at least 1".into());
         }
+        if self.effort.max_wall_time_ms == 0 {
+            // Zoekt reads 0 as no limit, and a listing's timeout would be 0: refused both ways.
+            return Err("--max-wall-time-ms must be at least 1 (0 would leave searches unbounded and make every repository listing time out at once)".into());
+        }
         if self.effort.shard_max_match_count == 0 {
             return Err("--shard-max-match-count must be at least 1 (0 lets Zoekt derive the caps from the page size, which breaks paging)".into());
         }
@@ -371,6 +375,15 @@ mod tests {
                 .unwrap_err()
                 .contains("--max-page-tokens 1000")
         );
+    }
+
+    #[test]
+    fn a_zero_wall_time_is_refused() {
+        let mut cfg = PagerConfig::DEFAULT;
+        assert!(cfg.validate().is_ok());
+        cfg.effort.max_wall_time_ms = 0;
+        let e = cfg.validate().unwrap_err();
+        assert!(e.contains("--max-wall-time-ms"), "{e}");
     }
 
     #[test]

@@ -10,12 +10,13 @@
 //!   Content-Length already says so). With both Content-Length and Transfer-Encoding, hyper
 //!   reads the body by Transfer-Encoding alone and drops Content-Length, as RFC 9112 section
 //!   6.3 allows, so the two can never disagree about where the body ends.
-//! - **Connection cap.** At `max_connections`, the oldest connections not running a call are
-//!   closed to make room (idle keep-alive connections first of all, as web servers do), so
-//!   idle clients cannot lock out a working one. Only when every connection runs a call is a
-//!   new one turned away, with 503.
-//! - **Shutdown.** Every connection is asked to close: idle ones and ones still sending a
-//!   request close at once, and only calls in flight run on, up to the grace period.
+//! - **Connection cap.** At `max_connections`, the oldest connections not running a call (idle,
+//!   or still sending a request) are closed to make room, so idle clients cannot lock out a
+//!   working one. Only when every connection runs a call is a new one turned away, with 503.
+//! - **Shutdown.** Every connection is asked to close: one without a call gets [`LINGER`] to
+//!   finish writing what it has, then goes (hyper's graceful shutdown alone would wait for
+//!   headers that may never come); a call in flight, counted until its response body has
+//!   been handed to hyper whole, runs on up to the grace period.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -184,13 +185,13 @@ async fn serve_connection(
         }
         () = close.cancelled() => {}
     }
+    conn.as_mut().graceful_shutdown();
     // This task polls the request handler too, so no call can start between this check and
-    // the drop: a connection that is idle, or still sending its request, goes at once (hyper's
-    // graceful shutdown would wait for headers that may never come).
+    // the linger: a connection without a call only finishes writing, if it is, and goes.
     if calls.load(Ordering::Acquire) == 0 {
+        let _ = tokio::time::timeout(LINGER, conn).await;
         return;
     }
-    conn.as_mut().graceful_shutdown();
     if let Err(e) = conn.await {
         tracing::debug!(error = %e, "connection ended with an error while closing");
     }
@@ -234,26 +235,58 @@ async fn handle(
             ));
         }
     };
-    let _call = Running::start(&calls);
+    let call = Running::start(calls);
     let response = app
         .oneshot(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    Ok(response.unwrap_or_else(|never| match never {}))
+        .await
+        .unwrap_or_else(|never| match never {});
+    // The call runs on until hyper has taken the whole response body.
+    Ok(response.map(|body| Body::new(Answering { body, _call: call })))
 }
 
-/// Counts a call as running on its connection while alive.
-struct Running<'a>(&'a AtomicUsize);
+/// How long a connection without a call may go on writing once asked to close.
+const LINGER: Duration = Duration::from_millis(250);
 
-impl<'a> Running<'a> {
-    fn start(calls: &'a AtomicUsize) -> Self {
+/// Counts a call as running on its connection while alive.
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn start(calls: Arc<AtomicUsize>) -> Self {
         calls.fetch_add(1, Ordering::AcqRel);
         Running(calls)
     }
 }
 
-impl Drop for Running<'_> {
+impl Drop for Running {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A response body that keeps its call counted until hyper has read it to the end (or
+/// dropped it).
+struct Answering {
+    body: Body,
+    _call: Running,
+}
+
+impl hyper::body::Body for Answering {
+    type Data = <Body as hyper::body::Body>::Data;
+    type Error = <Body as hyper::body::Body>::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 

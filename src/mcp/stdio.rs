@@ -54,6 +54,14 @@ const TYPED_METHODS: &[&str] = &[
     "prompts/get",
     "completion/complete",
     "logging/setLevel",
+    "server/discover",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 /// What one line from the client comes to.
@@ -225,7 +233,15 @@ impl<R: AsyncRead + Unpin + Send> StdioTransport<R> {
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
-                return Ok(LineRead::Eof);
+                // A last line without its newline is still a line (the next call sees EOF).
+                if std::mem::take(&mut self.oversized) {
+                    return Ok(LineRead::Oversized);
+                }
+                return Ok(if self.line.is_empty() {
+                    LineRead::Eof
+                } else {
+                    LineRead::Line
+                });
             }
             let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
                 Some(at) => (&available[..at], true),
@@ -395,6 +411,19 @@ mod tests {
             judge(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#),
             Judged::Ignore
         ));
+    }
+
+    #[tokio::test]
+    async fn a_last_line_without_a_newline_is_read() {
+        let input = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec();
+        let (out_read, out_write) = tokio::io::duplex(1 << 10);
+        let (mut transport, _writer) = transport(std::io::Cursor::new(input), out_write);
+        let message = transport.receive().await.expect("the unterminated line");
+        assert!(
+            matches!(message, ClientJsonRpcMessage::Request(r) if r.id == RequestId::Number(3))
+        );
+        assert!(transport.receive().await.is_none(), "then end of input");
+        drop(out_read);
     }
 
     #[tokio::test]

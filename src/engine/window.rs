@@ -922,6 +922,68 @@ mod tests {
         }
     }
 
+    #[test]
+    fn an_answer_knows_its_files_weight_age_and_whether_zoekt_ran_out() {
+        let ranked = |n: usize| RankedFiles {
+            files: distinct(n),
+            stats: SearchStats::default(),
+        };
+        // Fewer files than asked: every file Zoekt has. As many as asked: maybe more behind.
+        let short = Answer::new(&ranked(3), 5, one_item);
+        let full = Answer::new(&ranked(5), 5, one_item);
+        assert!(short.ran_out() && short.covers(500));
+        assert!(!full.ran_out() && !full.covers(6));
+        assert_eq!((short.file_count(), full.file_count()), (3, 5));
+        assert_eq!(full.weight(), 0, "not weighed yet");
+        assert_eq!(full.weighed(1234).weight(), 1234);
+        let earlier = Instant::now()
+            .checked_sub(Duration::from_secs(30))
+            .expect("the clock is past 30 s");
+        let old = Answer::new(&ranked(1), 1, one_item).fetched_at(earlier);
+        assert!(old.age() >= Duration::from_secs(30), "{:?}", old.age());
+    }
+
+    #[test]
+    fn cuts_add_up_and_the_total_cap_counts_only_when_passed() {
+        let a = Cut {
+            shards_skipped: 1,
+            files_skipped: 2,
+            crashes: 3,
+            total_cap: None,
+        };
+        let b = Cut {
+            shards_skipped: 10,
+            files_skipped: 20,
+            crashes: 30,
+            total_cap: Some(5),
+        };
+        assert_eq!(
+            a.merged(b),
+            Cut {
+                shards_skipped: 11,
+                files_skipped: 22,
+                crashes: 33,
+                total_cap: Some(5),
+            }
+        );
+        let effort = Effort {
+            total_max_match_count: 100,
+            ..Effort::default()
+        };
+        let at = |match_count| {
+            Cut::of(
+                &SearchStats {
+                    match_count,
+                    ..SearchStats::default()
+                },
+                &effort,
+            )
+        };
+        assert_eq!(at(100).total_cap, None, "reaching the cap is not passing it");
+        assert_eq!(at(101).total_cap, Some(100));
+        assert_eq!(Cut::of(&SearchStats::default(), &Effort::default()), Cut::default());
+    }
+
     /// Fetches over `files` sparse files (every tenth yields an item) from an answer source
     /// that refuses, as too big to read, any window over `fits` files. Returns the window
     /// (or the error) and the windows asked, in order.

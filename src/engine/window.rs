@@ -1037,6 +1037,7 @@ mod tests {
                 .map(|i| format!("r/f{i:03}.go"))
                 .collect();
             assert_eq!(w.items(), held.as_slice());
+            assert!(!w.is_empty() && w.len() == held.len());
         }
         // A page the windows on the way already serve is not bound.
         let (w, _) = within_bytes(2, 40).await;
@@ -1051,6 +1052,8 @@ mod tests {
         assert_eq!(asked, [5, 2, 4, 3], "{asked:?}");
         assert!(w.bytes_bound);
         assert_eq!(w.files_asked, 2);
+        // Two files hold none of the items (every tenth file has one).
+        assert!(w.is_empty() && w.items().is_empty());
         // Nothing fits: the error stands.
         let (w, asked) = within_bytes(2, 0).await;
         assert_eq!(w.err().map(|e| e.kind), Some(BackendErrorKind::TooBig));

@@ -979,9 +979,16 @@ mod tests {
                 &effort,
             )
         };
-        assert_eq!(at(100).total_cap, None, "reaching the cap is not passing it");
+        assert_eq!(
+            at(100).total_cap,
+            None,
+            "reaching the cap is not passing it"
+        );
         assert_eq!(at(101).total_cap, Some(100));
-        assert_eq!(Cut::of(&SearchStats::default(), &Effort::default()), Cut::default());
+        assert_eq!(
+            Cut::of(&SearchStats::default(), &Effort::default()),
+            Cut::default()
+        );
     }
 
     /// Fetches over `files` sparse files (every tenth yields an item) from an answer source

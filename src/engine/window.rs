@@ -944,6 +944,30 @@ mod tests {
     }
 
     #[test]
+    fn the_first_uncovered_window_is_what_a_fetch_would_ask_zoekt_for() {
+        let answer = |files: usize, asked: u32| {
+            let ranked = RankedFiles {
+                files: distinct(files),
+                stats: SearchStats::default(),
+            };
+            Arc::new(Answer::new(&ranked, asked, one_item))
+        };
+        // 8 files serve 5 items (the 8th is the untrusted edge): nothing to ask.
+        assert_eq!(spec(5, 1000).first_uncovered(&answer(100, 8)), None);
+        // 20 items start at a window of 23 files, which 8 do not cover.
+        assert_eq!(spec(20, 1000).first_uncovered(&answer(100, 8)), Some(23));
+        // 30 items, a walk whose first window was 23: those 23 hold 22 certain items, so the
+        // next window (doubled, 46) is the first the answer lacks.
+        let walk = WindowSpec {
+            probe: 20,
+            ..spec(30, 1000)
+        };
+        assert_eq!(walk.first_uncovered(&answer(100, 23)), Some(46));
+        // Zoekt had only 10 files: that answer covers every window.
+        assert_eq!(spec(30, 1000).first_uncovered(&answer(10, 23)), None);
+    }
+
+    #[test]
     fn cuts_add_up_and_the_total_cap_counts_only_when_passed() {
         let a = Cut {
             shards_skipped: 1,
@@ -1157,6 +1181,11 @@ mod tests {
         // At the cap with enough certain items, the edge stays out and nothing is capped.
         let backend = FakeBackend::new().with(Q, distinct(50));
         let w = run(&backend, &spec(5, 8), one_item).await;
+        assert!(!w.capped && !w.ran_out);
+        assert_eq!(w.items().len(), 7);
+        // Exactly as many certain items as needed is enough too.
+        let backend = FakeBackend::new().with(Q, distinct(50));
+        let w = run(&backend, &spec(7, 8), one_item).await;
         assert!(!w.capped && !w.ran_out);
         assert_eq!(w.items().len(), 7);
         // Zoekt holds fewer files than asked: exhausted, every item, not capped.

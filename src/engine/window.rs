@@ -968,6 +968,17 @@ mod tests {
     }
 
     #[test]
+    fn only_a_third_file_scoring_below_the_fourth_or_alone_at_three_may_be_boosted() {
+        assert_eq!(boosted_index(&[9.0, 8.0, 4.0, 5.0], false), Some(2));
+        // A third tied with the fourth belongs to the fourth's score group: not a boost.
+        assert_eq!(boosted_index(&[9.0, 8.0, 5.0, 5.0], true), None);
+        assert_eq!(boosted_index(&[9.0, 8.0, 6.0, 5.0], true), None);
+        assert_eq!(boosted_index(&[9.0, 8.0, 6.0], true), Some(2));
+        assert_eq!(boosted_index(&[9.0, 8.0, 6.0], false), None);
+        assert_eq!(boosted_index(&[9.0, 8.0], true), None);
+    }
+
+    #[test]
     fn cuts_add_up_and_the_total_cap_counts_only_when_passed() {
         let a = Cut {
             shards_skipped: 1,

@@ -528,6 +528,58 @@ mod tests {
             .collect()
     }
 
+    /// Answers of more than 150 files are too big to read: the walk is bound there, and the
+    /// cache's bigger steps, too big themselves, must not bind it anywhere else.
+    #[tokio::test]
+    async fn a_size_bound_walk_is_the_same_with_the_cache_on_and_off() {
+        for limits in [vec![7], vec![30], vec![7, 30, 1, 13, 64, 100, 3]] {
+            let off = Pager::new(backend(), PagerConfig::default());
+            let on = cached(backend(), CacheConfig::DEFAULT);
+            off.backend().fail(BackendErrorKind::TooBig, 150);
+            on.backend().fail(BackendErrorKind::TooBig, 150);
+            let reference = walk(&off, &limits).await;
+            let pages = walk(&on, &limits).await;
+            assert_eq!(json(&pages), json(&reference), "limits {limits:?}");
+            let last = reference.last().unwrap();
+            assert!(
+                last.warnings
+                    .iter()
+                    .any(|w| w.contains("--max-answer-bytes")),
+                "{:?}",
+                last.warnings
+            );
+        }
+    }
+
+    /// Any other failure is passed on after one request: only a step too big is retried.
+    /// (The page runs on a thread of its own, so that a retry loop that never yields fails
+    /// the test after 5 s instead of hanging it.)
+    #[test]
+    fn a_failing_backend_is_asked_once() {
+        let on = Arc::new(cached(backend(), CacheConfig::DEFAULT));
+        on.backend().fail(BackendErrorKind::Unreachable, 0);
+        let args = SearchSymbolsArgs {
+            query: NAME.into(),
+            ..Default::default()
+        };
+        let pager = Arc::clone(&on);
+        let (done, outcome) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let page = runtime.block_on(pager.page::<SearchSymbols>(&args));
+            let _ = done.send(page.map(|_| ()));
+        });
+        let e = outcome
+            .recv_timeout(Duration::from_secs(5))
+            .expect("no retry loop")
+            .unwrap_err();
+        assert!(format!("{e:?}").contains("Unreachable"), "{e:?}");
+        assert_eq!(searches(&on), 1);
+    }
+
     #[tokio::test]
     async fn a_walk_is_the_same_with_the_cache_on_and_off_and_costs_log_n_requests() {
         for limits in [vec![7], vec![30], vec![7, 30, 1, 13, 64, 100, 3]] {

@@ -7,7 +7,7 @@
 //!
 //! A test may change a query's files between calls (an index change) and make answers report
 //! a cut (skipped shards or files, crashes). Not modelled: Zoekt's novelty boost (a file with
-//! a new extension moved up to position 3), real budgets, timeouts and errors. Tied files come back in the order the fixture lists them
+//! a new extension moved up to position 3), real budgets and timeouts; errors only as [`FakeBackend::fail`] makes them. Tied files come back in the order the fixture lists them
 //! (Zoekt's own order of ties is arbitrary), so a fixture can list them in any order it likes,
 //! e.g. the reverse of page order, to show that the engine does not depend on it.
 
@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::backend::{
-    Backend, BackendError, FileSearch, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats,
+    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
+    RepoListing, SearchStats,
 };
 
 /// A [`Backend`] answering from a map query → files, and recording every search.
@@ -27,6 +28,9 @@ pub(crate) struct FakeBackend {
     requests: Mutex<Vec<FileSearch>>,
     /// How long each search takes (zero: none).
     delay: Mutex<std::time::Duration>,
+    /// Every search fails with this kind; or, with a file bound, only searches asking for
+    /// more files than it (an answer too big to read).
+    failure: Mutex<Option<(BackendErrorKind, u32)>>,
 }
 
 impl FakeBackend {
@@ -61,6 +65,11 @@ impl FakeBackend {
     }
 
     /// Every search received so far, oldest first.
+    /// Makes every search asking for more than `over` files fail with `kind` (`over` 0: all).
+    pub(crate) fn fail(&self, kind: BackendErrorKind, over: u32) {
+        *self.failure.lock().expect("failure lock") = Some((kind, over));
+    }
+
     pub(crate) fn requests(&self) -> Vec<FileSearch> {
         self.requests.lock().expect("requests lock").clone()
     }
@@ -86,6 +95,13 @@ impl Backend for FakeBackend {
         let delay = *self.delay.lock().expect("delay lock");
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
+        }
+        let failure = *self.failure.lock().expect("failure lock");
+        if let Some((kind, over)) = failure.filter(|(_, over)| search.max_files > *over) {
+            return Err(BackendError {
+                kind,
+                message: format!("the fake fails searches of more than {over} files"),
+            });
         }
         let (mut files, cut) = self
             .results

@@ -398,15 +398,10 @@ async fn settings_that_would_silently_open_the_server_refuse_to_start() {
 /// and the fixture index it built.
 #[tokio::test]
 async fn readyz_follows_a_restarted_zoekt() {
-    const TEST: &str = "readyz_follows_a_restarted_zoekt";
-    let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
-    let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
-    let webserver = support::OwnWebserver::new(&bin, &index);
-    let port = webserver.port;
-    let start = || webserver.start();
-    let zoekt = start();
+    let webserver = support::OwnWebserver::for_test("readyz_follows_a_restarted_zoekt");
+    let zoekt = webserver.start();
     let sidecar = Sidecar::start(
-        &format!("http://127.0.0.1:{port}"),
+        &webserver.url(),
         &[("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000")],
     )
     .await;
@@ -438,7 +433,7 @@ async fn readyz_follows_a_restarted_zoekt() {
         "liveness does not follow Zoekt"
     );
 
-    let _zoekt = start();
+    let _zoekt = webserver.start();
     assert_eq!(wait_for(200).await, "ready\n");
 }
 
@@ -514,12 +509,7 @@ async fn a_call_in_flight_at_sigterm_still_gets_its_answer() {
         (r, client)
     });
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let pid = sidecar.child.id().unwrap().to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    sidecar.terminate();
     let (r, _client) = tokio::time::timeout(Duration::from_secs(10), pending)
         .await
         .expect("the in-flight call is answered")
@@ -741,15 +731,8 @@ async fn sigterm_with_stalled_requests_exits_within_a_second() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let pid = sidecar.child.id().unwrap().to_string();
     let started = std::time::Instant::now();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
+    sidecar.terminate();
     let status = tokio::time::timeout(Duration::from_secs(5), sidecar.child.wait())
         .await
         .expect("the sidecar exits")
@@ -768,10 +751,8 @@ async fn sigterm_with_stalled_requests_exits_within_a_second() {
 /// so are the pager's own retries, so that the walk meets Zoekt down and starting.
 #[tokio::test]
 async fn a_walk_across_a_zoekt_restart_resumes_exactly() {
-    const TEST: &str = "a_walk_across_a_zoekt_restart_resumes_exactly";
-    let bin = support::live_url("ZOEKT_PAGER_LIVE_WEBSERVER", TEST);
-    let index = support::live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", TEST);
-    let webserver = support::OwnWebserver::new(&bin, &index);
+    let webserver =
+        support::OwnWebserver::for_test("a_walk_across_a_zoekt_restart_resumes_exactly");
     let mut zoekt = webserver.start();
     // No retries inside the pager: each call meets Zoekt as it is at that moment (down,
     // listening but loading, ready), and the test calls again.

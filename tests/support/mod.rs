@@ -313,7 +313,7 @@ pub fn broad_walks() -> Vec<(&'static str, serde_json::Value)> {
 /// webservers must never see. `scripts/test.sh` exports the pinned binary and the fixture
 /// index (`ZOEKT_PAGER_LIVE_WEBSERVER`, `ZOEKT_PAGER_LIVE_INDEX_DIR`).
 pub struct OwnWebserver {
-    pub port: u16,
+    port: u16,
     bin: String,
     index: String,
 }
@@ -329,7 +329,8 @@ impl Drop for RunningWebserver {
 }
 
 impl OwnWebserver {
-    pub fn new(bin: &str, index: &str) -> OwnWebserver {
+    /// The pinned webserver over the fixture index, for `test`, which fails without them.
+    pub fn for_test(test: &str) -> OwnWebserver {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -337,8 +338,8 @@ impl OwnWebserver {
             .port();
         OwnWebserver {
             port,
-            bin: bin.into(),
-            index: index.into(),
+            bin: live_url("ZOEKT_PAGER_LIVE_WEBSERVER", test),
+            index: live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", test),
         }
     }
 

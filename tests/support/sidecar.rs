@@ -86,6 +86,16 @@ impl Sidecar {
             .expect("MCP initialize over HTTP")
     }
 
+    /// Sends SIGTERM, as a cluster does to stop a pod.
+    pub fn terminate(&self) {
+        let pid = self.child.id().expect("the sidecar is running").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -TERM {pid}");
+    }
+
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }

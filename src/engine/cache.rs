@@ -66,18 +66,22 @@ enum Key {
     Fetch(AnswerKey, u32),
     /// The largest answer of a request.
     Largest(AnswerKey),
+    /// The fewest files whose answer was too big to read, for a request.
+    TooBig(AnswerKey),
 }
 
 #[derive(Clone)]
 enum Value {
     Raw(Arc<RankedFiles>, u32, Instant),
     Answer(Arc<dyn Any + Send + Sync>, u32),
+    Files(u32),
 }
 
 impl Value {
     fn weight(&self) -> u32 {
         match self {
             Value::Raw(_, w, _) | Value::Answer(_, w) => *w,
+            Value::Files(_) => 64,
         }
     }
 }
@@ -213,7 +217,27 @@ impl WindowCache {
                 .downcast::<Answer<T>>()
                 .ok()
                 .filter(|a| a.age() < self.ttl),
-            Value::Raw(..) => None,
+            Value::Raw(..) | Value::Files(_) => None,
+        }
+    }
+
+    /// The fewest files whose answer for `key` was too big to read, if seen within the time
+    /// to live. Answers grow with the window, so no bigger window's answer fits either: the
+    /// size bound ([`super::window::fetch`]) is found once per request, not once per page.
+    async fn too_big_from(&self, key: &AnswerKey) -> Option<u32> {
+        match self.store.get(&Key::TooBig(key.clone())).await? {
+            Value::Files(files) => Some(files),
+            _ => None,
+        }
+    }
+
+    /// Notes that the answer for `files` files of `key` was too big to read.
+    async fn note_too_big(&self, key: &AnswerKey, files: u32) {
+        let known = self.too_big_from(key).await;
+        if known.is_none_or(|k| files < k) {
+            self.store
+                .insert(Key::TooBig(key.clone()), Value::Files(files))
+                .await;
         }
     }
 
@@ -239,8 +263,15 @@ impl WindowCache {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(Arc::clone(kept));
         }
+        let too_big = self.too_big_from(key).await;
+        if let Some(limit) = too_big.filter(|&limit| files >= limit) {
+            return Err(BackendError {
+                kind: BackendErrorKind::TooBig,
+                message: format!("the answer for {limit} files was too big to read"),
+            });
+        }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let mut size = self.fetch_size(kept.as_deref(), files, spec.max_files);
+        let mut size = self.fetch_size(kept.as_deref(), files, spec.max_files, too_big);
         let (value, fetch_key) = loop {
             let fetch_key = Key::Fetch(key.clone(), size);
             let fetched = self
@@ -263,7 +294,13 @@ impl WindowCache {
                 Ok(value) => break (value, fetch_key),
                 // The step past the page's window was too big to read; the window itself may
                 // not be. Ask for it alone, or the cache would change what the page holds.
-                Err(e) if e.kind == BackendErrorKind::TooBig && size > files => size = files,
+                Err(e) if e.kind == BackendErrorKind::TooBig => {
+                    self.note_too_big(key, size).await;
+                    if size == files {
+                        return Err(e);
+                    }
+                    size = files;
+                }
                 Err(e) => return Err(e),
             }
         };
@@ -297,10 +334,22 @@ impl WindowCache {
     /// cheapest in few big steps; the byte share keeps one step's memory bounded whatever
     /// the files hold. A first fetch (nothing kept) asks for the window only: a first page
     /// costs what it would without the cache.
-    fn fetch_size<T>(&self, kept: Option<&Answer<T>>, files: u32, max_files: u32) -> u32 {
+    fn fetch_size<T>(
+        &self,
+        kept: Option<&Answer<T>>,
+        files: u32,
+        max_files: u32,
+        too_big: Option<u32>,
+    ) -> u32 {
         let Some(kept) = kept else {
             return files;
         };
+        // Below the fewest files known to be too big, halfway from the kept answer: each
+        // step that is too big again halves the gap, instead of edging down one file a page.
+        let max_files = too_big.map_or(max_files, |limit| {
+            let asked = kept.asked().min(limit);
+            max_files.min(asked + (limit - asked) / 2)
+        });
         let asked = u64::from(kept.asked());
         let by_bytes = match u64::from(kept.weight()) {
             0 => 0,
@@ -332,7 +381,7 @@ impl WindowCache {
             .map_err(|e| (*e).clone())?;
         match value {
             Value::Raw(ranked, _, at) => Ok((ranked, at)),
-            Value::Answer(..) => unreachable!("raw entries hold Zoekt's answers"),
+            Value::Answer(..) | Value::Files(_) => unreachable!("raw entries hold Zoekt's answers"),
         }
     }
 
@@ -341,9 +390,10 @@ impl WindowCache {
     /// enough prefetches run already or the server is busy with pages being waited for
     /// ([`BUSY_FETCHES`]); dropped on shutdown. It fills the cache only, so it
     /// never changes a page.
-    pub(crate) fn prefetch<B, T>(
+    pub(crate) async fn prefetch<B, T>(
         &self,
         backend: &Arc<B>,
+        key: &AnswerKey,
         next_page: &WindowSpec<'_>,
         kept: &Arc<Answer<T>>,
     ) where
@@ -355,7 +405,12 @@ impl WindowCache {
         let Some(next_files) = next_page.first_uncovered(kept) else {
             return;
         };
-        let size = self.fetch_size(Some(kept), next_files, next_page.max_files);
+        // The next page will be bound below a window known to be too big: nothing to fetch.
+        let too_big = self.too_big_from(key).await;
+        if too_big.is_some_and(|limit| next_files >= limit) {
+            return;
+        }
+        let size = self.fetch_size(Some(kept), next_files, next_page.max_files, too_big);
         let busy = self.counters.foreground.load(Ordering::Relaxed) >= BUSY_FETCHES;
         let slot = Arc::clone(&self.prefetch_slots).try_acquire_owned();
         let (Ok(slot), false) = (slot, busy) else {
@@ -368,11 +423,17 @@ impl WindowCache {
         let cache = self.clone();
         let backend = Arc::clone(backend);
         let search = next_page.search(size);
+        let key = key.clone();
         tokio::spawn(async move {
             tokio::select! {
                 _ = cache.shutdown.cancelled() => {}
-                // An error is not kept: the page that needs the answer asks again.
-                _ = cache.raw(backend.as_ref(), &search, None) => {}
+                // An error is not kept (the page that needs the answer asks again), but a
+                // window too big is remembered.
+                fetched = cache.raw(backend.as_ref(), &search, None) => {
+                    if fetched.is_err_and(|e| e.kind == BackendErrorKind::TooBig) {
+                        cache.note_too_big(&key, size).await;
+                    }
+                }
             }
             drop(slot);
         });
@@ -528,8 +589,9 @@ mod tests {
             .collect()
     }
 
-    /// Answers of more than 150 files are too big to read: the walk is bound there, and the
-    /// cache's bigger steps, too big themselves, must not bind it anywhere else.
+    /// Answers of more than 150 files are too big to read: the walk is bound there, the
+    /// cache's bigger steps, too big themselves, must not bind it anywhere else, and the
+    /// cache remembers the bound instead of asking for too much on every page.
     #[tokio::test]
     async fn a_size_bound_walk_is_the_same_with_the_cache_on_and_off() {
         for limits in [vec![7], vec![30], vec![7, 30, 1, 13, 64, 100, 3]] {
@@ -540,6 +602,23 @@ mod tests {
             let reference = walk(&off, &limits).await;
             let pages = walk(&on, &limits).await;
             assert_eq!(json(&pages), json(&reference), "limits {limits:?}");
+            // The bound is found once for the walk: requests too big to read halve the gap
+            // to it (about log2 of 5,000), never one per page.
+            let asked: Vec<u32> = on
+                .backend()
+                .requests()
+                .iter()
+                .map(|r| r.max_files)
+                .collect();
+            let too_big = asked.iter().filter(|&&n| n > 150).count();
+            assert!(
+                too_big <= 13,
+                "limits {limits:?}: {too_big} too big: {asked:?}"
+            );
+            assert!(
+                searches(&on) <= searches(&off),
+                "limits {limits:?}: {asked:?}"
+            );
             let last = reference.last().unwrap();
             assert!(
                 last.warnings

@@ -323,7 +323,9 @@ impl<B: Backend> Pager<B> {
             needed: needed.saturating_add(want.lookahead),
             ..spec.clone()
         };
-        cache.prefetch(&self.backend, &next_page, w.answer());
+        cache
+            .prefetch(&self.backend, key, &next_page, w.answer())
+            .await;
         Ok(w)
     }
 

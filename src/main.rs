@@ -382,19 +382,17 @@ async fn record(
     }
     let source = match source {
         Some(s) => s,
-        None => match zoekt_pager::backend::Backend::repos(
-            client,
-            "",
-            Duration::from_millis(config.pager.effort.max_wall_time_ms),
-        )
-        .await
-        {
-            Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
-            Err(e) => {
-                eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());
-                return ExitCode::FAILURE;
+        None => {
+            match zoekt_pager::backend::Backend::repos(client, "", config.pager.effort.wall_time())
+                .await
+            {
+                Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
+                Err(e) => {
+                    eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());
+                    return ExitCode::FAILURE;
+                }
             }
-        },
+        }
     };
     match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager, &source)
         .await

@@ -310,6 +310,14 @@ impl Default for PagerConfig {
     }
 }
 
+impl Effort {
+    /// Zoekt's wall time as a duration: what a search may take, and the bound on every
+    /// other backend request.
+    pub fn wall_time(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.max_wall_time_ms)
+    }
+}
+
 impl Default for Effort {
     fn default() -> Self {
         PagerConfig::DEFAULT.effort

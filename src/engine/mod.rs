@@ -91,8 +91,7 @@ impl<B: Backend> Pager<B> {
     /// The repositories `query` selects, within the search wall time (`--max-wall-time-ms`):
     /// every backend request is bounded the same way.
     pub async fn listing(&self, query: &str) -> Result<RepoListing, BackendError> {
-        let wall_time = std::time::Duration::from_millis(self.cfg.effort.max_wall_time_ms);
-        self.backend.repos(query, wall_time).await
+        self.backend.repos(query, self.cfg.effort.wall_time()).await
     }
 
     /// One page of tool `T`: validates the arguments, reads the cursor, collects the items
@@ -214,7 +213,7 @@ impl<B: Backend> Pager<B> {
 
     /// For an answer that found nothing while `crashes` shards were down: the retryable
     /// NotReady error if the backend says it is still loading, else nothing (the empty answer
-    /// stands). For lookups outside the paging path, such as `read_file`.
+    /// stands). Pages, listings of every item and `read_file` all ask it.
     pub(crate) async fn check_empty_answer(&self, crashes: u64) -> Result<(), Error> {
         if crashes > 0 && !self.backend_ready().await {
             return Err(not_ready().into());

@@ -354,37 +354,44 @@ fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usi
 
 /// Bytes of `value`'s JSON, counted as it serialises (nothing is built).
 pub(crate) fn json_len<T: Serialize>(value: &T) -> usize {
-    json_size(value).bytes
+    json_size(value, Unit::Bytes)
 }
 
 /// Characters of `value`'s JSON, counted as it serialises (nothing is built): what a model
 /// reads of it.
 fn json_chars<T: Serialize>(value: &T) -> usize {
-    json_size(value).chars
+    json_size(value, Unit::Chars)
 }
 
-/// The size of `value`'s JSON (zero when it cannot be serialised).
-fn json_size<T: Serialize>(value: &T) -> Counter {
-    let mut counter = Counter::default();
-    match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => counter,
-        Err(_) => Counter::default(),
-    }
+/// The size of `value`'s JSON in `unit` (zero when it cannot be serialised).
+fn json_size<T: Serialize>(value: &T, unit: Unit) -> usize {
+    let mut counter = Counter { unit, size: 0 };
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.size)
 }
 
-/// A writer that only counts what is written to it, in bytes and in UTF-8 characters
-/// (serde_json writes whole characters, but a character's bytes may arrive in two writes:
-/// counting the bytes that start a character is right either way).
-#[derive(Debug, Default)]
+/// What a [`Counter`] counts. Bytes are what the cache weighs for every item it keeps, so
+/// they are not slowed by looking at each byte.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    Bytes,
+    /// UTF-8 characters. serde_json writes whole characters, but a character's bytes may
+    /// arrive in two writes: counting the bytes that start a character is right either way.
+    Chars,
+}
+
+/// A writer that only counts what is written to it.
+#[derive(Debug)]
 struct Counter {
-    bytes: usize,
-    chars: usize,
+    unit: Unit,
+    size: usize,
 }
 
 impl std::io::Write for Counter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.bytes += buf.len();
-        self.chars += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+        self.size += match self.unit {
+            Unit::Bytes => buf.len(),
+            Unit::Chars => buf.iter().filter(|b| (**b & 0xC0) != 0x80).count(),
+        };
         Ok(buf.len())
     }
 

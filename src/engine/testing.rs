@@ -64,12 +64,12 @@ impl FakeBackend {
         *self.delay.lock().expect("delay lock") = delay;
     }
 
-    /// Every search received so far, oldest first.
     /// Makes every search asking for more than `over` files fail with `kind` (`over` 0: all).
     pub(crate) fn fail(&self, kind: BackendErrorKind, over: u32) {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
     }
 
+    /// Every search received so far, oldest first.
     pub(crate) fn requests(&self) -> Vec<FileSearch> {
         self.requests.lock().expect("requests lock").clone()
     }

@@ -62,6 +62,18 @@ pub fn clip(text: &mut String, max_chars: usize) {
     }
 }
 
+/// [`clip`] for borrowed text: copies only what is kept, so a long line costs no more than
+/// its first `max_chars` characters.
+pub fn clipped(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((i, _)) => {
+            let keep = text[..i].char_indices().next_back().map_or(0, |(j, _)| j);
+            format!("{}…", &text[..keep])
+        }
+        None => text.to_string(),
+    }
+}
+
 /// Trims the line (and its newline) and shortens it to [`MAX_TEXT_CHARS`].
 pub fn clip_text(line: &str) -> String {
     shorten(line.trim())
@@ -74,9 +86,7 @@ fn clip_text_keep_indent(line: &str) -> String {
 
 /// `text` cut to [`MAX_TEXT_CHARS`] characters, the last being `…` when it was cut.
 fn shorten(text: &str) -> String {
-    let mut s = text.to_string();
-    clip(&mut s, MAX_TEXT_CHARS);
-    s
+    clipped(text, MAX_TEXT_CHARS)
 }
 
 /// 1-based character column of a byte offset into `line` (clamped, never panics on a
@@ -176,6 +186,22 @@ mod tests {
         assert!(clipped.ends_with("é…"));
         assert_eq!(column("éé x", 4), 3);
         assert_eq!(column("é", 1), 1); // inside a char: clamped, no panic
+    }
+
+    #[test]
+    fn clipped_copies_what_clip_keeps() {
+        for (text, max, want) in [
+            ("abc", 3, "abc"),
+            ("abcd", 3, "ab…"),
+            ("ééé", 2, "é…"),
+            ("ééé", 3, "ééé"),
+            ("", 4, ""),
+        ] {
+            assert_eq!(clipped(text, max), want, "{text:?} at {max}");
+            let mut owned = text.to_string();
+            clip(&mut owned, max);
+            assert_eq!(owned, want, "{text:?} at {max}");
+        }
     }
 
     #[test]

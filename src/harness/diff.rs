@@ -124,11 +124,7 @@ fn walk(e: &Value, a: &Value, path: String, push: &mut impl FnMut(String, String
 
 /// A value as compact JSON, cut to 300 characters.
 fn short(v: &Value) -> String {
-    let s = v.to_string();
-    match s.char_indices().nth(300) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s,
-    }
+    crate::engine::text::clipped(&v.to_string(), 301)
 }
 
 #[cfg(test)]

@@ -134,9 +134,7 @@ pub const MAX_MESSAGE_CHARS: usize = 400;
 
 /// `text` cut to [`MAX_MESSAGE_CHARS`] characters, ending in `…` when cut.
 pub fn excerpt(text: &str) -> String {
-    let mut text = text.to_string();
-    crate::engine::text::clip(&mut text, MAX_MESSAGE_CHARS);
-    text
+    crate::engine::text::clipped(text, MAX_MESSAGE_CHARS)
 }
 
 fn argument_hint(e: &ArgumentError) -> String {

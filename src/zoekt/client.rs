@@ -386,10 +386,8 @@ fn zoekt_error_text(body: &[u8]) -> String {
 }
 
 fn excerpt(body: &[u8]) -> String {
-    let mut text = String::from_utf8_lossy(body).trim().to_string();
     // EXCERPT_CHARS of the body, then the `…` when there was more.
-    crate::engine::text::clip(&mut text, EXCERPT_CHARS + 1);
-    text
+    crate::engine::text::clipped(String::from_utf8_lossy(body).trim(), EXCERPT_CHARS + 1)
 }
 
 /// reqwest's top-level message is generic ("error sending request"); the innermost source

@@ -77,8 +77,8 @@ pub enum Judged {
 
 /// Reads one line (without its newline) into a message or the error reply it deserves.
 pub fn judge(line: &[u8]) -> Judged {
+    // A byte-order mark is not JSON; a CRLF line's `\r` is JSON whitespace, so serde takes it.
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return Judged::Ignore;
     }
@@ -400,10 +400,14 @@ mod tests {
     fn messages_pass_and_blank_lines_and_stray_notifications_are_ignored() {
         let ok = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#;
         assert!(matches!(judge(ok), Judged::Message(_)));
-        let with_cr = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}
-"#;
+        // A CRLF line arrives with its `\r`; a file saved with a byte-order mark starts
+        // with one.
         assert!(matches!(
-            judge(&with_cr[..with_cr.len() - 1]),
+            judge(&[ok, &b"\r"[..]].concat()),
+            Judged::Message(_)
+        ));
+        assert!(matches!(
+            judge(&[&b"\xEF\xBB\xBF"[..], ok].concat()),
             Judged::Message(_)
         ));
         assert!(matches!(judge(b"  \r"), Judged::Ignore));

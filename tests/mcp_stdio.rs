@@ -649,12 +649,19 @@ async fn a_slow_listing_ends_at_the_wall_time() {
     assert!(took < std::time::Duration::from_secs(3), "{took:?}: {body}");
     assert!(body.contains("300 ms"), "{body}");
     let started = std::time::Instant::now();
-    call(&client, "health", json!({})).await;
+    let health = call(&client, "health", json!({})).await;
     let took = started.elapsed();
     assert!(
         took < std::time::Duration::from_secs(3),
         "health took {took:?}"
     );
+    // Health still answers, and says the listing is what failed, and why.
+    let said = text(&health);
+    assert!(
+        said.contains("listing repositories failed") && said.contains("300 ms"),
+        "{said}"
+    );
+    assert_eq!(health.is_error, Some(false), "{said}");
     client.cancel().await.unwrap();
 }
 

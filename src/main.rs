@@ -339,13 +339,10 @@ async fn serve_http(
     };
     let server =
         PagerServer::with_metrics(pager, Arc::clone(&metrics)).with_call_timeout(call_timeout);
-    match zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!(error = %e, "HTTP server failed");
-            ExitCode::FAILURE
-        }
-    }
+    // Accept errors are logged and survived inside the listener: serving ends only on
+    // shutdown, which is a success.
+    zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await;
+    ExitCode::SUCCESS
 }
 
 #[cfg(feature = "harness")]

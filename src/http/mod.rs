@@ -86,7 +86,7 @@ pub async fn serve<B: Backend + 'static>(
     metrics: Arc<Metrics>,
     opts: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
+) {
     let ct = CancellationToken::new();
     let app = router(server, metrics, &opts, ct.child_token());
     let limits = listener::Limits {
@@ -107,7 +107,6 @@ pub async fn serve<B: Backend + 'static>(
     // Only now: cancelling first would abort the calls being drained.
     ct.cancel();
     tracing::info!("HTTP server stopped");
-    Ok(())
 }
 
 /// The whole application: `/mcp` behind its guards, the operator endpoints beside it.
@@ -121,6 +120,8 @@ pub fn router<B: Backend + 'static>(
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None)
+        // The listener refuses a body past this bound first (413 before reading it); rmcp's
+        // own bound is a second line of defence should a request reach it another way.
         .with_max_request_body_bytes(opts.max_request_bytes)
         .with_cancellation_token(ct);
     config = if opts.allowed_hosts.iter().any(|h| h == "*") {

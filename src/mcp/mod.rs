@@ -212,24 +212,22 @@ impl<B: Backend + 'static> PagerServer<B> {
         arguments: Option<JsonObject>,
         cancelled: impl Future<Output = ()>,
     ) -> Option<CallToolResult> {
-        let deadline = tokio::time::timeout(self.call_timeout, self.call(name, arguments));
+        // The metrics take the tool table's own `&'static` name; an unknown name has none.
+        let (&known, _) = self.handlers.get_key_value(name)?;
+        let deadline = tokio::time::timeout(self.call_timeout, self.call(known, arguments));
         tokio::select! {
             outcome = deadline => match outcome {
                 Ok(result) => result,
                 Err(_) => {
                     let e = ToolError::call_timeout(self.call_timeout);
-                    let (result, _) = failure(name, &e);
-                    if let Some((&known, _)) = self.handlers.get_key_value(name) {
-                        self.metrics.tool_call(known, Some(e.code));
-                    }
+                    let (result, _) = failure(known, &e);
+                    self.metrics.tool_call(known, Some(e.code));
                     Some(result)
                 }
             },
             () = cancelled => {
-                tracing::info!(tool = name, "call cancelled by the client; its Zoekt requests are dropped");
-                if let Some((&known, _)) = self.handlers.get_key_value(name) {
-                    self.metrics.tool_call_cancelled(known);
-                }
+                tracing::info!(tool = known, "call cancelled by the client; its Zoekt requests are dropped");
+                self.metrics.tool_call_cancelled(known);
                 None
             }
         }

@@ -1033,6 +1033,18 @@ mod tests {
         needed: usize,
         fits: u32,
     ) -> (Result<Window<String>, BackendError>, Vec<u32>) {
+        within(needed, |files, _| {
+            (files > fits).then_some(BackendErrorKind::TooBig)
+        })
+        .await
+    }
+
+    /// As [`within_bytes`], with `refuse` deciding which windows fail, and how; it is told
+    /// whether a window was too big to read before.
+    async fn within(
+        needed: usize,
+        refuse: impl Fn(u32, bool) -> Option<BackendErrorKind>,
+    ) -> (Result<Window<String>, BackendError>, Vec<u32>) {
         let all = distinct(100);
         let sparse = |f: &RankedFile| {
             if f.path.ends_with("9.go") {
@@ -1042,12 +1054,17 @@ mod tests {
             }
         };
         let asked = std::sync::Mutex::new(Vec::new());
+        let seen_too_big = std::sync::atomic::AtomicBool::new(false);
         let result = fetch(&spec(needed, 1000), |files| {
             asked.lock().unwrap().push(files);
-            let answer = if files > fits {
+            let refused = refuse(files, seen_too_big.load(Ordering::Relaxed));
+            let answer = if let Some(kind) = refused {
+                if kind == BackendErrorKind::TooBig {
+                    seen_too_big.store(true, Ordering::Relaxed);
+                }
                 Err(BackendError {
-                    kind: BackendErrorKind::TooBig,
-                    message: "over the limit".into(),
+                    kind,
+                    message: "refused".into(),
                 })
             } else {
                 let ranked = RankedFiles {
@@ -1084,6 +1101,28 @@ mod tests {
         // A page the windows on the way already serve is not bound.
         let (w, _) = within_bytes(2, 40).await;
         assert!(!w.unwrap().bytes_bound);
+    }
+
+    /// Kills `bisect`'s guard mutant (any error taken for "too big"): Zoekt failing in the
+    /// middle of the search for the bound fails the page; it must not be served as bound.
+    #[tokio::test]
+    async fn an_outage_while_finding_the_bound_fails_the_page() {
+        let (w, asked) = within(9, |files, seen_too_big| match files {
+            61.. => Some(BackendErrorKind::TooBig),
+            41.. if seen_too_big => Some(BackendErrorKind::Unreachable),
+            _ => None,
+        })
+        .await;
+        assert_eq!(
+            w.err().map(|e| e.kind),
+            Some(BackendErrorKind::Unreachable),
+            "{asked:?}"
+        );
+        // The outage came while bisecting (after a window too big), and nothing was asked
+        // after it.
+        let (&last, before) = asked.split_last().expect("windows asked");
+        assert!((41..=60).contains(&last), "{asked:?}");
+        assert!(before.iter().any(|&n| n > 60), "{asked:?}");
     }
 
     #[tokio::test]

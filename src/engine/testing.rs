@@ -7,7 +7,8 @@
 //!
 //! A test may change a query's files between calls (an index change) and make answers report
 //! a cut (skipped shards or files, crashes). Not modelled: Zoekt's novelty boost (a file with
-//! a new extension moved up to position 3), real budgets and timeouts; errors only as [`FakeBackend::fail`] makes them. Tied files come back in the order the fixture lists them
+//! a new extension moved up to position 3), real budgets and timeouts; errors only as
+//! [`FakeBackend::fail`] makes them. Tied files come back in the order the fixture lists them
 //! (Zoekt's own order of ties is arbitrary), so a fixture can list them in any order it likes,
 //! e.g. the reverse of page order, to show that the engine does not depend on it.
 

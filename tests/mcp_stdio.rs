@@ -539,10 +539,9 @@ async fn an_empty_answer_while_shards_load_is_not_ready() {
     let zoekt = MockServer::start().await;
     Mock::given(matchers::method("POST"))
         .and(matchers::path("/api/search"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"Result": {"Crashes": 1, "Files": null}})),
-        )
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"Result": {"FileCount": 0, "MatchCount": 0, "Crashes": 1, "Files": null}}),
+        ))
         .mount(&zoekt)
         .await;
     let client = spawn_stdio(&zoekt.uri(), &[]).await;

@@ -69,7 +69,9 @@ impl From<ZoektError> for BackendError {
                 status: 502..=504, ..
             } => BackendErrorKind::Unreachable,
             ZoektError::Server { .. } => BackendErrorKind::ServerError,
-            ZoektError::Malformed { .. } => BackendErrorKind::Malformed,
+            ZoektError::Malformed { .. } | ZoektError::Contradiction { .. } => {
+                BackendErrorKind::Malformed
+            }
             ZoektError::TooBig { .. } => BackendErrorKind::TooBig,
         };
         BackendError {

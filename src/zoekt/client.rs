@@ -16,6 +16,10 @@ use super::wire::{ListResponse, SearchResponse};
 /// How long a body excerpt may be in a `Malformed` error.
 const EXCERPT_CHARS: usize = 200;
 
+/// The deepest nesting of arrays and objects an answer may have. Zoekt's deepest is 6
+/// (`Result.Files[].LineMatches[].LineFragments[].SymbolInfo`).
+const MAX_DEPTH: usize = 32;
+
 /// Everything that can go wrong talking to Zoekt, one variant per cause. Zoekt's own message
 /// is kept verbatim so a user sees what Zoekt said.
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
@@ -53,6 +57,14 @@ pub enum ZoektError {
     TooBig {
         /// The bound it passed.
         limit: usize,
+    },
+    /// The answer decoded, but says two things that cannot both be true (counts that
+    /// contradict its files, more files than asked, a file without a name). A proxy or a
+    /// broken Zoekt can send one; none of it may become a page.
+    #[error("Zoekt's answer contradicts itself ({reason}), so none of it was used")]
+    Contradiction {
+        /// What contradicts what.
+        reason: String,
     },
     /// The answer was not the JSON we expect.
     #[error("Zoekt sent a malformed response ({reason}); body starts: {excerpt}")]
@@ -174,12 +186,14 @@ impl ZoektClient {
         &self.base
     }
 
-    /// `POST /api/search`.
+    /// `POST /api/search`. The answer is checked before it is returned ([`check_answer`]):
+    /// one that contradicts itself is an error, never a result.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
         let body = serde_json::to_vec(req).expect("search request serialises");
         let resp: SearchResponse = self
             .post_json("/api/search", body, self.opts.timeout)
             .await?;
+        check_answer(req, &resp.result).map_err(|reason| ZoektError::Contradiction { reason })?;
         Ok(resp.result)
     }
 
@@ -197,6 +211,7 @@ impl ZoektClient {
         let resp: ListResponse = self
             .post_json("/api/list", body, wall_time.min(self.opts.timeout))
             .await?;
+        check_listing(&resp.list).map_err(|reason| ZoektError::Contradiction { reason })?;
         Ok(resp.list)
     }
 
@@ -287,6 +302,12 @@ impl ZoektClient {
                 }
             });
         }
+        if let Some(at) = too_deep(&bytes, MAX_DEPTH) {
+            return Err(ZoektError::Malformed {
+                reason: format!("nested more than {MAX_DEPTH} levels deep at byte {at}"),
+                excerpt: excerpt(&bytes),
+            });
+        }
         serde_json::from_slice(&bytes).map_err(|e| ZoektError::Malformed {
             reason: e.to_string(),
             excerpt: excerpt(&bytes),
@@ -353,6 +374,96 @@ impl ZoektClient {
     }
 }
 
+/// What a search answer must satisfy to be Zoekt's answer to `req` (`docs/zoekt.md`,
+/// "Response"): `FileCount` counts every matching file before the display cut, so it is at
+/// least the files returned, and exactly that many when fewer than `MaxDocDisplayCount` came
+/// back (Zoekt ran out); never more files than asked; every file named. An answer that breaks
+/// one of them says nothing reliable, least of all that nothing matched (`FileCount: 7` with
+/// `Files: null` would otherwise read as an exact, empty result).
+pub fn check_answer(req: &SearchRequest, result: &SearchResult) -> Result<(), String> {
+    let returned = result.files.len() as u64;
+    let asked = u64::from(req.opts.max_doc_display_count);
+    if asked > 0 && returned > asked {
+        return Err(format!("{returned} files returned for {asked} asked"));
+    }
+    if result.file_count < returned {
+        return Err(format!(
+            "FileCount {} but {returned} files returned",
+            result.file_count
+        ));
+    }
+    if returned < asked && result.file_count > returned {
+        return Err(format!(
+            "FileCount {} but only {returned} files returned of {asked} asked",
+            result.file_count
+        ));
+    }
+    if let Some(f) = result
+        .files
+        .iter()
+        .find(|f| f.file_name.is_empty() || f.repository.is_empty())
+    {
+        return Err(format!(
+            "a file without a {} (FileName {:?}, Repository {:?})",
+            if f.file_name.is_empty() {
+                "name"
+            } else {
+                "repository"
+            },
+            crate::engine::text::clipped(&f.file_name, 80),
+            crate::engine::text::clipped(&f.repository, 80)
+        ));
+    }
+    Ok(())
+}
+
+/// What a list answer must satisfy: its statistics count the repositories it lists (one
+/// entry per repository, however many shards hold it), and each is named. An answer that
+/// counts repositories and lists none is not an empty index.
+pub fn check_listing(list: &RepoList) -> Result<(), String> {
+    if list.repos.is_empty() && list.stats.repos > 0 {
+        return Err(format!(
+            "Stats.Repos {} but no repository listed",
+            list.stats.repos
+        ));
+    }
+    if list.repos.iter().any(|r| r.repository.name.is_empty()) {
+        return Err("a repository without a name".into());
+    }
+    Ok(())
+}
+
+/// Where `body` first nests arrays and objects deeper than `max`, if it does. serde_json
+/// limits the depth of what it decodes, but skips the values of keys it does not read
+/// without any limit: an answer whose counts say "nothing" with junk nested 100,000 deep in
+/// another key would read as a clean, empty result.
+fn too_deep(body: &[u8], max: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (at, &b) in body.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some(at);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn timeout_error(timeout: Duration) -> ZoektError {
     ZoektError::Timeout {
         after_ms: timeout.as_millis() as u64,
@@ -398,4 +509,72 @@ fn root_cause(e: &reqwest::Error) -> String {
         cause = next;
     }
     cause.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zoekt::wire::{FileMatch, SearchOptions};
+
+    #[test]
+    fn nesting_is_measured_outside_strings_only() {
+        assert_eq!(too_deep(br#"{"a":[[1]]}"#, 3), None);
+        assert_eq!(too_deep(br#"{"a":[[[1]]]}"#, 3), Some(7));
+        // Brackets inside strings, escaped quotes included, do not count.
+        assert_eq!(too_deep(br#"{"a":"[[[[\"[[[["}"#, 1), None);
+        assert_eq!(too_deep(br#"{"a":"\\",  "b":[[1]]}"#, 2), Some(17));
+    }
+
+    fn answer(file_count: u64, files: usize) -> SearchResult {
+        SearchResult {
+            file_count,
+            files: (0..files)
+                .map(|i| FileMatch {
+                    file_name: format!("f{i}"),
+                    repository: "r".into(),
+                    ..FileMatch::default()
+                })
+                .collect(),
+            ..SearchResult::default()
+        }
+    }
+
+    fn asking(files: u32) -> SearchRequest {
+        SearchRequest {
+            q: "x".into(),
+            opts: SearchOptions {
+                max_doc_display_count: files,
+                ..SearchOptions::default()
+            },
+        }
+    }
+
+    #[test]
+    fn an_answer_must_agree_with_its_counts() {
+        // Cut by the display count: more files counted than returned.
+        assert_eq!(check_answer(&asking(3), &answer(9, 3)), Ok(()));
+        // Ran out: every file counted is returned.
+        assert_eq!(check_answer(&asking(10), &answer(4, 4)), Ok(()));
+        assert_eq!(check_answer(&asking(10), &answer(0, 0)), Ok(()));
+        let bad = [
+            (
+                asking(44),
+                answer(7, 0),
+                "FileCount 7 but only 0 files returned of 44",
+            ),
+            (asking(3), answer(2, 3), "FileCount 2 but 3 files returned"),
+            (asking(2), answer(3, 3), "3 files returned for 2 asked"),
+        ];
+        for (req, result, says) in bad {
+            let e = check_answer(&req, &result).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+        let mut nameless = answer(1, 1);
+        nameless.files[0].file_name.clear();
+        assert!(
+            check_answer(&asking(5), &nameless)
+                .unwrap_err()
+                .contains("without a name")
+        );
+    }
 }

@@ -75,29 +75,40 @@ pub struct SearchResponse {
 }
 
 /// A search answer: the statistics (flattened, as Zoekt sends them) and the files.
+///
+/// `FileCount` and `MatchCount` are required: Zoekt always sends every statistic (its Go
+/// struct has no `omitempty`), so an answer without them is not Zoekt's (`{"Result": {}}`
+/// would otherwise read as an exact, empty result). The rest default to 0 and empty.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[serde(rename_all = "PascalCase")]
 pub struct SearchResult {
     /// Files that matched, counted BEFORE display truncation.
     pub file_count: u64,
     /// Matches found, counted before display truncation.
     pub match_count: u64,
     /// Files on which every atom of the query (negations included) held, so Zoekt evaluated them.
+    #[serde(default)]
     pub files_considered: u64,
     /// Files whose content Zoekt loaded to confirm substring matches.
+    #[serde(default)]
     pub files_loaded: u64,
     /// Files skipped because a budget ran out.
+    #[serde(default)]
     pub files_skipped: u64,
     /// Shards skipped (timeout or cancellation).
+    #[serde(default)]
     pub shards_skipped: u64,
     /// Shards Zoekt searched for matches.
+    #[serde(default)]
     pub shards_scanned: u64,
     /// Shards that panicked; also >= 1 while shards are still loading.
+    #[serde(default)]
     pub crashes: u64,
     /// Wall time in nanoseconds.
+    #[serde(default)]
     pub duration: i64,
     /// The matching files in Zoekt's order, cut to `MaxDocDisplayCount` (`null` if none).
-    #[serde(deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub files: Vec<FileMatch>,
 }
 
@@ -408,7 +419,9 @@ mod tests {
 
     #[test]
     fn files_null_and_non_utf8_content_are_tolerated() {
-        let r: SearchResponse = serde_json::from_str(r#"{"Result":{"Files":null}}"#).unwrap();
+        let r: SearchResponse =
+            serde_json::from_str(r#"{"Result":{"FileCount":0,"MatchCount":0,"Files":null}}"#)
+                .unwrap();
         assert!(r.result.files.is_empty());
         // 0xff 0x41 is not UTF-8: decoded lossily, never an error.
         let t: B64Text = serde_json::from_str(r#""/0E=""#).unwrap();

@@ -428,11 +428,17 @@ impl WindowCache {
             tokio::select! {
                 _ = cache.shutdown.cancelled() => {}
                 // An error is not kept (the page that needs the answer asks again), but a
-                // window too big is remembered.
-                fetched = cache.raw(backend.as_ref(), &search, None) => {
-                    if fetched.is_err_and(|e| e.kind == BackendErrorKind::TooBig) {
+                // window too big is remembered. An answer cut by time or crashed shards is
+                // dropped too: a page must never be served a cut that asking again may not
+                // repeat (the same rule as for the request's answer, in `answer`).
+                fetched = cache.raw(backend.as_ref(), &search, None) => match fetched {
+                    Err(e) if e.kind == BackendErrorKind::TooBig => {
                         cache.note_too_big(&key, size).await;
                     }
+                    Ok((ranked, _)) if Cut::of(&ranked.stats, &search.effort).is_transient() => {
+                        cache.store.invalidate(&Key::Raw(search.clone())).await;
+                    }
+                    _ => {}
                 }
             }
             drop(slot);

@@ -134,9 +134,8 @@ impl<B: Backend> Pager<B> {
                 lookahead: slice.limit as usize,
                 requests: &requests,
             };
-            let collected = T::collect(self, &plan, &want).await?;
+            let collected = self.collect_settled::<T>(&plan, &want).await?;
             let start = page::locate(&slice, &collected);
-            let collected_crashes = collected.cut.crashes;
             let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
@@ -146,9 +145,6 @@ impl<B: Backend> Pager<B> {
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
                 let mut page = page::cut(&key, slice, start, collected, &self.cfg);
-                if page.items.is_empty() {
-                    self.check_empty_answer(collected_crashes).await?;
-                }
                 page.zoekt_requests = requests.load(Ordering::Relaxed);
                 return Ok(page);
             }
@@ -176,10 +172,7 @@ impl<B: Backend> Pager<B> {
             lookahead: usize::MAX - 1,
             requests,
         };
-        let collected = T::collect(self, plan, &want).await?;
-        if collected.total.value == 0 {
-            self.check_empty_answer(collected.cut.crashes).await?;
-        }
+        let collected = self.collect_settled::<T>(plan, &want).await?;
         let mut warnings = collected.warnings;
         let total = collected.total;
         if !total.exact {
@@ -209,6 +202,36 @@ impl<B: Backend> Pager<B> {
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),
         })
+    }
+
+    /// [`PagedTool::collect`], with answers cut by crashed or loading shards settled first.
+    ///
+    /// While Zoekt is loading its shards it searches those already loaded and counts the
+    /// rest as a crash (`docs/zoekt.md`, "Readiness"): such an answer may lack any item,
+    /// anywhere in the order, so a page cut from it could skip items for good. So an answer
+    /// with crashes is never served while the backend is not ready (the retryable NotReady
+    /// error, whose cursor stays valid); once it is ready, the answer is asked for once more,
+    /// since the loading may have ended after that answer was made. What remains is a shard
+    /// that crashed in a ready Zoekt: its answer is served, marked incomplete
+    /// ([`page::cut`] keeps a cursor that asks again where it ends).
+    async fn collect_settled<T: PagedTool>(
+        &self,
+        plan: &T::Plan,
+        want: &Want<'_>,
+    ) -> Result<Collected<T::Item>, Error> {
+        let collected = T::collect(self, plan, want).await?;
+        if collected.cut.crashes == 0 {
+            return Ok(collected);
+        }
+        if !self.backend_ready().await {
+            return Err(not_ready().into());
+        }
+        // Cut answers are never kept by the cache, so this asks the backend again.
+        let again = T::collect(self, plan, want).await?;
+        if again.cut.crashes > 0 && !self.backend_ready().await {
+            return Err(not_ready().into());
+        }
+        Ok(again)
     }
 
     /// For an answer that found nothing while `crashes` shards were down: the retryable
@@ -414,15 +437,18 @@ impl<B: Backend> Pager<B> {
 fn not_ready() -> backend::BackendError {
     backend::BackendError {
         kind: backend::BackendErrorKind::NotReady,
-        message: "Zoekt answered while some of its shards were still loading or had crashed, \
-                  so this answer says nothing about the query"
+        message: "Zoekt answered while some of its shards were still loading (its /readyz \
+                  says not ready), so its answer may lack any of the results"
             .into(),
     }
 }
 
 /// The warning for shards that crashed or are still loading.
 pub(crate) fn crashed(crashes: u64) -> String {
-    format!("{crashes} shard(s) crashed or are still loading: results are missing; try again")
+    format!(
+        "{crashes} shard(s) of Zoekt's index crashed while it answered: results from them are \
+         missing; calling again may find them"
+    )
 }
 
 #[cfg(test)]
@@ -615,7 +641,8 @@ mod tests {
             "{:?}",
             only.warnings
         );
-        // Time ran out: Zoekt may hold more, so the last page keeps a cursor to ask again.
+        // Time ran out, or a shard crashed in a ready Zoekt: Zoekt may hold more, so the
+        // last page keeps a cursor to ask again.
         for cut in [
             SearchStats {
                 shards_skipped: 2,
@@ -630,6 +657,7 @@ mod tests {
                 FakeBackend::new().with(&q(), files(4)),
                 PagerConfig::default(),
             );
+            p.backend().set_ready(true);
             p.backend().cut(&q(), cut);
             let partial = page(&p, 10, None).await;
             assert_eq!(partial.count, 4);
@@ -640,25 +668,123 @@ mod tests {
             let again = page(&p, 10, partial.next_cursor.as_deref()).await;
             assert_eq!(paths(&again), ["u04", "u05"]);
             assert!(!again.has_more && again.complete && again.total.exact);
-            // A retry that finds nothing new after a timeout ends the walk rather than
-            // looping. While shards load, nothing found says nothing: retry later.
+            // A retry that finds nothing new after the cut ends the walk rather than
+            // looping: the walk's place was reached.
             p.backend().replace(&q(), files(4));
             p.backend().cut(&q(), cut);
-            let retry = p
-                .page::<SearchFiles>(&args(10, partial.next_cursor.as_deref()))
-                .await;
-            if cut.crashes > 0 {
-                let e = retry.unwrap_err();
-                assert!(
-                    matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
-                    "{e:?}"
-                );
-            } else {
-                let empty = retry.unwrap();
-                assert_eq!(empty.count, 0);
-                assert!(!empty.has_more && !empty.complete);
-            }
+            let empty = page(&p, 10, partial.next_cursor.as_deref()).await;
+            assert_eq!(empty.count, 0);
+            assert!(!empty.has_more && !empty.complete);
+            assert!(!empty.resynced, "{:?}", empty.warnings);
         }
+    }
+
+    /// A page whose answer, cut by a crash or by time, ends before the walk's place holds
+    /// that place: an empty page with the same cursor, not a claim that the results changed
+    /// or that the walk is over. Asked again, the walk goes on exactly.
+    #[tokio::test]
+    async fn a_cut_answer_that_ends_before_the_page_holds_its_place() {
+        for cut in [
+            SearchStats {
+                shards_skipped: 1,
+                ..Default::default()
+            },
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        ] {
+            let p = Pager::new(
+                FakeBackend::new().with(&q(), files(12)),
+                PagerConfig::default(),
+            );
+            p.backend().set_ready(true);
+            let first = page(&p, 4, None).await;
+            let second = page(&p, 4, first.next_cursor.as_deref()).await;
+            // The shard holding the rest is gone: the answer ends at item 2.
+            p.backend().replace(&q(), files(2));
+            p.backend().cut(&q(), cut);
+            let held = page(&p, 4, second.next_cursor.as_deref()).await;
+            assert_eq!(held.count, 0);
+            assert_eq!(held.offset, 8);
+            assert!(
+                held.has_more && !held.resynced && !held.total.exact,
+                "{held:?}"
+            );
+            assert_eq!(held.next_cursor, second.next_cursor, "the same place");
+            assert!(
+                held.warnings
+                    .iter()
+                    .any(|w| w.contains("asks again from the same place")),
+                "{:?}",
+                held.warnings
+            );
+            assert!(!held.warnings.iter().any(|w| w.contains("results changed")));
+            // Back: the walk resumes right where it was.
+            p.backend().replace(&q(), files(12));
+            p.backend().cut(&q(), SearchStats::default());
+            let resumed = page(&p, 4, held.next_cursor.as_deref()).await;
+            assert_eq!(paths(&resumed), ["u08", "u09", "u10", "u11"]);
+            assert!(resumed.complete && !resumed.resynced);
+            // A first page that found nothing because of the cut asks again from the start.
+            p.backend().replace(&q(), Vec::new());
+            p.backend().cut(&q(), cut);
+            let nothing = page(&p, 4, None).await;
+            assert!(nothing.has_more && nothing.count == 0, "{nothing:?}");
+            p.backend().replace(&q(), files(3));
+            p.backend().cut(&q(), SearchStats::default());
+            let found = page(&p, 4, nothing.next_cursor.as_deref()).await;
+            assert_eq!(paths(&found), ["u00", "u01", "u02"]);
+            assert!(found.complete && !found.has_more && found.total.exact);
+        }
+    }
+
+    /// Crashed shards while the backend is not ready (loading) never make a page, partial or
+    /// empty: the retryable NotReady error. Once ready, a crashed answer is asked for again,
+    /// so one that the loading left behind never reaches a page.
+    #[tokio::test]
+    async fn crashed_shards_are_settled_before_a_page_is_cut() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(6)),
+            PagerConfig::default(),
+        );
+        p.backend().set_ready(false);
+        for n in [1, 2] {
+            p.backend().crash_next(n);
+            let e = p.page::<SearchFiles>(&args(3, None)).await.unwrap_err();
+            assert!(
+                matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
+                "{e:?}"
+            );
+        }
+        // Partial answers while loading are refused too.
+        p.backend().crash_next(0);
+        p.backend().cut(
+            &q(),
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        );
+        assert!(p.page::<SearchFiles>(&args(3, None)).await.is_err());
+        p.backend().cut(&q(), SearchStats::default());
+        // Ready: one crashed answer is asked for again, and the page is whole.
+        p.backend().set_ready(true);
+        p.backend().crash_next(1);
+        let before = p.backend().requests().len();
+        let whole = page(&p, 3, None).await;
+        assert_eq!(paths(&whole), ["u00", "u01", "u02"]);
+        assert!(whole.complete && whole.has_more);
+        assert_eq!(p.backend().requests().len() - before, 2);
+        // Two in a row: the page is empty, holds the walk's start, and says so.
+        p.backend().crash_next(2);
+        let held = page(&p, 3, None).await;
+        assert!(
+            held.count == 0 && held.has_more && !held.total.exact,
+            "{held:?}"
+        );
+        let next = page(&p, 3, held.next_cursor.as_deref()).await;
+        assert_eq!(paths(&next), ["u00", "u01", "u02"]);
     }
 
     /// At the paging ceiling a page with more items after it has no cursor, and says why.

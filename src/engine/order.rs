@@ -44,6 +44,17 @@ pub struct Position {
 }
 
 impl Position {
+    /// Before every item (its score orders above any finite score): where a walk that has
+    /// served nothing yet stands, for a first page that must ask again.
+    pub const START: Position = Position {
+        section: 0,
+        section_start: 0,
+        earlier_cut: false,
+        score: f64::INFINITY,
+        file: 0,
+        index: 0,
+    };
+
     /// The order of positions (see the type's documentation).
     pub fn order(&self, other: &Position) -> Ordering {
         self.section

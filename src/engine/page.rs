@@ -283,8 +283,22 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     let kept = fitting_prefix(&page, cfg.page_chars());
     let size_capped = kept < page.len();
     page.truncate(kept);
-    let offset = first + begin as u64;
-    if start.resynced {
+    // Zoekt's answer, cut by time or by crashed shards, ended before this page's place in
+    // the walk (or, on a first page, held nothing): the page is empty because of the cut,
+    // not because the walk is over or its place moved. It holds that place: its cursor asks
+    // again from there, and it does not claim the results changed.
+    let before_place = match slice.after {
+        None => true,
+        Some(_) => first + (begin as u64) < slice.offset,
+    };
+    let held = ran_out && cut.is_transient() && begin >= total_items && before_place;
+    let offset = if held {
+        slice.offset
+    } else {
+        first + begin as u64
+    };
+    let resynced = start.resynced && !held;
+    if resynced {
         warnings.push(format!(
             "the results changed since the cursor was made (the index changed, or Zoekt cut \
              its answer differently): this page continues right after the last item served, \
@@ -296,9 +310,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     let more_items = total_items > begin + page.len();
     // Zoekt's answer ended here but was cut by time or loading: the same cursor may find more.
     let retry = !more_items && ran_out && cut.is_transient() && !page.is_empty();
-    let last = page.len().checked_sub(1).map(|i| positions[i]);
+    let last = match page.len().checked_sub(1) {
+        Some(i) => Some(positions[i]),
+        None if held => Some(slice.after.unwrap_or(Position::START)),
+        None => None,
+    };
     let next_cursor = match last {
-        Some(last) if (more_items || retry) && next_offset <= cfg.max_offset => {
+        Some(last) if (more_items || retry || held) && next_offset <= cfg.max_offset => {
             Some(key.cursor(next_offset, &last))
         }
         _ => None,
@@ -308,8 +326,16 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
     }
     if retry && next_cursor.is_some() {
         warnings.push(
-            "Zoekt's answer ended early (time ran out or shards were loading): next_cursor asks \
+            "Zoekt's answer ended early (time ran out or shards crashed): next_cursor asks \
              again from here and may find more"
+                .into(),
+        );
+    }
+    if held {
+        warnings.push(
+            "this page is empty because Zoekt's answer ended early (time ran out or shards \
+             crashed), before the place this walk has reached: call again with next_cursor, \
+             which asks again from the same place"
                 .into(),
         );
     }
@@ -325,7 +351,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText>(
         complete,
         size_capped,
         pages: None,
-        resynced: start.resynced,
+        resynced,
         warnings,
         zoekt_requests: 0,
     }

@@ -32,6 +32,10 @@ pub(crate) struct FakeBackend {
     /// Every search fails with this kind; or, with a file bound, only searches asking for
     /// more files than it (an answer too big to read).
     failure: Mutex<Option<(BackendErrorKind, u32)>>,
+    /// What readiness says, when set; otherwise it follows the cuts (see `readiness`).
+    ready: Mutex<Option<bool>>,
+    /// The next this many searches answer no files and one crashed shard.
+    crash_next: Mutex<u32>,
 }
 
 impl FakeBackend {
@@ -70,6 +74,16 @@ impl FakeBackend {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
     }
 
+    /// From now on, readiness says `ready`, whatever the cuts.
+    pub(crate) fn set_ready(&self, ready: bool) {
+        *self.ready.lock().expect("ready lock") = Some(ready);
+    }
+
+    /// The next `n` searches (of any query) answer no files and one crashed shard.
+    pub(crate) fn crash_next(&self, n: u32) {
+        *self.crash_next.lock().expect("crash lock") = n;
+    }
+
     /// Every search received so far, oldest first.
     pub(crate) fn requests(&self) -> Vec<FileSearch> {
         self.requests.lock().expect("requests lock").clone()
@@ -104,6 +118,19 @@ impl Backend for FakeBackend {
                 message: format!("the fake fails searches of more than {over} files"),
             });
         }
+        {
+            let mut crash = self.crash_next.lock().expect("crash lock");
+            if *crash > 0 {
+                *crash -= 1;
+                return Ok(RankedFiles {
+                    files: Vec::new(),
+                    stats: SearchStats {
+                        crashes: 1,
+                        ..SearchStats::default()
+                    },
+                });
+            }
+        }
         let (mut files, cut) = self
             .results
             .lock()
@@ -134,11 +161,14 @@ impl Backend for FakeBackend {
         Ok(RepoListing::default())
     }
 
-    /// Ready unless some answer reports crashed shards: like Zoekt's /readyz while shards
-    /// are still loading.
+    /// As set by [`FakeBackend::set_ready`]; by default ready unless some answer reports
+    /// crashed shards: like Zoekt's /readyz while shards are still loading.
     async fn readiness(&self) -> Result<Readiness, BackendError> {
         let results = self.results.lock().expect("results lock");
-        let loading = results.values().any(|(_, cut)| cut.crashes > 0);
+        let loading = match *self.ready.lock().expect("ready lock") {
+            Some(ready) => !ready,
+            None => results.values().any(|(_, cut)| cut.crashes > 0),
+        };
         Ok(Readiness {
             status: if loading { 503 } else { 200 },
             detail: if loading { "loading" } else { "ready" }.into(),

@@ -74,12 +74,16 @@ ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"
 ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_SHARD_LIMIT="$BIG_SHARD_LIMIT" zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
 ZOEKT_PAGER_LIVE_TIES_URL="$(zoekt ties "$TIES_PORT" up "$TIES_CORPUS")"
 ZOEKT_PAGER_LIVE_BRANCHES_URL="$(ZOEKT_GIT_BRANCHES=main,dev zoekt branches "$BRANCHES_PORT" up "$BRANCHES_CORPUS")"
-# For the test that stops and restarts its own webserver on the fixture index.
+# For the tests that stop and restart their own webserver: the fixture index, and the
+# generated corpus cut into 733 small shards (the most loading work at a start that a test
+# run can afford: about 8 s to index, under a second to load on 2 CPUs).
 paths="$(zoekt small "$SMALL_PORT" paths)"
 ZOEKT_PAGER_LIVE_WEBSERVER="$(sed -n 1p <<<"$paths")"
 ZOEKT_PAGER_LIVE_INDEX_DIR="$(sed -n 2p <<<"$paths")"
+ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR="$(ZOEKT_SHARD_LIMIT=10000 zoekt many-shards 0 index "$BIG_CORPUS")"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
-  ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR
+  ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
+  ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR
 say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)," \
   "$ZOEKT_PAGER_LIVE_TIES_URL (ties), $ZOEKT_PAGER_LIVE_BRANCHES_URL (branches main, dev)"
 

@@ -223,6 +223,10 @@ case "${1:-}" in
   ctags) install_ctags ;;
   install) install_ctags; install_zoekt ;;
   up) shift; up "$@" ;;
+  # Indexes a corpus into this state folder's index without serving it (for a test that
+  # starts its own webserver over it); prints the index folder.
+  index) shift; install_ctags; install_zoekt; mkdir -p "$STATE"; : >"$STATE/index.log"
+    index_corpus "$(cd "${1:?index needs a corpus folder}" && pwd)"; echo "$INDEX" ;;
   down) down ;;
   url) echo "$URL" ;;
   version) echo "$ZOEKT_VERSION" ;;

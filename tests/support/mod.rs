@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod adversary;
+pub mod faults;
 pub mod keys;
 pub mod mcp;
 pub mod oracle;
@@ -65,6 +66,10 @@ fn by_hand(var: &str) -> &'static str {
         "ZOEKT_PAGER_LIVE_BRANCHES_URL" => {
             "`scripts/gen-branches.sh target/gen-branches`, then `ZOEKT_GIT_BRANCHES=main,dev \
              ZOEKT_PORT=6073 ZOEKT_STATE_DIR=.zoekt/branches scripts/zoekt.sh up target/gen-branches`"
+        }
+        "ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR" => {
+            "`ZOEKT_SHARD_LIMIT=10000 ZOEKT_STATE_DIR=.zoekt/many-shards scripts/zoekt.sh index \
+             target/gen-corpus-12000` prints the index folder to export"
         }
         _ => "`scripts/zoekt.sh paths` prints the webserver binary and the index folder to export",
     }
@@ -331,6 +336,13 @@ impl Drop for RunningWebserver {
 impl OwnWebserver {
     /// The pinned webserver over the fixture index, for `test`, which fails without them.
     pub fn for_test(test: &str) -> OwnWebserver {
+        Self::over("ZOEKT_PAGER_LIVE_INDEX_DIR", test)
+    }
+
+    /// The pinned webserver over the index folder `scripts/test.sh` exports as `index_var`
+    /// (`ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR`: the generated corpus in 733 small shards,
+    /// the most loading work at a start that the tests can afford).
+    pub fn over(index_var: &str, test: &str) -> OwnWebserver {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -339,7 +351,7 @@ impl OwnWebserver {
         OwnWebserver {
             port,
             bin: live_url("ZOEKT_PAGER_LIVE_WEBSERVER", test),
-            index: live_url("ZOEKT_PAGER_LIVE_INDEX_DIR", test),
+            index: live_url(index_var, test),
         }
     }
 

@@ -425,6 +425,9 @@ async fn shutdown_signal() {
     }
 }
 
+/// How many held pages in a row `--all` asks again before it stops.
+const HELD_TRIES: u32 = 5;
+
 /// Prints one page, or every page with `--all`, then a summary that shows whether the walk
 /// repeated anything.
 async fn walk<T: PagedTool>(
@@ -436,6 +439,8 @@ async fn walk<T: PagedTool>(
     let (mut pages, mut items) = (0usize, 0usize);
     let mut seen = HashSet::new();
     let mut duplicates = 0usize;
+    // Pages in a row that Zoekt's cut answer left empty, holding the walk's place.
+    let mut held = 0u32;
     loop {
         let page = match pager.page::<T>(&args).await {
             Ok(p) => p,
@@ -455,6 +460,24 @@ async fn walk<T: PagedTool>(
             println!("{}", serde_json::to_string(&page).unwrap_or_default());
         } else {
             println!("{}", page_text(T::NAME, &page));
+        }
+        // A held page (empty, its cursor the same place) asks again: a few times, a second
+        // apart, then the walk stops where it is rather than loop on a shard that stays down.
+        held = if page.count == 0 && page.has_more {
+            held + 1
+        } else {
+            0
+        };
+        if all && held >= HELD_TRIES {
+            eprintln!(
+                "stopped: Zoekt's answer ended before this place {held} times in a row (see the \
+                 warnings); go on later with --cursor '{}'",
+                page.next_cursor.as_deref().unwrap_or_default()
+            );
+            return ExitCode::FAILURE;
+        }
+        if all && held > 0 {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
         }
         match (&page.next_cursor, all) {
             (Some(c), true) => {

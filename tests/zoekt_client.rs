@@ -222,14 +222,13 @@ async fn restart_503_is_retried_once_then_answered() {
         .mount(&s)
         .await;
     Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"Result": {"FileCount": 3, "Files": null}})),
-        )
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"Result": {"FileCount": 0, "MatchCount": 0, "Files": null, "Duration": 7}}),
+        ))
         .mount(&s)
         .await;
     let r = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap();
-    assert_eq!(r.file_count, 3);
+    assert_eq!(r.duration, 7);
     assert_eq!(s.received_requests().await.unwrap().len(), 2);
 }
 

@@ -159,10 +159,9 @@ async fn read_file_request_is_exact_and_the_version_is_stable() {
     for files in [vec![release.clone(), main.clone()], vec![main, release]] {
         Mock::given(method("POST"))
             .and(path("/api/search"))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(serde_json::json!({"Result": {"FileCount": 2, "Files": files}})),
-            )
+            .respond_with(ResponseTemplate::new(200).set_body_json(
+                serde_json::json!({"Result": {"FileCount": 2, "MatchCount": 2, "Files": files}}),
+            ))
             .up_to_n_times(1)
             .mount(&zoekt)
             .await;

@@ -783,3 +783,82 @@ async fn malformed_stdio_lines_each_get_an_error_reply() {
         "{reply}"
     );
 }
+
+/// Two requests with the same id in flight at once: rmcp alone keeps one slot per id, so one
+/// of the two answers was dropped and the client waited forever. The second now gets an
+/// error of its own at once (-32600, with its id), the first its answer, and the id can be
+/// used again afterwards. A stand-in Zoekt answers late, to keep the first call in flight.
+#[tokio::test]
+async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
+    let slow = MockServer::start().await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/search"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {"FileCount": 0, "MatchCount": 0, "Files": null}}))
+                .set_delay(std::time::Duration::from_millis(1500)),
+        )
+        .mount(&slow)
+        .await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
+        .arg("serve")
+        .env("ZOEKT_URL", slow.uri())
+        .env("ZOEKT_PAGER_LOG", "warn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn zoekt-pager serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut read_reply = async || -> Value {
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), stdout.next_line())
+            .await
+            .expect("a reply within 10 s")
+            .unwrap()
+            .expect("stdout still open");
+        serde_json::from_str(&reply).unwrap()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let call = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
+        "name": "search", "arguments": {"query": "anything"}}});
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    assert!(read_reply().await["result"].is_object());
+    stdin
+        .write_all(format!("{initialized}\n{call}\n{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let refused = read_reply().await;
+    assert_eq!(refused["id"], json!(20), "{refused}");
+    assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("id 20 is already in flight"),
+        "{refused}"
+    );
+    let answered = read_reply().await;
+    assert_eq!(answered["id"], json!(20), "{answered}");
+    assert_eq!(
+        answered["result"]["structuredContent"]["count"],
+        json!(0),
+        "{answered}"
+    );
+    // Answered, the id is free again.
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let again = read_reply().await;
+    assert_eq!(again["id"], json!(20), "{again}");
+    assert!(again["result"].is_object(), "{again}");
+}

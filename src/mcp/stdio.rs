@@ -13,17 +13,22 @@
 //!   it has a usable one;
 //! - a known MCP method whose params do not fit it (`tools/call` with `arguments: [1]`, which
 //!   rmcp would take for an unknown method): `-32602` (invalid params), with its `id`;
-//! - a notification that is not a message is ignored: a notification is never answered.
+//! - a notification that is not a message is ignored: a notification is never answered;
+//! - a request whose id is already in flight: `-32600` with that id. rmcp keeps one slot per
+//!   id, so the second request would take the first one's slot and one of the two answers
+//!   would be dropped without a word.
 //!
 //! Error messages name the fault and where it is, never the line's content (a line may be a
 //! megabyte of query text).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::future::Future;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorData, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, RequestId,
+    ServerJsonRpcMessage,
 };
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -185,6 +190,8 @@ pub struct StdioTransport<R> {
     /// An error reply not yet handed to the writer (kept if `receive` is dropped first).
     pending: Option<ServerJsonRpcMessage>,
     outbox: Option<mpsc::Sender<ServerJsonRpcMessage>>,
+    /// Ids of the client's requests passed to rmcp and not answered yet.
+    in_flight: HashSet<RequestId>,
 }
 
 /// Starts the transport over `reader` and `writer`. The returned future is the writer: it
@@ -215,6 +222,7 @@ where
         oversized: false,
         pending: None,
         outbox: Some(outbox),
+        in_flight: HashSet::new(),
     };
     (transport, write)
 }
@@ -284,6 +292,44 @@ impl<R: AsyncRead + Unpin + Send> StdioTransport<R> {
     }
 }
 
+impl<R> StdioTransport<R> {
+    /// Keeps track of the requests in flight. A request whose id is already in flight gets
+    /// the `-32600` reply returned here instead of being passed on; a cancelled request's id
+    /// is free again (rmcp sends no answer for it).
+    fn admit(&mut self, message: &ClientJsonRpcMessage) -> Option<ServerJsonRpcMessage> {
+        match message {
+            ClientJsonRpcMessage::Request(request)
+                if !self.in_flight.insert(request.id.clone()) =>
+            {
+                Some(ServerJsonRpcMessage::error(
+                    ErrorData::invalid_request(in_flight_message(&request.id), None),
+                    Some(request.id.clone()),
+                ))
+            }
+            ClientJsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(id) = &c.params.request_id
+                {
+                    self.in_flight.remove(id);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The error message for a request whose id is already in flight (naming a short id only:
+/// an id may be a string of any length).
+fn in_flight_message(id: &RequestId) -> String {
+    let shown = id.to_string();
+    if shown.chars().count() <= 40 {
+        format!("Invalid Request: id {shown} is already in flight; use a new id per request")
+    } else {
+        "Invalid Request: this id is already in flight; use a new id per request".to_string()
+    }
+}
+
 impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
     type Error = std::io::Error;
 
@@ -295,6 +341,13 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let ServerJsonRpcMessage::Response(r) = &item {
+            self.in_flight.remove(&r.id);
+        } else if let ServerJsonRpcMessage::Error(e) = &item
+            && let Some(id) = &e.id
+        {
+            self.in_flight.remove(id);
+        }
         let outbox = self.outbox.clone();
         async move {
             let closed = || std::io::Error::new(std::io::ErrorKind::NotConnected, "stdout closed");
@@ -333,7 +386,13 @@ impl<R: AsyncRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
                 }
             };
             match judged {
-                Judged::Message(message) => return Some(*message),
+                Judged::Message(message) => match self.admit(&message) {
+                    None => return Some(*message),
+                    Some(error) => {
+                        tracing::debug!("answered a request whose id is already in flight");
+                        self.pending = Some(error);
+                    }
+                },
                 Judged::Reply(error) => {
                     tracing::debug!("answered a line that is not a usable message");
                     self.pending = Some(*error);
@@ -415,6 +474,45 @@ mod tests {
             judge(br#"{"jsonrpc":"1.0","method":"notifications/x"}"#),
             Judged::Ignore
         ));
+    }
+
+    #[tokio::test]
+    async fn an_id_in_flight_is_refused_until_answered_or_cancelled() {
+        let (mut t, _writer) = transport(std::io::Cursor::new(Vec::new()), tokio::io::sink());
+        let message = |line: &str| match judge(line.as_bytes()) {
+            Judged::Message(m) => *m,
+            other => panic!("{other:?}"),
+        };
+        let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#;
+        assert!(t.admit(&message(call)).is_none());
+        match t.admit(&message(call)) {
+            Some(ServerJsonRpcMessage::Error(e)) => {
+                assert_eq!((e.error.code.0, e.id), (-32600, Some(RequestId::Number(5))));
+                assert!(e.error.message.contains("id 5 is already in flight"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let other = r#"{"jsonrpc":"2.0","id":"5","method":"tools/list"}"#;
+        assert!(
+            t.admit(&message(other)).is_none(),
+            "the string \"5\" is another id"
+        );
+        let answer = ServerJsonRpcMessage::error(
+            ErrorData::internal_error("x", None),
+            Some(RequestId::Number(5)),
+        );
+        t.send(answer).await.unwrap();
+        assert!(
+            t.admit(&message(call)).is_none(),
+            "free again once answered"
+        );
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+        assert!(t.admit(&message(cancel)).is_none());
+        assert!(
+            t.admit(&message(call)).is_none(),
+            "free again once cancelled"
+        );
     }
 
     #[tokio::test]

@@ -839,3 +839,86 @@ async fn a_walk_across_a_zoekt_restart_resumes_exactly() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A POST to /mcp with `head` (header lines, each ending in CRLF) and `body`, on a
+/// connection of its own that the server closes after answering.
+fn raw_post(head: &str, body: &str) -> Vec<u8> {
+    format!(
+        "POST /mcp HTTP/1.1\r\n{head}Accept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The status code and body of a raw HTTP/1.1 answer.
+fn status_and_body(said: &str) -> (u16, &str) {
+    let status = said
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|s| s.get(..3))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {said:?}"));
+    let body = said.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body)
+}
+
+const RAW_INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// A Host that is not `host[:port]` with a numeric port in range, or more than one Host, is
+/// refused exactly as a foreign host is (rmcp alone let `localhost:evil`, `localhost:99999`
+/// and `x@localhost` through as `localhost`, and answered junk with a 400 of its own).
+/// Needs no Zoekt: initialize never asks it.
+#[tokio::test]
+async fn a_malformed_host_is_refused_like_a_foreign_one() {
+    let sidecar = Sidecar::start("http://127.0.0.1:9", &[]).await;
+    let answer = async |head: &str| {
+        let said = send_raw(&sidecar, &raw_post(head, RAW_INIT), 5)
+            .await
+            .expect("answered and closed");
+        let (status, body) = status_and_body(&said);
+        (status, body.to_string())
+    };
+    let foreign = answer("Host: evil.example\r\n").await;
+    assert_eq!(
+        foreign,
+        (403, "Forbidden: Host header is not allowed".to_string())
+    );
+    for host in [
+        "localhost:evil",
+        "localhost:99999",
+        "localhost:0",
+        "localhost:",
+        "localhost:+80",
+        "\" localhost\"",
+        "local host",
+        "user@localhost",
+        "[::1]:x",
+        "localhost:80:80",
+    ] {
+        assert_eq!(
+            answer(&format!("Host: {host}\r\n")).await,
+            foreign,
+            "Host: {host}"
+        );
+    }
+    for hosts in [
+        "Host: localhost\r\nHost: evil.example\r\n",
+        "Host: localhost\r\nHost: localhost\r\n",
+    ] {
+        assert_eq!(answer(hosts).await, foreign, "{hosts:?}");
+    }
+    for host in [
+        "localhost",
+        "localhost:8080",
+        "127.0.0.1:1",
+        "[::1]:65535",
+        "LocalHost",
+    ] {
+        assert_eq!(
+            answer(&format!("Host: {host}\r\n")).await.0,
+            200,
+            "Host: {host}"
+        );
+    }
+    assert_eq!(sidecar.get("/healthz").await.0, 200);
+}

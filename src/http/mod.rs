@@ -9,6 +9,7 @@
 //! token, and they reveal nothing about the index beyond counters.
 
 mod auth;
+mod host;
 mod listener;
 mod ops;
 
@@ -147,7 +148,9 @@ pub fn router<B: Backend + 'static>(
         .layer(middleware::from_fn_with_state(
             Arc::new(auth::TokenCheck::new(opts.token.as_deref())),
             auth::require_token,
-        ));
+        ))
+        // Outermost: a malformed Host is refused before anything else looks at the request.
+        .layer(middleware::from_fn(host::require_well_formed_host));
     Router::new()
         .merge(ops::routes(pager, metrics, opts.ready_timeout))
         .route("/", get(ops::index))

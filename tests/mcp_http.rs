@@ -922,3 +922,34 @@ async fn a_malformed_host_is_refused_like_a_foreign_one() {
     }
     assert_eq!(sidecar.get("/healthz").await.0, 200);
 }
+
+/// Two Authorization headers are refused with 400 and a one-line reason, in either order
+/// and also when both are right (which one counts would be a guess); before, only the first
+/// was read, so right-then-wrong passed. Needs no Zoekt: initialize never asks it.
+#[tokio::test]
+async fn more_than_one_authorization_header_is_refused() {
+    let sidecar = Sidecar::start("http://127.0.0.1:9", &[("ZOEKT_PAGER_AUTH_TOKEN", "t0k")]).await;
+    let answer = async |head: &str| {
+        let said = send_raw(&sidecar, &raw_post(head, RAW_INIT), 5)
+            .await
+            .expect("answered and closed");
+        let (status, body) = status_and_body(&said);
+        (status, body.to_string())
+    };
+    let right = "Authorization: Bearer t0k\r\n";
+    let wrong = "Authorization: Bearer nope\r\n";
+    for auth in [
+        format!("{right}{wrong}"),
+        format!("{wrong}{right}"),
+        format!("{right}{right}"),
+    ] {
+        let (status, body) = answer(&format!("Host: localhost\r\n{auth}")).await;
+        assert_eq!(status, 400, "{auth:?}: {body}");
+        assert_eq!(
+            body, "400 Bad Request: more than one Authorization header; send exactly one\n",
+            "{auth:?}"
+        );
+    }
+    assert_eq!(answer(&format!("Host: localhost\r\n{right}")).await.0, 200);
+    assert_eq!(answer(&format!("Host: localhost\r\n{wrong}")).await.0, 401);
+}

@@ -3,6 +3,10 @@
 //! Tokens are compared as SHA-256 digests with a constant-time equality, so neither the
 //! content nor the length of the configured token leaks through response timing. The token
 //! is never logged; a rejection logs only that it happened.
+//!
+//! More than one `Authorization` header is refused with 400 whether or not a token is
+//! configured: which one counts would be a guess (proxies and servers disagree), so a
+//! right-then-wrong pair must not pass as the right one.
 
 use std::sync::Arc;
 
@@ -58,6 +62,23 @@ pub async fn require_token(
     req: Request,
     next: Next,
 ) -> Response {
+    if req
+        .headers()
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        tracing::warn!(
+            path = req.uri().path(),
+            "rejected request with more than one Authorization header"
+        );
+        return (
+            StatusCode::BAD_REQUEST,
+            "400 Bad Request: more than one Authorization header; send exactly one\n",
+        )
+            .into_response();
+    }
     if check.allows(req.headers().get(header::AUTHORIZATION)) {
         return next.run(req).await;
     }

@@ -953,3 +953,65 @@ async fn more_than_one_authorization_header_is_refused() {
     assert_eq!(answer(&format!("Host: localhost\r\n{right}")).await.0, 200);
     assert_eq!(answer(&format!("Host: localhost\r\n{wrong}")).await.0, 401);
 }
+
+/// A body is judged as a stdio line is (the same function): a known method with params that
+/// do not fit gets -32602 with its id (rmcp alone said -32601, method not found), a body that
+/// is not JSON -32700, JSON that is not a message -32600, each as a JSON-RPC error; the server
+/// goes on answering. Needs no Zoekt: nothing here reaches it.
+#[tokio::test]
+async fn a_body_that_is_not_a_fitting_message_gets_the_stdio_error() {
+    let sidecar = Sidecar::start("http://127.0.0.1:9", &[]).await;
+    let answer = async |body: &str| {
+        let said = send_raw(&sidecar, &raw_post("Host: localhost\r\n", body), 5)
+            .await
+            .expect("answered and closed");
+        let (status, body) = status_and_body(&said);
+        let reply: Value =
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {said}"));
+        (status, reply)
+    };
+    let cases = [
+        (
+            "list arguments",
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"health","arguments":[1]}}"#,
+            200,
+            -32602,
+            json!(6),
+        ),
+        (
+            "string arguments",
+            r#"{"jsonrpc":"2.0","id":"s7","method":"tools/call","params":{"name":"search","arguments":"x"}}"#,
+            200,
+            -32602,
+            json!("s7"),
+        ),
+        ("not JSON", "hello", 400, -32700, Value::Null),
+        (
+            "no method",
+            r#"{"jsonrpc":"2.0","id":8}"#,
+            400,
+            -32600,
+            json!(8),
+        ),
+    ];
+    for (what, body, status, code, id) in cases {
+        let (got, reply) = answer(body).await;
+        assert_eq!(got, status, "{what}: {reply}");
+        assert_eq!(reply["error"]["code"], json!(code), "{what}: {reply}");
+        assert_eq!(
+            reply.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{what}: {reply}"
+        );
+    }
+    // A truly unknown method is still -32601; a fitting call still runs.
+    let (_, reply) = answer(r#"{"jsonrpc":"2.0","id":9,"method":"nope/nothing"}"#).await;
+    assert_eq!(reply["error"]["code"], json!(-32601), "{reply}");
+    let (status, reply) = answer(
+        r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"health","arguments":{}}}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["id"], json!(10), "{reply}");
+    assert!(reply["result"].is_object(), "{reply}");
+}

@@ -10,6 +10,7 @@
 
 mod auth;
 mod host;
+mod jsonrpc;
 mod listener;
 mod ops;
 
@@ -145,6 +146,8 @@ pub fn router<B: Backend + 'static>(
     );
     let guarded = Router::new()
         .nest_service("/mcp", mcp)
+        // Innermost: only an authorised request's body is judged.
+        .layer(middleware::from_fn(jsonrpc::judge_body))
         .layer(middleware::from_fn_with_state(
             Arc::new(auth::TokenCheck::new(opts.token.as_deref())),
             auth::require_token,

@@ -18,6 +18,10 @@
 //!   id, so the second request would take the first one's slot and one of the two answers
 //!   would be dropped without a word.
 //!
+//! [`judge`] is also what the HTTP transport (`crate::http`) applies to a request body, so
+//! both transports answer a message the same way. Ids in flight are this transport's own
+//! bookkeeping: over HTTP every request is served on its own.
+//!
 //! Error messages name the fault and where it is, never the line's content (a line may be a
 //! megabyte of query text).
 
@@ -80,7 +84,8 @@ pub enum Judged {
     Ignore,
 }
 
-/// Reads one line (without its newline) into a message or the error reply it deserves.
+/// Reads one line (without its newline), or one HTTP request body, into a message or the
+/// error reply it deserves.
 pub fn judge(line: &[u8]) -> Judged {
     // A byte-order mark is not JSON; a CRLF line's `\r` is JSON whitespace, so serde takes it.
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);

@@ -1015,3 +1015,51 @@ async fn a_body_that_is_not_a_fitting_message_gets_the_stdio_error() {
     assert_eq!(reply["id"], json!(10), "{reply}");
     assert!(reply["result"].is_object(), "{reply}");
 }
+
+/// Two requests with the same id in flight at once each get their own answer over HTTP: each
+/// POST is served on its own (stateless, no session), so ids of different requests never
+/// meet. A stand-in Zoekt answers late, to keep both in flight together.
+#[tokio::test]
+async fn requests_with_the_same_id_in_flight_each_get_their_answer() {
+    let slow = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/search"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"Result": {"FileCount": 0, "MatchCount": 0, "Files": null}}))
+                .set_delay(Duration::from_millis(2000)),
+        )
+        .mount(&slow)
+        .await;
+    let sidecar = Sidecar::start(&slow.uri(), &[]).await;
+    // Different queries, so that neither is answered from the other's cached window.
+    let call = |query: &str| {
+        let call = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": query}}});
+        raw_post("Host: localhost\r\n", &call.to_string())
+    };
+    let (first, second) = (call("anything"), call("something else"));
+    let started = std::time::Instant::now();
+    let (a, b) = tokio::join!(
+        send_raw(&sidecar, &first, 10),
+        send_raw(&sidecar, &second, 10)
+    );
+    for said in [a, b] {
+        let said = said.expect("answered within 10 s");
+        let (status, body) = status_and_body(&said);
+        let reply: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {said}"));
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply["id"], json!(20), "{reply}");
+        assert_eq!(
+            reply["result"]["structuredContent"]["count"],
+            json!(0),
+            "{reply}"
+        );
+    }
+    // Both ran at once: together they took about one stand-in delay, not two.
+    assert!(
+        started.elapsed() < Duration::from_millis(3900),
+        "{:?}",
+        started.elapsed()
+    );
+}

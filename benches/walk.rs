@@ -388,7 +388,7 @@ async fn walk(
             text_of(&r)
         );
         let sc = r.structured_content.expect("structured content");
-        let n = sc["items"].as_array().map_or(0, Vec::len);
+        let n = rows(&sc);
         for w in sc["warnings"].as_array().into_iter().flatten() {
             let w = w.as_str().map_or_else(|| w.to_string(), String::from);
             if !warnings.contains(&w) {
@@ -1194,4 +1194,31 @@ async fn main() {
         "walk bench: wrote docs/bench/walk.md, docs/bench/walk.svg, {}",
         out.display()
     );
+}
+
+/// Items on a structured page: the rows of every group of every part (README, "Tools").
+fn rows(page: &Value) -> usize {
+    let parts = [page].into_iter().chain(
+        ["definitions", "references"]
+            .iter()
+            .filter_map(|k| page.get(*k)),
+    );
+    let mut n = 0;
+    for part in parts {
+        n += part
+            .get("rows")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        for key in ["files", "repos"] {
+            for group in part
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                n += group["rows"].as_array().map_or(0, Vec::len);
+            }
+        }
+    }
+    n
 }

@@ -39,6 +39,18 @@ pub struct Config {
         global = true
     )]
     pub call_timeout_ms: u64,
+    /// What a paged tool's result holds: `both` (the text block, and `structuredContent`
+    /// with its outputSchema) or `text` (the text block alone: no outputSchema, no
+    /// `structuredContent`), for hosts that hand the model the structured form when there is
+    /// one but read the text better.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_PAGE_FORMS",
+        default_value = "both",
+        value_parser = ["both", "text"],
+        global = true
+    )]
+    pub page_forms: String,
     /// Log format on stderr: text or json.
     #[arg(
         long,

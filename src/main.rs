@@ -218,9 +218,12 @@ async fn main() -> ExitCode {
                 Err(e) => e.exit(),
             };
             let call_timeout = Duration::from_millis(config.call_timeout_ms);
+            let text_only = config.page_forms == "text";
             match http.http {
-                None => serve_stdio(pager, metrics, call_timeout).await,
-                Some(addr) => serve_http(pager, metrics, call_timeout, &http, addr).await,
+                None => serve_stdio(pager, metrics, call_timeout, text_only).await,
+                Some(addr) => {
+                    serve_http(pager, metrics, call_timeout, text_only, &http, addr).await
+                }
             }
         }
         #[cfg(feature = "harness")]
@@ -258,12 +261,15 @@ async fn serve_stdio(
     pager: Pager<Backend>,
     metrics: Arc<Metrics>,
     call_timeout: Duration,
+    text_only: bool,
 ) -> ExitCode {
     tracing::info!(
         zoekt = pager.backend().inner().base_url(),
         "serving MCP on stdio"
     );
-    let server = PagerServer::with_metrics(pager, metrics).with_call_timeout(call_timeout);
+    let server = PagerServer::with_metrics(pager, metrics)
+        .with_call_timeout(call_timeout)
+        .with_text_only(text_only);
     let (transport, writer) =
         zoekt_pager::stdio::transport(tokio::io::stdin(), tokio::io::stdout());
     let writer = tokio::spawn(writer);
@@ -297,6 +303,7 @@ async fn serve_http(
     pager: Pager<Backend>,
     metrics: Arc<Metrics>,
     call_timeout: Duration,
+    text_only: bool,
     args: &HttpArgs,
     addr: std::net::SocketAddr,
 ) -> ExitCode {
@@ -337,8 +344,9 @@ async fn serve_http(
             cache.shutdown();
         }
     };
-    let server =
-        PagerServer::with_metrics(pager, Arc::clone(&metrics)).with_call_timeout(call_timeout);
+    let server = PagerServer::with_metrics(pager, Arc::clone(&metrics))
+        .with_call_timeout(call_timeout)
+        .with_text_only(text_only);
     // Accept errors are logged and survived inside the listener: serving ends only on
     // shutdown, which is a success.
     zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await;

@@ -25,7 +25,13 @@ fn fixture_text(repo: &str, path: &str) -> String {
     std::fs::read_to_string(support::fixtures_corpus().join(repo).join(path)).unwrap()
 }
 
+/// The page of a successful result, read back flat (`support::mcp::flat_page`).
 fn structured(r: &CallToolResult) -> Value {
+    support::mcp::flat_page(&answer(r))
+}
+
+/// The structured content of a successful result, as sent.
+fn answer(r: &CallToolResult) -> Value {
     assert_ne!(r.is_error, Some(true), "{}", text(r));
     r.structured_content.clone().expect("structured content")
 }
@@ -68,7 +74,7 @@ async fn every_tool_works_over_http() {
         json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": 2, "end_line": 4}),
     )
     .await;
-    let f = structured(&r);
+    let f = answer(&r);
     assert_eq!(f["content"], json!(want), "{url}");
     assert_eq!(
         (f["start_line"].clone(), f["end_line"].clone()),
@@ -77,7 +83,7 @@ async fn every_tool_works_over_http() {
     assert_eq!(f["total_lines"], json!(disk.split_inclusive('\n').count()));
     assert_eq!(f["truncated"], json!(false));
 
-    let h = structured(&call(&client, "health", json!({})).await);
+    let h = answer(&call(&client, "health", json!({})).await);
     assert_eq!(
         (h["reachable"].clone(), h["ready"].clone()),
         (json!(true), json!(true)),
@@ -138,7 +144,7 @@ async fn read_file_names_are_exact_and_bounded() {
             json!({"repo": "alpha-rs", "path": "src/lib.rs", "start_line": start}),
         )
         .await;
-        let f = structured(&r);
+        let f = answer(&r);
         text_read.push_str(f["content"].as_str().unwrap());
         match f.get("next_start_line").and_then(Value::as_u64) {
             Some(n) => {
@@ -1051,7 +1057,7 @@ async fn requests_with_the_same_id_in_flight_each_get_their_answer() {
         assert_eq!(status, 200, "{reply}");
         assert_eq!(reply["id"], json!(20), "{reply}");
         assert_eq!(
-            reply["result"]["structuredContent"]["count"],
+            support::mcp::flat_page(&reply["result"]["structuredContent"])["count"],
             json!(0),
             "{reply}"
         );

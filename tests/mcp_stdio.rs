@@ -235,14 +235,20 @@ async fn errors_are_tool_results_and_the_server_stays_up() {
     }
     let ok = call(&client, sym, json!({"query": q, "limit": 5})).await;
     assert_ne!(ok.is_error, Some(true));
-    assert_eq!(ok.structured_content.unwrap()["count"], json!(5));
+    assert_eq!(
+        flat_page(&ok.structured_content.unwrap())["count"],
+        json!(5)
+    );
 
     match try_call(&client, "no_such_tool", json!({})).await {
         Err(ServiceError::McpError(e)) => assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}"),
         other => panic!("unknown tool gave {other:?}"),
     }
     let ok = call(&client, "list_repos", json!({})).await;
-    assert_eq!(ok.structured_content.unwrap()["count"], json!(5));
+    assert_eq!(
+        flat_page(&ok.structured_content.unwrap())["count"],
+        json!(5)
+    );
     client.cancel().await.unwrap();
 }
 
@@ -290,7 +296,7 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
     let whole = json_chars(&r);
     eprintln!(
         "search with 10 context lines, limit 100: {} items, whole result {whole} chars",
-        sc["count"]
+        flat_page(&sc)["count"]
     );
     assert!(whole < 2 * BUDGET_CHARS, "whole result is {whole} chars");
     let text_chars = text(&r).chars().count();
@@ -299,7 +305,7 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
         text_chars < BUDGET_CHARS && sc_chars < BUDGET_CHARS,
         "{text_chars} / {sc_chars}"
     );
-    let count = sc["count"].as_u64().unwrap();
+    let count = flat_page(&sc)["count"].as_u64().unwrap();
     assert!(
         text(&r).contains(&format!(
             "Only {count} of limit 100 items: the next would pass the page's token budget"
@@ -311,7 +317,11 @@ async fn default_pages_of_broad_queries_fit_the_budget() {
         let r = call(&client, tool, args.clone()).await;
         assert_ne!(r.is_error, Some(true), "{tool} {args}");
         let sc = r.structured_content.clone().unwrap();
-        assert_eq!(sc["count"], json!(count), "{tool}: default page size");
+        assert_eq!(
+            flat_page(&sc)["count"],
+            json!(count),
+            "{tool}: default page size"
+        );
         let text_chars = text(&r).chars().count();
         let sc_chars = json_chars(&sc);
         eprintln!("{tool} {args}: text {text_chars} chars, structured {sc_chars} chars");
@@ -617,7 +627,7 @@ async fn walk_to_the_bound(client: &Client, limit: u32) -> (Vec<Value>, String) 
         let r = call(client, "search", args).await;
         let text = text(&r);
         assert_ne!(r.is_error, Some(true), "{text}");
-        let page = r.structured_content.expect("a page");
+        let page = flat_page(&r.structured_content.expect("a page"));
         cursor = page["next_cursor"].as_str().map(String::from);
         pages.push(page);
         assert!(pages.len() < 200, "runaway walk");
@@ -776,7 +786,7 @@ async fn malformed_stdio_lines_each_get_an_error_reply() {
     let reply = exchange(call.to_string().as_bytes()).await;
     assert_eq!(reply["id"], json!(10), "{reply}");
     assert_eq!(
-        reply["result"]["structuredContent"]["items"]
+        flat_page(&reply["result"]["structuredContent"])["items"]
             .as_array()
             .map(Vec::len),
         Some(3),
@@ -849,7 +859,7 @@ async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
     let answered = read_reply().await;
     assert_eq!(answered["id"], json!(20), "{answered}");
     assert_eq!(
-        answered["result"]["structuredContent"]["count"],
+        flat_page(&answered["result"]["structuredContent"])["count"],
         json!(0),
         "{answered}"
     );

@@ -11,7 +11,7 @@ use super::cursor::RequestKey;
 use super::order::Position;
 use super::text::Snippet;
 use super::window::{Cut, ItemList, Section};
-use crate::tools::{ItemText, text_lens};
+use crate::tools::{ItemRow, ItemText, row_lens, text_lens};
 
 /// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -253,7 +253,7 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
 /// Cuts the page at `start`, `limit` items long, shows its items' source lines as asked,
 /// shortens it to the token budget, and mints the next cursor: it points right after the last
 /// item returned, so a page ended early by the budget still never skips anything.
-pub(crate) fn cut<T: Serialize + Clone + ItemText>(
+pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     key: &RequestKey,
     slice: Slice,
     start: Start,
@@ -366,11 +366,11 @@ pub(crate) fn ceiling_warning(max_offset: u64) -> String {
 /// the page's text and the items' JSON, measured apart (a client passes one or the other).
 /// Always at least one, so a walk moves. Items are measured, never built: the MCP layer
 /// writes the page once.
-fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usize {
+fn fitting_prefix<T: ItemText + ItemRow>(items: &[T], max_chars: usize) -> usize {
     let (mut text, mut json) = (0usize, 0usize);
-    for (i, text_len) in text_lens(items).enumerate() {
+    for (i, (text_len, row_len)) in text_lens(items).zip(row_lens(items)).enumerate() {
         text += text_len;
-        json += json_chars(&items[i]) + 1;
+        json += row_len;
         if (text > max_chars || json > max_chars) && i > 0 {
             return i;
         }
@@ -378,46 +378,20 @@ fn fitting_prefix<T: Serialize + ItemText>(items: &[T], max_chars: usize) -> usi
     items.len()
 }
 
-/// Bytes of `value`'s JSON, counted as it serialises (nothing is built).
+/// Bytes of `value`'s JSON, counted as it serialises (nothing is built): what the cache
+/// weighs for every item it keeps.
 pub(crate) fn json_len<T: Serialize>(value: &T) -> usize {
-    json_size(value, Unit::Bytes)
+    let mut counter = ByteCounter(0);
+    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.0)
 }
 
-/// Characters of `value`'s JSON, counted as it serialises (nothing is built): what a model
-/// reads of it.
-fn json_chars<T: Serialize>(value: &T) -> usize {
-    json_size(value, Unit::Chars)
-}
-
-/// The size of `value`'s JSON in `unit` (zero when it cannot be serialised).
-fn json_size<T: Serialize>(value: &T, unit: Unit) -> usize {
-    let mut counter = Counter { unit, size: 0 };
-    serde_json::to_writer(&mut counter, value).map_or(0, |()| counter.size)
-}
-
-/// What a [`Counter`] counts. Bytes are what the cache weighs for every item it keeps, so
-/// they are not slowed by looking at each byte.
-#[derive(Debug, Clone, Copy)]
-enum Unit {
-    Bytes,
-    /// UTF-8 characters. serde_json writes whole characters, but a character's bytes may
-    /// arrive in two writes: counting the bytes that start a character is right either way.
-    Chars,
-}
-
-/// A writer that only counts what is written to it.
+/// A writer that only counts the bytes written to it.
 #[derive(Debug)]
-struct Counter {
-    unit: Unit,
-    size: usize,
-}
+struct ByteCounter(usize);
 
-impl std::io::Write for Counter {
+impl std::io::Write for ByteCounter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.size += match self.unit {
-            Unit::Bytes => buf.len(),
-            Unit::Chars => buf.iter().filter(|b| (**b & 0xC0) != 0x80).count(),
-        };
+        self.0 += buf.len();
         Ok(buf.len())
     }
 
@@ -429,6 +403,7 @@ impl std::io::Write for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::{CellKind, Column, Grouping, Location};
 
     fn at(score: f64, file: u64, index: u32) -> Position {
         Position {
@@ -524,7 +499,7 @@ mod tests {
         assert_eq!(c.seek(&at(1.0, 2, 0)), Some(2));
     }
 
-    /// An item whose text is long and whose JSON is short (a number).
+    /// An item whose text is long and whose row is short (a number).
     #[derive(Serialize)]
     struct Wordy(u32);
 
@@ -534,7 +509,26 @@ mod tests {
         }
     }
 
-    /// An item whose JSON is long (a string) and whose text is short.
+    impl ItemRow for Wordy {
+        const COLUMNS: &'static [Column] = &[Column {
+            name: "n",
+            kind: CellKind::Count,
+            about: "a number",
+        }];
+        const GROUPING: Grouping = Grouping::None;
+        fn group(&self) -> Location<'_> {
+            Location {
+                repo: "",
+                branches: &[],
+                path: "",
+            }
+        }
+        fn cells(&self) -> Vec<Option<serde_json::Value>> {
+            vec![Some(self.0.into())]
+        }
+    }
+
+    /// An item whose row is long (a string) and whose text is short.
     #[derive(Serialize)]
     struct Jsony(String);
 
@@ -544,9 +538,28 @@ mod tests {
         }
     }
 
+    impl ItemRow for Jsony {
+        const COLUMNS: &'static [Column] = &[Column {
+            name: "j",
+            kind: CellKind::Text,
+            about: "a string",
+        }];
+        const GROUPING: Grouping = Grouping::None;
+        fn group(&self) -> Location<'_> {
+            Location {
+                repo: "",
+                branches: &[],
+                path: "",
+            }
+        }
+        fn cells(&self) -> Vec<Option<serde_json::Value>> {
+            vec![Some(self.0.clone().into())]
+        }
+    }
+
     #[test]
     fn the_text_alone_can_end_a_page() {
-        // 100 characters of text each (99 and a newline), 2 of JSON: the text binds.
+        // 100 characters of text each (99 and a newline), a few of JSON: the text binds.
         let items: Vec<Wordy> = (0..10).map(Wordy).collect();
         assert_eq!(fitting_prefix(&items, 250), 2);
         assert_eq!(fitting_prefix(&items, 1_000), 10);
@@ -558,15 +571,17 @@ mod tests {
 
     #[test]
     fn the_json_alone_can_end_a_page() {
-        // 100 characters of JSON each (97, 2 quotes and a separator), 2 of text.
-        let items: Vec<Jsony> = (0..10).map(|_| Jsony("é".repeat(97))).collect();
+        // Rows of 100 characters each (95 é, 2 quotes, 2 brackets and the comma after the
+        // row); the first also opens the page's `fields` (44): 144, 244, 344 ... Characters,
+        // not bytes (each é is 2 bytes).
+        let items: Vec<Jsony> = (0..10).map(|_| Jsony("é".repeat(95))).collect();
+        let lens: Vec<usize> = row_lens(&items).take(2).collect();
+        assert_eq!(lens, [144, 100]);
         assert_eq!(fitting_prefix(&items, 250), 2);
-        assert_eq!(fitting_prefix(&items, 200), 2);
-        // The separator counts: 2 items take 200, not 198.
-        assert_eq!(fitting_prefix(&items, 199), 1);
-        assert_eq!(fitting_prefix(&items, 1_000), 10);
-        // Characters, not bytes (each é is 2 bytes): the cache's weight counts bytes.
-        assert_eq!(json_chars(&items[0]), 99);
-        assert_eq!(json_len(&items[0]), 196);
+        assert_eq!(fitting_prefix(&items, 244), 2);
+        assert_eq!(fitting_prefix(&items, 243), 1);
+        assert_eq!(fitting_prefix(&items, 1_044), 10);
+        assert_eq!(fitting_prefix(&items, 1_043), 9);
+        assert_eq!(json_len(&items[0]), 2 * 95 + 2);
     }
 }

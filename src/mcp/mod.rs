@@ -6,6 +6,7 @@ pub mod errors;
 pub mod render;
 pub mod resources;
 pub mod stdio;
+pub mod view;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -28,7 +29,7 @@ use serde_json::Value;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
-use crate::engine::page::{Page, PageArgs};
+use crate::engine::page::PageArgs;
 use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, ItemText, PagedTool, ToolInfo, ToolVisitor, visit_all};
 pub use errors::{ErrorCode, ToolError};
@@ -55,6 +56,8 @@ pub struct PagerServer<B> {
     metrics: Arc<Metrics>,
     /// The most one tool call may take, every Zoekt request and retry included.
     call_timeout: std::time::Duration,
+    /// Results hold the text block alone (`--page-forms text`).
+    text_only: bool,
 }
 
 /// [`PagerServer::call_timeout`]'s default, and `--call-timeout-ms`'s.
@@ -70,6 +73,7 @@ impl<B> Clone for PagerServer<B> {
             instructions: Arc::clone(&self.instructions),
             metrics: Arc::clone(&self.metrics),
             call_timeout: self.call_timeout,
+            text_only: self.text_only,
         }
     }
 }
@@ -90,10 +94,11 @@ impl<B: Backend + 'static> PagerServer<B> {
         };
         visit_all(&mut table);
         let instructions = format!(
-            "Code search over a Zoekt index, in pages. Every paged tool returns items, has_more \
-             and next_cursor: to continue, call the SAME tool with the SAME arguments plus \
-             cursor=next_cursor (limit may change). Pages never repeat or skip items. {}. Files \
-             are also resources: zoekt://{{repo}}/{{+path}}.",
+            "Code search over a Zoekt index, in pages. Every paged tool's page ends with where \
+             the walk stands and how to go on (`next`, and `next_cursor`): to continue, call the \
+             SAME tool with the SAME arguments plus cursor=next_cursor (limit may change). Pages \
+             never repeat or skip items. {}. Files are also resources: \
+             zoekt://{{repo}}/{{+path}}.",
             table.summaries.join(", ")
         );
         PagerServer {
@@ -103,7 +108,28 @@ impl<B: Backend + 'static> PagerServer<B> {
             pager: Arc::new(pager),
             metrics,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            text_only: false,
         }
+    }
+
+    /// The same server sending text alone (`--page-forms text`): no tool has an outputSchema
+    /// and no result a `structuredContent`. Answers of `read_file` and `health` too, so that
+    /// a host never meets a schema without the content it promises.
+    pub fn with_text_only(mut self, text_only: bool) -> Self {
+        self.text_only = text_only;
+        if text_only {
+            let tools = self
+                .tools
+                .iter()
+                .cloned()
+                .map(|mut t| {
+                    t.output_schema = None;
+                    t
+                })
+                .collect();
+            self.tools = Arc::new(tools);
+        }
+        self
     }
 
     /// The same server with another deadline per tool call.
@@ -248,7 +274,10 @@ impl<B: Backend + 'static> PagerServer<B> {
     pub async fn call(&self, name: &str, arguments: Option<JsonObject>) -> Option<CallToolResult> {
         let (&name, handler) = self.handlers.get_key_value(name)?;
         let args = Value::Object(arguments.unwrap_or_default());
-        let (result, outcome) = handler(Arc::clone(&self.pager), args).await;
+        let (mut result, outcome) = handler(Arc::clone(&self.pager), args).await;
+        if self.text_only {
+            result.structured_content = None;
+        }
         match outcome {
             Ok(items) => {
                 self.metrics.tool_call(name, None);
@@ -271,10 +300,8 @@ struct Table<'a, B> {
 }
 
 impl<B> Table<'_, B> {
-    fn add<T: ToolInfo, O: Serialize + schemars::JsonSchema + 'static>(
-        &mut self,
-        handler: Handler<B>,
-    ) {
+    /// Adds tool `T`, whose results hold `output` as `structuredContent` (its schema).
+    fn add<T: ToolInfo>(&mut self, handler: Handler<B>, output: JsonObject) {
         let mut tool = Tool::new(T::NAME, T::DESCRIPTION, JsonObject::new())
             .with_title(T::TITLE)
             .with_annotations(
@@ -284,8 +311,8 @@ impl<B> Table<'_, B> {
                     .idempotent(true)
                     .open_world(false),
             )
-            .with_input_schema::<T::Args>()
-            .with_output_schema::<O>();
+            .with_input_schema::<T::Args>();
+        tool.output_schema = Some(Arc::new(output));
         let mut schema = (*tool.input_schema).clone();
         annotate_limits(&mut schema, self.cfg);
         tool.input_schema = Arc::new(schema);
@@ -297,11 +324,18 @@ impl<B> Table<'_, B> {
 
 impl<B: Backend + 'static> ToolVisitor for Table<'_, B> {
     fn paged<T: PagedTool>(&mut self) {
-        self.add::<T, Page<T::Item>>(|pager, args| Box::pin(page_call::<T, B>(pager, args)));
+        self.add::<T>(
+            |pager, args| Box::pin(page_call::<T, B>(pager, args)),
+            view::page_schema::<T::Item>(),
+        );
     }
 
     fn answer<T: AnswerTool>(&mut self) {
-        self.add::<T, T::Output>(|pager, args| Box::pin(answer_call::<T, B>(pager, args)));
+        let output = rmcp::handler::server::tool::schema_for_output::<T::Output>();
+        self.add::<T>(
+            |pager, args| Box::pin(answer_call::<T, B>(pager, args)),
+            (*output).clone(),
+        );
     }
 }
 
@@ -328,7 +362,9 @@ async fn page_call<T: PagedTool, B: Backend>(
                 "page served"
             );
             let outcome = (page.count, page.zoekt_requests);
-            (success(page_text(T::NAME, &page), &page), Ok(Some(outcome)))
+            let text = page_text(T::NAME, &page);
+            let structured = view::page_view(T::NAME, &page);
+            (success(text, &structured), Ok(Some(outcome)))
         }
         Err(e) => failure(T::NAME, &ToolError::from(&e)),
     }

@@ -8,10 +8,22 @@ use super::errors::ToolError;
 use crate::engine::page::Page;
 use crate::tools::{ItemText, write_items};
 
-/// The whole text block of a page of `tool`.
+/// The whole text block of a page of `tool`: its items, the sentence that says where the
+/// walk is ([`walk_sentence`]), and its warnings.
 pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
     let mut out = String::new();
     write_items(&page.items, &mut out);
+    out.push_str(&walk_sentence(tool, page));
+    for w in &page.warnings {
+        let _ = write!(out, "\nWarning: {w}");
+    }
+    out
+}
+
+/// Where a page stands in the walk and how to go on, in words: the text's footer and the
+/// structured page's `next`, the same in both.
+pub fn walk_sentence<T>(tool: &str, page: &Page<T>) -> String {
+    let mut out = String::new();
     let total = if page.total.exact {
         page.total.value.to_string()
     } else {
@@ -23,17 +35,8 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
             "Count only: {total} items, {}. Call {tool} without count_only to list them.",
             pages_at_limit(pages, page, "")
         );
-    } else {
-        footer(tool, page, &total, &mut out);
+        return out;
     }
-    for w in &page.warnings {
-        let _ = write!(out, "\nWarning: {w}");
-    }
-    out
-}
-
-/// Where a page stands in the walk and how to go on.
-fn footer<T>(tool: &str, page: &Page<T>, total: &str, out: &mut String) {
     if page.items.is_empty() {
         let _ = write!(out, "No items at offset {} (total {total}).", page.offset);
     } else {
@@ -55,12 +58,15 @@ fn footer<T>(tool: &str, page: &Page<T>, total: &str, out: &mut String) {
     }
     match &page.next_cursor {
         Some(c) => {
-            let _ = write!(out, " Next: call {tool} with cursor=\"{c}\"");
+            let _ = write!(out, " Next: call {tool} with cursor={c}");
         }
-        None if !page.items.is_empty() && page.complete => out.push_str(" End of results."),
+        None if !page.items.is_empty() && page.warnings.is_empty() => {
+            out.push_str(" End of results.")
+        }
         None if !page.items.is_empty() => out.push_str(" No further pages (see warnings)."),
         None => {}
     }
+    out
 }
 
 /// How many pages remain after this one, at its limit: ` (3 more pages at limit 30)`, with
@@ -133,7 +139,7 @@ mod tests {
         assert!(
             t.ends_with(
                 "Items 5-5 of 9 (4 more pages at limit 1). Next: call list_repos with \
-                 cursor=\"C1\""
+                 cursor=C1"
             ),
             "{t}"
         );
@@ -175,9 +181,9 @@ mod tests {
         write_items(&items, &mut out);
         assert_eq!(
             out,
-            "r/a.rs\n  1 function f | fn f()\n  9 function g | fn g()\n\
-             r/b.rs\n  2 function h | fn h()\n\
-             r/a.rs\n  20 function k | fn k()\n"
+            "r/a.rs\n  1:1 function f | fn f()\n  9:1 function g | fn g()\n\
+             r/b.rs\n  2:1 function h | fn h()\n\
+             r/a.rs\n  20:1 function k | fn k()\n"
         );
     }
 }

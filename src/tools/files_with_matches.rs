@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
+use super::{
+    BRANCHES, CellKind, Column, Grouping, ItemRow, ItemText, LANGUAGE, Location, PATH, PagedTool,
+    ToolInfo, count, lines, paged_args, text,
+};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -15,6 +18,7 @@ use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
 use crate::engine::text::{Snippet, clip_text, first_match_column};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `files_with_matches` tool.
 pub struct FilesWithMatches;
@@ -89,6 +93,55 @@ impl PagedTool for FilesWithMatches {
     }
 }
 
+impl ItemRow for MatchingFileItem {
+    const COLUMNS: &'static [Column] = &[
+        PATH,
+        BRANCHES,
+        LANGUAGE,
+        Column {
+            name: "matching_lines",
+            kind: CellKind::Count,
+            about: "how many lines of the file matched",
+        },
+        Column {
+            name: "first_line",
+            kind: CellKind::Count,
+            about: "1-based number of the first matching line",
+        },
+        Column {
+            name: "column",
+            kind: CellKind::Count,
+            about: "1-based character column of the first match on that line",
+        },
+        Column {
+            name: "text",
+            kind: CellKind::Text,
+            about: "the first matching line, trimmed and shortened",
+        },
+    ];
+    const GROUPING: Grouping = Grouping::Repo;
+
+    fn group(&self) -> Location<'_> {
+        Location {
+            repo: &self.repo,
+            branches: &[],
+            path: "",
+        }
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            text(&self.path),
+            lines(&self.branches),
+            text(&self.language),
+            count(self.matching_lines),
+            count(self.first_line),
+            count(self.column),
+            text(&self.text),
+        ]
+    }
+}
+
 impl ItemText for MatchingFileItem {
     fn write_text(&self, out: &mut String) {
         let lines = if self.matching_lines == 1 {
@@ -96,16 +149,20 @@ impl ItemText for MatchingFileItem {
         } else {
             "lines"
         };
+        let location = Location {
+            repo: &self.repo,
+            branches: &self.branches,
+            path: &self.path,
+        };
+        let language = if self.language.is_empty() {
+            String::new()
+        } else {
+            format!("{}, ", self.language)
+        };
         let _ = write!(
             out,
-            "{} ({} {lines}) :{}",
-            Location {
-                repo: &self.repo,
-                branches: &self.branches,
-                path: &self.path,
-            },
-            self.matching_lines,
-            self.first_line,
+            "{location} ({language}{} {lines}) :{}:{}",
+            self.matching_lines, self.first_line, self.column,
         );
         if !self.text.is_empty() {
             let _ = write!(out, ": {}", self.text);

@@ -8,7 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
+use super::{
+    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, LINE, Location,
+    PagedTool, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -17,6 +20,7 @@ use crate::engine::page::{Collected, Total, Want};
 use crate::engine::text::{Snippet, clip_text, column, context_lines, find_word};
 use crate::engine::window::{Window, clamp_u32};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `find_references` tool.
 pub struct FindReferences;
@@ -247,6 +251,45 @@ fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
     }
 }
 
+impl ItemRow for ReferenceItem {
+    const COLUMNS: &'static [Column] = &[
+        LINE,
+        COLUMN,
+        Column {
+            name: "kind",
+            kind: CellKind::Text,
+            about: "ctags kind of a definition",
+        },
+        TEXT,
+        BEFORE,
+        AFTER,
+    ];
+    const GROUPING: Grouping = Grouping::File;
+    const PARTS: &'static [&'static str] = &["definitions", "references"];
+
+    fn group(&self) -> Location<'_> {
+        self.file().expect("a reference is in a file")
+    }
+
+    fn part(&self) -> usize {
+        match self.role {
+            ReferenceRole::Definition => 0,
+            ReferenceRole::Reference => 1,
+        }
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            count(self.line),
+            count(self.column),
+            self.kind.as_deref().and_then(text),
+            text(&self.text),
+            lines(&self.before),
+            lines(&self.after),
+        ]
+    }
+}
+
 impl ItemText for ReferenceItem {
     fn file(&self) -> Option<Location<'_>> {
         Some(Location {
@@ -265,7 +308,7 @@ impl ItemText for ReferenceItem {
             out,
             &self.before,
             |out| {
-                let _ = write!(out, "{}{role}", self.line);
+                let _ = write!(out, "{}:{}{role}", self.line, self.column);
                 if !self.text.is_empty() {
                     let _ = write!(out, ": {}", self.text);
                 }

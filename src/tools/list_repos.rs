@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, PagedArgs, PagedTool, ToolInfo, paged_args};
+use super::{
+    BRANCHES, CellKind, Column, Grouping, ItemRow, ItemText, Location, PagedArgs, PagedTool,
+    ToolInfo, count, lines, paged_args, text,
+};
 use crate::engine::backend::{Backend, IndexedRepo};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
@@ -17,6 +20,7 @@ use crate::engine::page::{Collected, Page, PageArgs, Run, Total, Want};
 use crate::engine::window::{Cut, ItemList};
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `list_repos` tool.
 pub struct ListRepos;
@@ -122,15 +126,67 @@ impl PagedTool for ListRepos {
     }
 }
 
+impl ItemRow for RepoItem {
+    const COLUMNS: &'static [Column] = &[
+        Column {
+            name: "name",
+            kind: CellKind::Text,
+            about: "repository name",
+        },
+        Column {
+            name: "files",
+            kind: CellKind::Count,
+            about: "indexed documents",
+        },
+        Column {
+            name: "has_symbols",
+            kind: CellKind::Flag,
+            about: "indexed with ctags (needed by search_symbols and find_references)",
+        },
+        Column {
+            name: "index_time",
+            kind: CellKind::Text,
+            about: "when it was indexed (RFC 3339)",
+        },
+        BRANCHES,
+    ];
+    const GROUPING: Grouping = Grouping::None;
+
+    fn group(&self) -> Location<'_> {
+        Location {
+            repo: "",
+            branches: &[],
+            path: "",
+        }
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            text(&self.name),
+            count(self.files),
+            Some(Value::Bool(self.has_symbols)),
+            text(&self.index_time),
+            lines(&self.branches),
+        ]
+    }
+}
+
 impl ItemText for RepoItem {
     fn write_text(&self, out: &mut String) {
         let _ = write!(
             out,
-            "{} ({} files, symbols: {})",
+            "{} ({} files, symbols: {}",
             self.name,
             self.files,
             if self.has_symbols { "yes" } else { "no" }
         );
+        if !self.index_time.is_empty() {
+            let _ = write!(out, ", indexed {}", self.index_time);
+        }
+        if !self.branches.is_empty() {
+            let _ = write!(out, ", branches {}", self.branches.join(","));
+        }
+        out.push(')');
     }
 }
 

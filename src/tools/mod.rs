@@ -157,8 +157,9 @@ pub trait PagedTool: ToolInfo<Args: PagedArgs> {
         id: Self::SCOPE_ID,
         name: Self::NAME,
     };
-    /// One item of a page (the output schema's `items`).
-    type Item: Serialize + JsonSchema + ItemText + Clone + Send + Sync + 'static;
+    /// One item of a page: a row of the structured page ([`ItemRow`]), a line of its text
+    /// ([`ItemText`]).
+    type Item: Serialize + JsonSchema + ItemText + ItemRow + Clone + Send + Sync + 'static;
     /// The validated, canonical request the arguments stand for.
     type Plan: Send + Sync;
 
@@ -228,6 +229,172 @@ pub trait ItemText {
     /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
     /// nothing to do for an item without source lines.
     fn shape(&mut self, _snippet: &Snippet) {}
+}
+
+/// How an item reads in the structured page, which the MCP layer renders (`mcp::view`) for
+/// hosts that hand a model `structuredContent` rather than the text: one row of cells under
+/// the page's list of column names, inside a group that says once what consecutive items
+/// share (their file, or their repository), so nothing is written twice.
+pub trait ItemRow {
+    /// Every column an item of this tool may have, in row order. A page lists only the
+    /// columns some item on it has.
+    const COLUMNS: &'static [Column];
+    /// What consecutive items share and the page says once.
+    const GROUPING: Grouping;
+    /// The parts of the result, in order, when it has several (`find_references`:
+    /// definitions, then references): each is its own list of groups with its own columns.
+    /// Empty: one part.
+    const PARTS: &'static [&'static str] = &[];
+
+    /// The file (or repository) the item belongs to; consecutive items with the same one
+    /// share a group. Ignored with [`Grouping::None`].
+    fn group(&self) -> Location<'_>;
+    /// Which of [`ItemRow::PARTS`] the item is in (0 with one part).
+    fn part(&self) -> usize {
+        0
+    }
+    /// The item's cells, one per column of [`ItemRow::COLUMNS`]: `None` where it has no
+    /// value (an empty text, no parent, no context lines).
+    fn cells(&self) -> Vec<Option<serde_json::Value>>;
+}
+
+/// One column of a tool's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The name a page lists in `fields`.
+    pub name: &'static str,
+    /// The JSON type of its cells.
+    pub kind: CellKind,
+    /// What it holds, for the output schema.
+    pub about: &'static str,
+}
+
+/// The JSON type of a column's cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// A whole number, at least 0.
+    Count,
+    /// A string.
+    Text,
+    /// `true` or `false`.
+    Flag,
+    /// A list of strings.
+    Lines,
+}
+
+/// What consecutive items share in the structured page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    /// Their file: `files: [{repo, path, branches?, rows}]`.
+    File,
+    /// Their repository: `repos: [{repo, rows}]` (each row a file of it).
+    Repo,
+    /// Nothing: `rows` (each row a repository).
+    None,
+}
+
+/// The 1-based line number of an item in a file.
+pub const LINE: Column = Column {
+    name: "line",
+    kind: CellKind::Count,
+    about: "1-based line number",
+};
+/// The 1-based character column of the match on its line.
+pub const COLUMN: Column = Column {
+    name: "column",
+    kind: CellKind::Count,
+    about: "1-based character column of the match on the line",
+};
+/// The item's source line.
+pub const TEXT: Column = Column {
+    name: "text",
+    kind: CellKind::Text,
+    about: "the line, trimmed and shortened to snippet_length",
+};
+/// Context lines before an item's line.
+pub const BEFORE: Column = Column {
+    name: "before",
+    kind: CellKind::Lines,
+    about: "lines before it, oldest first (with context_lines)",
+};
+/// Context lines after an item's line.
+pub const AFTER: Column = Column {
+    name: "after",
+    kind: CellKind::Lines,
+    about: "lines after it (with context_lines)",
+};
+/// A file's path inside its repository.
+pub const PATH: Column = Column {
+    name: "path",
+    kind: CellKind::Text,
+    about: "path inside the repository",
+};
+/// The branches holding a version of a file or a repository.
+pub const BRANCHES: Column = Column {
+    name: "branches",
+    kind: CellKind::Lines,
+    about: "branches holding this version (indexes with branches only)",
+};
+/// The language Zoekt detected.
+pub const LANGUAGE: Column = Column {
+    name: "language",
+    kind: CellKind::Text,
+    about: "language Zoekt detected",
+};
+
+/// A cell holding `n`.
+pub fn count(n: impl Into<u64>) -> Option<serde_json::Value> {
+    Some(serde_json::Value::from(n.into()))
+}
+
+/// A cell holding `s`, or none when it is empty.
+pub fn text(s: &str) -> Option<serde_json::Value> {
+    (!s.is_empty()).then(|| serde_json::Value::from(s))
+}
+
+/// A cell holding `lines`, or none when there are none.
+pub fn lines(lines: &[String]) -> Option<serde_json::Value> {
+    (!lines.is_empty()).then(|| serde_json::Value::from(lines.to_vec()))
+}
+
+/// How many characters each item adds to the structured page's compact JSON, as
+/// `mcp::view` writes it: its row with every column present (a cell the page leaves out
+/// would only make it shorter; an absent one in a listed column is `null`), and its group's
+/// opening when it starts a new group or part. What the page's budget measures.
+pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
+    let mut previous: Option<&T> = None;
+    items.iter().map(move |item| {
+        let cells = item.cells();
+        // `[` `]` and a comma after each cell but the last, plus the comma between rows.
+        let mut len = 2 + cells.len();
+        for cell in &cells {
+            len += cell.as_ref().map_or(4, json_chars);
+        }
+        let new_part = previous.is_none_or(|p| p.part() != item.part());
+        let new_group = new_part || previous.is_some_and(|p| p.group() != item.group());
+        if new_group && T::GROUPING != Grouping::None {
+            // `{"repo":"…","path":"…","branches":[…],"rows":[` `]},`
+            let g = item.group();
+            len += 12 + json_chars(&serde_json::Value::from(g.repo)) + 9;
+            if T::GROUPING == Grouping::File {
+                len += 8 + json_chars(&serde_json::Value::from(g.path));
+                if !g.branches.is_empty() {
+                    len += 12 + json_chars(&serde_json::Value::from(g.branches.to_vec()));
+                }
+            }
+        }
+        if new_part {
+            // The part's name and its `fields` list: every column, at most.
+            len += 40 + T::COLUMNS.iter().map(|c| c.name.len() + 3).sum::<usize>();
+        }
+        previous = Some(item);
+        len
+    })
+}
+
+/// Characters of `value`'s compact JSON.
+fn json_chars(value: &serde_json::Value) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.chars().count())
 }
 
 /// The `context_lines` argument of a tool, checked against `--max-context-lines`.

@@ -5,7 +5,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
+use super::{
+    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, Location, PagedTool,
+    TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -13,6 +16,7 @@ use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
 use crate::engine::text::{Snippet, clip_text, context_lines, first_match_column};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `search` tool.
 pub struct Search;
@@ -106,6 +110,35 @@ impl PagedTool for Search {
     }
 }
 
+impl ItemRow for LineItem {
+    const COLUMNS: &'static [Column] = &[
+        Column {
+            name: "line",
+            kind: CellKind::Count,
+            about: "1-based line number; 0: the file's path matched (text is the path)",
+        },
+        COLUMN,
+        TEXT,
+        BEFORE,
+        AFTER,
+    ];
+    const GROUPING: Grouping = Grouping::File;
+
+    fn group(&self) -> Location<'_> {
+        self.file().expect("a line is in a file")
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            count(self.line),
+            count(self.column),
+            text(&self.text),
+            lines(&self.before),
+            lines(&self.after),
+        ]
+    }
+}
+
 impl ItemText for LineItem {
     fn file(&self) -> Option<Location<'_>> {
         Some(Location {
@@ -123,9 +156,9 @@ impl ItemText for LineItem {
                 if self.line == 0 {
                     out.push_str("(path match)");
                 } else if self.text.is_empty() {
-                    let _ = write!(out, "{}", self.line);
+                    let _ = write!(out, "{}:{}", self.line, self.column);
                 } else {
-                    let _ = write!(out, "{}: {}", self.line, self.text);
+                    let _ = write!(out, "{}:{}: {}", self.line, self.column, self.text);
                 }
             },
             &self.after,

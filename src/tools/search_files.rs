@@ -5,13 +5,17 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args};
+use super::{
+    BRANCHES, Column, Grouping, ItemRow, ItemText, LANGUAGE, Location, PATH, PagedTool, ToolInfo,
+    lines, paged_args, text,
+};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::page::{Collected, Want};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `search_files` tool.
 pub struct SearchFiles;
@@ -72,6 +76,27 @@ impl PagedTool for SearchFiles {
         pager
             .ranked_items(want, plan, 0, files_of, |s| s.file_count)
             .await
+    }
+}
+
+impl ItemRow for FileItem {
+    const COLUMNS: &'static [Column] = &[PATH, BRANCHES, LANGUAGE];
+    const GROUPING: Grouping = Grouping::Repo;
+
+    fn group(&self) -> Location<'_> {
+        Location {
+            repo: &self.repo,
+            branches: &[],
+            path: "",
+        }
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            text(&self.path),
+            lines(&self.branches),
+            text(&self.language),
+        ]
     }
 }
 

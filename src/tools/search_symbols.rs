@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ItemText, Location, PagedTool, ToolInfo, paged_args, write_in_context};
+use super::{
+    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, LINE, Location,
+    PagedTool, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -14,6 +17,7 @@ use crate::engine::error::{ArgumentError, Error};
 use crate::engine::page::{Collected, Want};
 use crate::engine::text::{Snippet, clip_text, column, context_lines};
 use crate::zoekt::query;
+use serde_json::Value;
 
 /// The `search_symbols` tool.
 pub struct SearchSymbols;
@@ -131,6 +135,55 @@ impl PagedTool for SearchSymbols {
     }
 }
 
+impl ItemRow for SymbolItem {
+    const COLUMNS: &'static [Column] = &[
+        LINE,
+        COLUMN,
+        Column {
+            name: "kind",
+            kind: CellKind::Text,
+            about: "ctags kind, e.g. function, method, struct",
+        },
+        Column {
+            name: "name",
+            kind: CellKind::Text,
+            about: "the symbol's name",
+        },
+        TEXT,
+        Column {
+            name: "parent",
+            kind: CellKind::Text,
+            about: "enclosing scope (class, impl, module, package), when ctags knows it",
+        },
+        Column {
+            name: "parent_kind",
+            kind: CellKind::Text,
+            about: "ctags kind of the enclosing scope",
+        },
+        BEFORE,
+        AFTER,
+    ];
+    const GROUPING: Grouping = Grouping::File;
+
+    fn group(&self) -> Location<'_> {
+        self.file().expect("a symbol is in a file")
+    }
+
+    fn cells(&self) -> Vec<Option<Value>> {
+        vec![
+            count(self.line),
+            count(self.column),
+            text(&self.kind),
+            text(&self.name),
+            text(&self.text),
+            self.parent.as_deref().and_then(text),
+            self.parent_kind.as_deref().and_then(text),
+            lines(&self.before),
+            lines(&self.after),
+        ]
+    }
+}
+
 impl ItemText for SymbolItem {
     fn file(&self) -> Option<Location<'_>> {
         Some(Location {
@@ -145,9 +198,19 @@ impl ItemText for SymbolItem {
             out,
             &self.before,
             |out| {
-                let _ = write!(out, "{} {} {}", self.line, self.kind, self.name);
-                if let Some(parent) = &self.parent {
-                    let _ = write!(out, " (in {parent})");
+                let _ = write!(
+                    out,
+                    "{}:{} {} {}",
+                    self.line, self.column, self.kind, self.name
+                );
+                match (&self.parent, &self.parent_kind) {
+                    (Some(parent), Some(kind)) => {
+                        let _ = write!(out, " (in {kind} {parent})");
+                    }
+                    (Some(parent), None) => {
+                        let _ = write!(out, " (in {parent})");
+                    }
+                    _ => {}
                 }
                 if !self.text.is_empty() {
                     let _ = write!(out, " | {}", self.text);

@@ -259,27 +259,24 @@ async fn size_bound_shortens_pages_without_gaps() {
         max_page_tokens: 1_000,
         ..PagerConfig::default()
     };
-    // 1,000 tokens at 4 characters each, less the 1,500 kept for the footer and warnings.
-    const BOUND: usize = 2_500;
+    // 1,000 tokens at 4 characters each: each form of a page as sent (the text block, the
+    // structured page's compact JSON), on its own.
+    const BOUND: usize = 4_000;
     let url = zoekt();
     let p = pager_with(&url, cfg);
     let pages = walk(&[50], async |a| p.lines("pagerLineMark", 4, a).await).await;
     assert!(pages.len() > 2, "{:?}", sizes(&pages));
     assert!(pages.iter().any(|pg| pg.size_capped));
     for pg in &pages {
-        let bytes: usize = pg
-            .items
-            .iter()
-            .map(|i| serde_json::to_vec(i).unwrap().len() + 1)
-            .sum();
+        let json = serde_json::to_string(&zoekt_pager::page_view("search", pg)).unwrap();
+        let chars = json.chars().count();
         assert!(
-            bytes <= BOUND || pg.count == 1,
-            "{bytes} bytes in {} items",
+            chars <= BOUND || pg.count == 1,
+            "{chars} characters of JSON in {} items",
             pg.count
         );
-        let mut text = String::new();
-        zoekt_pager::tools::write_items(&pg.items, &mut text);
-        assert!(text.len() <= BOUND || pg.count == 1, "{text}");
+        let text = zoekt_pager::page_text("search", pg);
+        assert!(text.chars().count() <= BOUND || pg.count == 1, "{text}");
         assert_eq!(pg.size_capped, pg.count < 50 && pg.has_more, "{pg:?}");
     }
     let items = all_items(&pages);

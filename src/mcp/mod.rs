@@ -5,6 +5,7 @@
 pub mod errors;
 pub mod render;
 pub mod resources;
+mod schema;
 pub mod stdio;
 pub mod view;
 
@@ -314,8 +315,12 @@ impl<B> Table<'_, B> {
             .with_input_schema::<T::Args>();
         tool.output_schema = Some(Arc::new(output));
         let mut schema = (*tool.input_schema).clone();
+        schema::standardize(&mut schema);
         annotate_limits(&mut schema, self.cfg);
         tool.input_schema = Arc::new(schema);
+        if let Some(out) = tool.output_schema.as_mut() {
+            schema::standardize(Arc::make_mut(out));
+        }
         self.tools.push(tool);
         self.handlers.insert(T::NAME, handler);
         self.summaries.push(format!("{} {}", T::NAME, T::SUMMARY));

@@ -1,0 +1,185 @@
+// What a host built on the TypeScript MCP SDK (Claude Code, VS Code) sees: the real
+// `zoekt-pager serve` over stdio and as an HTTP sidecar, against the live fixture Zoekt,
+// driven by the SDK's own Client. Every paged tool is walked to its last page; every result
+// must pass the SDK's outputSchema check (done inside callTool) and the same check made here
+// with the SDK's validator class; and the whole run must log no `unknown format` warning.
+//
+// Only `structuredContent.next_cursor` is read from a page: the rest of the page shape is not
+// this test's business.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+
+import { BIN, serverEnv, startSidecar, zoektUrl } from './support.mjs';
+
+// Everything written to console.warn / console.error and every process warning, for the
+// whole run. The SDK's Ajv reports schema trouble (`unknown format "uint64" ignored in
+// schema ...`) through console.warn.
+const logged = [];
+let echo = true; // also print what is captured (off while the capture checks itself)
+for (const level of ['warn', 'error']) {
+  const original = console[level].bind(console);
+  console[level] = (...args) => {
+    logged.push(`console.${level}: ${args.map(String).join(' ')}`);
+    if (echo) original(...args);
+  };
+}
+process.on('warning', (w) => logged.push(`process warning: ${w.name}: ${w.message}`));
+
+/** The paged tools, each with a query that takes several pages at its limit. */
+const WALKS = [
+  ['search_symbols', { query: 'pagerItem' }, 7],
+  ['search_files', { query: '\\.go$' }, 7],
+  ['find_references', { symbol: 'get' }, 7],
+  ['search', { query: 'pagerItem\\d+' }, 7],
+  ['files_with_matches', { query: 'pagerItem' }, 7],
+  ['list_repos', {}, 2],
+];
+const ANSWERS = [
+  ['read_file', { repo: 'alpha-rs', path: 'src/cache.rs' }],
+  ['health', {}],
+];
+const MAX_PAGES = 1000;
+
+/** The SDK's own Ajv validator, counting how often the Client used it on a result. */
+class CountingValidator {
+  constructor() {
+    this.inner = new AjvJsonSchemaValidator();
+    this.used = 0;
+  }
+  getValidator(schema) {
+    const check = this.inner.getValidator(schema);
+    return (input) => {
+      this.used += 1;
+      return check(input);
+    };
+  }
+}
+
+const transports = {
+  stdio: async (zoekt) => {
+    const transport = new StdioClientTransport({
+      command: BIN,
+      args: ['serve'],
+      env: serverEnv({ ZOEKT_URL: zoekt }),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    return { transport, stderr: () => stderr, stop: async () => {} };
+  },
+  http: async (zoekt) => {
+    const sidecar = await startSidecar(zoekt);
+    return {
+      transport: new StreamableHTTPClientTransport(new URL(sidecar.url)),
+      stderr: sidecar.stderr,
+      stop: sidecar.stop,
+    };
+  },
+};
+
+for (const [name, open] of Object.entries(transports)) {
+  describe(`TypeScript SDK client over ${name}`, () => {
+    let server;
+    let client;
+    let counting;
+    let tools;
+    const explicit = new AjvJsonSchemaValidator();
+    const checkers = new Map();
+
+    before(async () => {
+      server = await open(zoektUrl());
+      counting = new CountingValidator();
+      client = new Client({ name: 'zoekt-pager-ts-test', version: '0.0.0' }, { jsonSchemaValidator: counting });
+      await client.connect(server.transport);
+    });
+
+    after(async () => {
+      await client?.close();
+      await server?.stop();
+    });
+
+    /** callTool, checked: not an error, structured content present, validated by the
+     * Client (its validator ran once more) and by the SDK's validator here. */
+    async function call(tool, args) {
+      const used = counting.used;
+      const result = await client.callTool({ name: tool, arguments: args });
+      const where = `${tool} ${JSON.stringify(args)}`;
+      assert.notEqual(result.isError, true, `${where}: ${JSON.stringify(result.content)}\n${server.stderr()}`);
+      assert.equal(typeof result.structuredContent, 'object', `${where}: no structuredContent`);
+      assert.equal(counting.used, used + 1, `${where}: the Client did not validate structuredContent`);
+      const verdict = checkers.get(tool)(result.structuredContent);
+      assert.ok(verdict.valid, `${where}: structuredContent does not match the outputSchema: ${verdict.errorMessage}`);
+      return result;
+    }
+
+    test('tools/list: every tool has an output schema, every paged tool is walked below', async () => {
+      ({ tools } = await client.listTools());
+      const names = tools.map((t) => t.name);
+      for (const [tool] of [...WALKS, ...ANSWERS]) assert.ok(names.includes(tool), `${tool} missing from ${names}`);
+      for (const t of tools) {
+        assert.equal(t.outputSchema?.type, 'object', `${t.name}: no output schema`);
+        checkers.set(t.name, explicit.getValidator(t.outputSchema));
+        if (t.inputSchema.properties?.cursor) {
+          assert.ok(
+            WALKS.some(([w]) => w === t.name),
+            `${t.name} is paged (takes a cursor) but this test does not walk it`,
+          );
+        }
+      }
+    });
+
+    for (const [tool, args, limit] of WALKS) {
+      test(`${tool} walked to its last page at limit ${limit}`, async (t) => {
+        let cursor;
+        let pages = 0;
+        do {
+          const result = await call(tool, { ...args, limit, ...(cursor ? { cursor } : {}) });
+          pages += 1;
+          cursor = result.structuredContent.next_cursor;
+          assert.ok(cursor === undefined || (typeof cursor === 'string' && cursor !== ''), `${tool}: cursor ${cursor}`);
+          assert.ok(pages < MAX_PAGES, `${tool}: more than ${MAX_PAGES} pages`);
+        } while (cursor !== undefined);
+        assert.ok(pages >= 2, `${tool}: only ${pages} page(s): the walk shows no paging`);
+        t.diagnostic(`${pages} pages`);
+      });
+    }
+
+    for (const [tool, args] of ANSWERS) {
+      test(`${tool} once`, async () => {
+        await call(tool, args);
+      });
+    }
+
+    test('no schema-format warnings were logged', () => {
+      const formats = logged.filter((l) => /unknown format/i.test(l));
+      assert.deepEqual(formats, [], 'the SDK warned about schema formats');
+    });
+  });
+}
+
+// The capture above is what makes the warning check mean something: show it catches what
+// the SDK's validator prints for a schemars format, then forget that line.
+test('the warning capture sees what the SDK validator prints for an unknown format', () => {
+  const start = logged.length;
+  echo = false;
+  try {
+    new AjvJsonSchemaValidator().getValidator({ type: 'integer', format: 'uint32' });
+  } finally {
+    echo = true;
+  }
+  const seen = logged.splice(start);
+  assert.ok(
+    seen.some((l) => l.includes('unknown format "uint32"')),
+    `the SDK's validator printed ${JSON.stringify(seen)}: the capture no longer sees its warnings`,
+  );
+});
+
+test('no warnings at all were logged during the run', () => {
+  assert.deepEqual(logged, []);
+});

@@ -16,6 +16,11 @@
 # run without its variable fails. Only the replay and unit tests need no Zoekt and no Go:
 # `cargo test --lib --test replay`.
 #
+# Then the Node tests in tests/ts, against the same fixture Zoekt: the real binary through the
+# TypeScript MCP SDK's client (stdio and HTTP), and the official MCP conformance suite against
+# the sidecar. Their npm packages, Node 22 included, come from scripts/ts-deps.sh (npm ci from
+# tests/ts/package-lock.json; a no-op once done).
+#
 # Extra arguments go to `cargo test` (e.g. --locked, or a test name filter after --).
 # `scripts/test.sh --run CMD ARGS...` runs CMD instead of `cargo test`, with the same servers
 # up (scripts/coverage.sh and scripts/mutants.sh use it).
@@ -70,6 +75,7 @@ scripts/generate.sh scripts/gen-ties.py "$TIES_CORPUS"
 scripts/generate.sh scripts/gen-branches.sh "$BRANCHES_CORPUS"
 
 scripts/zoekt.sh install
+[ "${1:-}" = --run ] || scripts/ts-deps.sh
 ZOEKT_PAGER_LIVE_URL="$(zoekt small "$SMALL_PORT" up fixtures/corpus)"
 ZOEKT_PAGER_LIVE_BIG_URL="$(ZOEKT_SHARD_LIMIT="$BIG_SHARD_LIMIT" zoekt big "$BIG_PORT" up "$BIG_CORPUS")"
 ZOEKT_PAGER_LIVE_TIES_URL="$(zoekt ties "$TIES_PORT" up "$TIES_CORPUS")"
@@ -92,4 +98,13 @@ if [ "${1:-}" = --run ]; then
   "$@"
 else
   cargo test --all-targets "$@"
+  # The binary `cargo test` just built (the debug one, unless the arguments asked for another).
+  profile=debug
+  for arg in "$@"; do if [ "$arg" = --release ]; then profile=release; fi; done
+  target_dir="$(cargo metadata --format-version 1 --no-deps \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+  say "Node tests (tests/ts): the TypeScript SDK client, the MCP conformance suite"
+  (cd tests/ts && ZOEKT_PAGER_BIN="$target_dir/$profile/zoekt-pager" \
+    node_modules/.bin/node --test --test-reporter=spec --test-concurrency=1 \
+    sdk-client.test.mjs conformance.test.mjs)
 fi

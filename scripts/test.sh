@@ -19,7 +19,8 @@
 # Then the Node tests in tests/ts, against the same fixture Zoekt: the real binary through the
 # TypeScript MCP SDK's client (stdio and HTTP), and the official MCP conformance suite against
 # the sidecar. Their npm packages, Node 22 included, come from scripts/ts-deps.sh (npm ci from
-# tests/ts/package-lock.json; a no-op once done).
+# tests/ts/package-lock.json; a no-op once done). Then the Python SDK's client walks every paged
+# tool (tests/py; its packages from scripts/py-deps.sh, a pinned virtual environment).
 #
 # Extra arguments go to `cargo test` (e.g. --locked, or a test name filter after --).
 # `scripts/test.sh --run CMD ARGS...` runs CMD instead of `cargo test`, with the same servers
@@ -107,4 +108,7 @@ else
   (cd tests/ts && ZOEKT_PAGER_BIN="$target_dir/$profile/zoekt-pager" \
     node_modules/.bin/node --test --test-reporter=spec --test-concurrency=1 \
     sdk-client.test.mjs conformance.test.mjs)
+  say "Python SDK test (tests/py): every paged tool walked with the SDK's schema checks"
+  "$(scripts/py-deps.sh)" tests/py/walk_with_python_sdk.py \
+    "$target_dir/$profile/zoekt-pager" "$ZOEKT_PAGER_LIVE_URL"
 fi

@@ -1,0 +1,102 @@
+"""Walks every paged tool through the official Python MCP SDK, as a Python host would.
+
+Usage: python walk_with_python_sdk.py ZOEKT_PAGER_BINARY ZOEKT_URL
+
+The SDK's client validates each result's structuredContent against the tool's outputSchema
+(and fails the call when it does not match). The script also validates explicitly with
+jsonschema, walks each tool to its end with next_cursor, and fails on any warning the SDK or
+the validator logs or emits (an unknown "format", say). Prints one line per tool and the plain
+closing line 'N passed, N failed'.
+"""
+
+import asyncio
+import json
+import logging
+import sys
+import warnings
+
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+WALKS = [
+    ("search_symbols", {"query": "pagerItem"}, 7),
+    ("search_files", {"query": r"\.go$"}, 7),
+    ("find_references", {"symbol": "get"}, 5),
+    ("search", {"query": r"pagerItem\d+", "context_lines": 1}, 9),
+    ("files_with_matches", {"query": "pagerItem"}, 7),
+    ("list_repos", {}, 2),
+]
+
+
+def field(obj, snake, camel):
+    """An attribute by its SDK 2.x name (snake case) or its 1.x name (camel case)."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+class Collect(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(self.format(record))
+
+
+async def main(binary, zoekt):
+    caught = Collect()
+    logging.getLogger().addHandler(caught)
+    warnings.simplefilter("always")
+    passed = failed = 0
+    params = StdioServerParameters(
+        command=binary, args=["serve"], env={"ZOEKT_URL": zoekt, "ZOEKT_PAGER_LOG": "warn"}
+    )
+    with warnings.catch_warnings(record=True) as emitted:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name: t for t in (await session.list_tools()).tools}
+                for name, args, limit in WALKS:
+                    schema = field(tools[name], "output_schema", "outputSchema")
+                    validator = jsonschema.Draft202012Validator(schema)
+                    jsonschema.Draft202012Validator.check_schema(schema)
+                    cursor, pages = None, 0
+                    try:
+                        while True:
+                            a = dict(args, limit=limit)
+                            if cursor:
+                                a["cursor"] = cursor
+                            r = await session.call_tool(name, a)
+                            assert not field(r, "is_error", "isError"), r.content[0].text
+                            validator.validate(field(r, "structured_content", "structuredContent"))
+                            pages += 1
+                            cursor = field(r, "structured_content", "structuredContent").get("next_cursor")
+                            assert pages < 100, "runaway walk"
+                            if not cursor:
+                                break
+                        print(f"ok   {name}: {pages} pages")
+                        passed += 1
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        print(f"FAIL {name}: {e!r}")
+                        failed += 1
+                for name, args in [("read_file", {"repo": "alpha-rs", "path": "src/lib.rs"}),
+                                   ("health", {})]:
+                    r = await session.call_tool(name, args)
+                    sc = field(r, "structured_content", "structuredContent")
+                    ok = not field(r, "is_error", "isError") and sc is not None
+                    schema = field(tools[name], "output_schema", "outputSchema")
+                    jsonschema.Draft202012Validator(schema).validate(sc)
+                    print(f"{'ok  ' if ok else 'FAIL'} {name}")
+                    passed, failed = passed + ok, failed + (not ok)
+    noise = caught.records + [str(w.message) for w in emitted]
+    if noise:
+        print("FAIL warnings:", json.dumps(noise[:10]))
+        failed += 1
+    else:
+        passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return failed == 0
+
+
+if __name__ == "__main__":
+    sys.exit(0 if asyncio.run(main(sys.argv[1], sys.argv[2])) else 1)

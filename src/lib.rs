@@ -33,7 +33,7 @@ pub use engine::order::{ORDER_VERSION, Position, file_key};
 pub use engine::page::{Collected, Page, PageArgs, Total, Want};
 pub use engine::window::{Cut, Window};
 pub use mcp::render::{error_text, page_text};
-pub use mcp::view::page_view;
 pub use mcp::stdio;
+pub use mcp::view::page_view;
 pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError};
 pub use metrics::{Instrumented, Metrics};

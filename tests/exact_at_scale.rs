@@ -372,7 +372,10 @@ async fn files_on_two_branches_page_identically_with_their_branches() {
     // The text names the branches: each version of the file heads its own lines.
     let page = p.lines(q, 0, &support::first_page(30)).await.unwrap();
     let text = zoekt_pager::page_text("search", &page);
-    assert!(text.contains("branchy@dev/src/differs.go\n  7:5: "), "{text}");
+    assert!(
+        text.contains("branchy@dev/src/differs.go\n  7:5: "),
+        "{text}"
+    );
     assert!(
         text.contains("branchy@main/src/differs.go\n  5:18: "),
         "{text}"

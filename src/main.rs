@@ -182,6 +182,14 @@ fn init_logging(format: &str) {
     }
 }
 
+/// jemalloc, not the system's glibc malloc: after a heavy call (answers of tens of megabytes
+/// decoded into many small strings), glibc kept almost all of it (436 of 499 MiB, 15 s
+/// later), spread over its per-thread arenas, and mimalloc kept it too while the server sat
+/// idle (it purges only when its threads allocate again); jemalloc's background thread
+/// returns freed pages on a timer, idle or not (docs/bench/memory.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let matches = command_line().get_matches();

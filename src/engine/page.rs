@@ -517,11 +517,7 @@ mod tests {
         }];
         const GROUPING: Grouping = Grouping::None;
         fn group(&self) -> Location<'_> {
-            Location {
-                repo: "",
-                branches: &[],
-                path: "",
-            }
+            Location::NOWHERE
         }
         fn cells(&self) -> Vec<Option<serde_json::Value>> {
             vec![Some(self.0.into())]
@@ -546,11 +542,7 @@ mod tests {
         }];
         const GROUPING: Grouping = Grouping::None;
         fn group(&self) -> Location<'_> {
-            Location {
-                repo: "",
-                branches: &[],
-                path: "",
-            }
+            Location::NOWHERE
         }
         fn cells(&self) -> Vec<Option<serde_json::Value>> {
             vec![Some(self.0.clone().into())]

@@ -122,11 +122,7 @@ impl ItemRow for MatchingFileItem {
     const GROUPING: Grouping = Grouping::Repo;
 
     fn group(&self) -> Location<'_> {
-        Location {
-            repo: &self.repo,
-            branches: &[],
-            path: "",
-        }
+        Location::repo(&self.repo)
     }
 
     fn cells(&self) -> Vec<Option<Value>> {

@@ -153,11 +153,7 @@ impl ItemRow for RepoItem {
     const GROUPING: Grouping = Grouping::None;
 
     fn group(&self) -> Location<'_> {
-        Location {
-            repo: "",
-            branches: &[],
-            path: "",
-        }
+        Location::NOWHERE
     }
 
     fn cells(&self) -> Vec<Option<Value>> {

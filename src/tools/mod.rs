@@ -203,6 +203,24 @@ pub struct Location<'a> {
     pub path: &'a str,
 }
 
+impl<'a> Location<'a> {
+    /// No place: the group of items that are not in a file ([`Grouping::None`]).
+    pub const NOWHERE: Location<'static> = Location {
+        repo: "",
+        branches: &[],
+        path: "",
+    };
+
+    /// A repository alone: the group of files listed by repository ([`Grouping::Repo`]).
+    pub fn repo(repo: &'a str) -> Location<'a> {
+        Location {
+            repo,
+            branches: &[],
+            path: "",
+        }
+    }
+}
+
 impl std::fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.branches.is_empty() {

@@ -14,7 +14,8 @@ use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
 
-use zoekt_pager::tools::{AnswerTool, PagedArgs, PagedTool, ToolInfo, ToolVisitor, visit_all};
+use zoekt_pager::tool::PagedArgs;
+use zoekt_pager::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 use zoekt_pager::zoekt::ZoektClient;
 use zoekt_pager::{
     Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, ToolError, WindowCache,
@@ -78,7 +79,7 @@ struct ToolCommands(Vec<Command>);
 
 impl ToolVisitor for ToolCommands {
     fn paged<T: PagedTool>(&mut self) {
-        let command = tool_command::<T>()
+        let command = tool_command::<T, T::Args>()
             .arg(
                 clap::Arg::new("all")
                     .long("all")
@@ -95,13 +96,13 @@ impl ToolVisitor for ToolCommands {
     }
 
     fn answer<T: AnswerTool>(&mut self) {
-        self.0.push(tool_command::<T>());
+        self.0.push(tool_command::<T, T::Args>());
     }
 }
 
 /// The subcommand of tool `T`: its arguments as flags, its title and description as help.
-fn tool_command<T: ToolInfo>() -> Command {
-    T::Args::augment_args(Command::new(T::NAME))
+fn tool_command<T: ToolInfo, A: ToolArgs>() -> Command {
+    A::augment_args(Command::new(T::NAME))
         .about(T::TITLE)
         .long_about(T::DESCRIPTION)
 }

@@ -20,7 +20,6 @@ use crate::engine::backend::{
     Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
 };
 use crate::engine::cache::WindowCache;
-use crate::mcp::ErrorCode;
 
 /// Content type of [`Metrics::render`].
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -130,17 +129,16 @@ impl Metrics {
         }
     }
 
-    /// One finished tool call: `None` when it succeeded, else its error code.
-    pub fn tool_call(&self, tool: &str, error: Option<ErrorCode>) {
+    /// One finished tool call: `outcome` is `ok`, or the error code it ended with (the
+    /// caller decides what a code is, and counts a refused cursor with
+    /// [`Metrics::cursor_error`] too).
+    pub fn tool_call(&self, tool: &str, outcome: &str) {
         self.tool_calls
             .get_or_create(&CallLabels {
                 tool: tool.to_string(),
-                outcome: error.map_or("ok", ErrorCode::as_str).to_string(),
+                outcome: outcome.to_string(),
             })
             .inc();
-        if let Some(code) = error.filter(|c| c.is_cursor_error()) {
-            self.cursor_error(code);
-        }
     }
 
     /// A tool call the client cancelled (or left, over HTTP) before its answer: counted as
@@ -155,10 +153,10 @@ impl Metrics {
     }
 
     /// A rejected cursor (counted by tool calls, and by MCP `resources/list` directly).
-    pub fn cursor_error(&self, code: ErrorCode) {
+    pub fn cursor_error(&self, code: &str) {
         self.cursor_errors
             .get_or_create(&CodeLabel {
-                code: code.as_str().to_string(),
+                code: code.to_string(),
             })
             .inc();
     }
@@ -305,8 +303,9 @@ mod tests {
     #[test]
     fn counters_and_histograms_render_with_labels() {
         let m = Metrics::new();
-        m.tool_call("search_symbols", None);
-        m.tool_call("search_symbols", Some(ErrorCode::InvalidCursor));
+        m.tool_call("search_symbols", "ok");
+        m.tool_call("search_symbols", "INVALID_CURSOR");
+        m.cursor_error("INVALID_CURSOR");
         m.page_served("search_symbols", 30, 0);
         m.zoekt_request("search", "ok", 0.004);
         let text = m.render();

@@ -12,7 +12,7 @@ use serde::Serialize;
 use support::{ToolCalls, keys};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
-use zoekt_pager::tools::PagedTool;
+use zoekt_pager::tool::Tool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
 use zoekt_pager::tools::search::LineItem;

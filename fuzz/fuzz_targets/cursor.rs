@@ -3,13 +3,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use zoekt_pager::{Position, RequestKey, Scope};
+use zoekt_pager::tools::list_repos::REPO_LISTING;
+use zoekt_pager::{Position, RequestKey};
 
 const MAX_OFFSET: u64 = 5_000;
 
 fuzz_target!(|data: &[u8]| {
     // A real scope: a made-up one would be refused as another tool's.
-    let key = RequestKey::new(Scope::REPO_LISTING, &["sym:x", "lang:go"], "v1");
+    let key = RequestKey::new(REPO_LISTING, &["sym:x", "lang:go"], "v1");
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = key.resume(text, MAX_OFFSET);
     }

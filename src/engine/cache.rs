@@ -520,9 +520,9 @@ mod tests {
     use super::*;
     use crate::engine::Pager;
     use crate::engine::config::PagerConfig;
-    use crate::engine::page::{Page, PageArgs};
+    use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
-    use crate::tools::PagedArgs;
+    use crate::engine::tool::{PageArgs, PagedArgs};
     use crate::tools::search_symbols::tests::{file, line};
     use crate::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs, SymbolItem};
     use crate::zoekt::query;

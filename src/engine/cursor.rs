@@ -32,31 +32,14 @@ const RECORD_LEN: usize = 1 + 1 + QUERY_HASH_LEN + SETTINGS_HASH_LEN + 4 + POSIT
 /// Longest cursor text even looked at; anything longer is garbage by construction.
 pub const MAX_CURSOR_CHARS: usize = 64;
 
-/// What minted a cursor: a paged tool, or the repository listing (which the MCP layer serves
-/// as resources). The id is part of the wire format: a tool keeps its id forever, and a new
-/// tool takes an unused one.
+/// What minted a cursor, as the number written into it. The engine knows scopes as numbers
+/// only: which tool (or listing) holds which number is the tools' business, and naming it to
+/// a client is the MCP layer's. The id is part of the wire format: a tool keeps its id
+/// forever, and a new tool takes an unused one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scope {
     /// The id written into cursors.
     pub id: u8,
-    /// The tool's name, or `repository listing`.
-    pub name: &'static str,
-}
-
-impl Scope {
-    /// Every indexed repository by name, paged apart from `list_repos`.
-    pub const REPO_LISTING: Scope = Scope {
-        id: 6,
-        name: "repository listing",
-    };
-
-    /// The scope with this id, if any tool (or the repository listing) has it.
-    fn from_id(id: u8) -> Option<Scope> {
-        if id == Scope::REPO_LISTING.id {
-            return Some(Scope::REPO_LISTING);
-        }
-        crate::tools::scope_of(id)
-    }
 }
 
 /// Where a cursor resumes: the next page's item offset and the last item served.
@@ -143,7 +126,9 @@ impl RequestKey {
         if rec[0] != VERSION {
             return Err(CursorError::Malformed("the cursor version is unknown"));
         }
-        let scope = Scope::from_id(rec[1]).ok_or(CursorError::Malformed("unknown tool id"))?;
+        // Whether any tool has this id is for whoever names it (an unknown one is refused
+        // there as malformed).
+        let scope = Scope { id: rec[1] };
         if scope != self.scope {
             return Err(CursorError::OtherTool { minted_by: scope });
         }
@@ -193,10 +178,11 @@ pub enum CursorError {
     /// Not a cursor this server minted (garbage, truncated, wrong version).
     #[error("invalid cursor: {0}")]
     Malformed(&'static str),
-    /// Minted by another tool.
-    #[error("this cursor belongs to {}", describe(*.minted_by))]
+    /// Minted in another scope: by another tool, or by one this server does not have. Who
+    /// that is, is named where errors meet the client.
+    #[error("this cursor belongs to the cursor scope {}", .minted_by.id)]
     OtherTool {
-        /// The tool (or listing) that minted it.
+        /// The scope that minted it.
         minted_by: Scope,
     },
     /// Minted by the same tool for another query or filters.
@@ -219,26 +205,12 @@ pub enum CursorError {
     },
 }
 
-fn describe(scope: Scope) -> String {
-    if scope == Scope::REPO_LISTING {
-        format!("the {}", scope.name)
-    } else {
-        format!("the tool {}", scope.name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const SYMBOLS: Scope = Scope {
-        id: 2,
-        name: "search_symbols",
-    };
-    const FILES: Scope = Scope {
-        id: 3,
-        name: "search_files",
-    };
+    const SYMBOLS: Scope = Scope { id: 2 };
+    const FILES: Scope = Scope { id: 3 };
     const SETTINGS: &str = "shard 10000";
 
     fn key() -> RequestKey {
@@ -303,15 +275,12 @@ mod tests {
             other_tool.resume(&c, 1000),
             Err(CursorError::OtherTool { minted_by: SYMBOLS })
         );
-        // The message names who minted it: the client is told which tool to ask instead.
-        let minted_by = |scope| CursorError::OtherTool { minted_by: scope }.to_string();
+        // An id no tool has is still told as another scope's: naming it (or refusing it as
+        // unknown) is the MCP layer's.
+        let unknown = RequestKey::new(Scope { id: 250 }, &["sym:foo", ""], SETTINGS);
         assert_eq!(
-            minted_by(SYMBOLS),
-            format!("this cursor belongs to the tool {}", SYMBOLS.name)
-        );
-        assert_eq!(
-            minted_by(Scope::REPO_LISTING),
-            "this cursor belongs to the repository listing"
+            unknown.resume(&c, 1000),
+            Err(CursorError::OtherTool { minted_by: SYMBOLS })
         );
         let other_settings = RequestKey::new(SYMBOLS, &["sym:foo", ""], "shard 10");
         assert_eq!(

@@ -3,7 +3,6 @@
 
 use super::backend::BackendError;
 use super::cursor::CursorError;
-use crate::zoekt::query::QueryError;
 
 /// Why a tool call produced no answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -89,5 +88,57 @@ pub enum ArgumentError {
         start: u32,
         /// Lines in the file.
         total: u32,
+    },
+}
+
+/// Why a query cannot be built: the engine's vocabulary, produced by the backend's query
+/// builder (`zoekt::query`). Every variant maps to the tool error `INVALID_ARGUMENT`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    /// The query is empty or only whitespace.
+    #[error("the query is empty")]
+    Empty,
+    /// The query (or a name in it) is longer than its limit.
+    #[error("the {what} has {chars} characters (max {max})")]
+    TooLong {
+        /// What is too long: "query", "repository name", "path".
+        what: &'static str,
+        /// Characters in it.
+        chars: usize,
+        /// The most it may have.
+        max: usize,
+    },
+    /// The query holds a newline or another control character.
+    #[error("the query contains a newline or control character")]
+    ControlCharacter,
+    /// A double quote is never closed.
+    #[error("the query has an unclosed double quote")]
+    UnbalancedQuote,
+    /// A `type:`/`t:` atom, which would change the shape of Zoekt's answer.
+    #[error("`{token}` changes the shape of Zoekt's answer and is not accepted")]
+    ShapeAtom {
+        /// The atom.
+        token: String,
+    },
+    /// There are filters but no pattern where the tool needs one.
+    #[error("the query has filters but no pattern")]
+    MissingPattern,
+    /// More than one pattern where the tool takes exactly one.
+    #[error("the query has several patterns: {}", patterns.join(", "))]
+    SeveralPatterns {
+        /// The patterns found.
+        patterns: Vec<String>,
+    },
+    /// A token that must be a filter atom is not one.
+    #[error("`{token}` is not a filter atom")]
+    NotAFilter {
+        /// The token.
+        token: String,
+    },
+    /// The symbol cannot be searched as one literal identifier.
+    #[error("invalid symbol: {reason}")]
+    BadSymbol {
+        /// What is wrong with it.
+        reason: &'static str,
     },
 }

@@ -3,25 +3,12 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use std::cmp::Ordering;
-use std::sync::Arc;
-
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
+use super::item::{ItemRow, ItemText, row_lens, text_lens};
 use super::order::Position;
 use super::text::Snippet;
-use super::window::{Cut, ItemList, Section};
-use crate::tools::{ItemRow, ItemText, row_lens, text_lens};
-
-/// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Total {
-    /// The number of items.
-    pub value: u64,
-    /// `false`: an estimate from Zoekt's match/file counts (may over- or under-count items),
-    /// because Zoekt's answer was cut or the window did not reach the end.
-    pub exact: bool,
-}
+use super::tool::{Collected, Total};
 
 /// One page of items and everything needed to get the next one.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -64,138 +51,6 @@ pub struct Page<T> {
     /// Requests this page made to the backend (not part of the page: for metrics).
     #[serde(skip)]
     pub zoekt_requests: u32,
-}
-
-/// Where a walk is and how its page shows, as a caller gives them: the arguments every
-/// paged tool shares.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PageArgs {
-    /// Items per page (`None`: the configured default).
-    pub limit: Option<u32>,
-    /// `next_cursor` of the previous page (`None`: the first page).
-    pub cursor: Option<String>,
-    /// No items, only the total and the number of pages at `limit`.
-    pub count_only: bool,
-    /// Show source lines (`None`: yes).
-    pub include_snippet: Option<bool>,
-    /// Most characters of a source line shown (`None`: the configured default).
-    pub snippet_length: Option<u32>,
-}
-
-/// What a tool is asked to collect for one page.
-#[derive(Debug, Clone, Copy)]
-pub struct Want<'a> {
-    /// Items from position 0 up to here (the page's end plus one) are needed.
-    pub needed: usize,
-    /// The last item served, when resuming: a tool may skip a whole section before it.
-    pub after: Option<Position>,
-    /// The request, as the cursor knows it: with the query and context lines of a window,
-    /// it names that window's items in the cache.
-    pub request: &'a RequestKey,
-    /// Items the page after this one will need beyond `needed` (its limit): what the
-    /// cache may fetch ahead.
-    pub lookahead: usize,
-    /// Counts the requests to the backend this page makes.
-    pub(crate) requests: &'a std::sync::atomic::AtomicU32,
-}
-
-/// Every item a request needs for one page, in page order, with what is known of the rest.
-#[derive(Debug, Clone)]
-pub struct Collected<T> {
-    /// Items in page order, run after run: from number `first` up to at least the wanted
-    /// end, when they exist.
-    pub runs: Vec<Run<T>>,
-    /// The number of the first item in the whole result (0 unless a tool left out a section
-    /// that lies wholly before the page).
-    pub first: u64,
-    /// The items are in the total order of `engine/order.rs` (every ranked result), so a
-    /// cursor whose item is gone can still find the place it stood. `false` for a listing in
-    /// another order (repositories by name).
-    pub ranked: bool,
-    /// The items end where the backend's answer ends: no more items exist in it.
-    pub ran_out: bool,
-    /// What Zoekt's answers (every query's) left out: whether asking again later may find
-    /// more ([`Cut::is_transient`]), and whether shards were still loading.
-    pub cut: Cut,
-    /// How many items the whole result holds.
-    pub total: Total,
-    /// Why the result may be partial.
-    pub warnings: Vec<String>,
-}
-
-/// Leading items of a shared list, placed in a section of the order. Pages of a cached
-/// answer share its list; a page copies only its own items out of it.
-#[derive(Debug, Clone)]
-pub struct Run<T> {
-    list: Arc<ItemList<T>>,
-    len: usize,
-    section: Section,
-}
-
-impl<T> Run<T> {
-    /// The first `len` items of `list`, in `section`.
-    pub fn new(list: Arc<ItemList<T>>, len: usize, section: Section) -> Run<T> {
-        debug_assert!(len <= list.items.len() && list.items.len() == list.positions.len());
-        Run { list, len, section }
-    }
-
-    /// Every item of `list`, in section 0.
-    pub fn all(list: ItemList<T>) -> Run<T> {
-        let len = list.items.len();
-        Run::new(Arc::new(list), len, Section::default())
-    }
-
-    fn position(&self, i: usize) -> Position {
-        self.section.relabel(self.list.positions[i])
-    }
-
-    /// How many of the run's items come at or before `after` in `order`.
-    fn not_after(&self, after: &Position) -> usize {
-        self.list.positions[..self.len]
-            .partition_point(|p| self.section.relabel(*p).order(after) != Ordering::Greater)
-    }
-}
-
-impl<T> Collected<T> {
-    /// How many items were collected.
-    pub fn len(&self) -> usize {
-        self.runs.iter().map(|r| r.len).sum()
-    }
-
-    /// No items were collected.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Item `i` (counted from `first`) and its position.
-    fn get(&self, mut i: usize) -> Option<(&T, Position)> {
-        for run in &self.runs {
-            if i < run.len {
-                return Some((&run.list.items[i], run.position(i)));
-            }
-            i -= run.len;
-        }
-        None
-    }
-
-    /// Where the first item after `after` is (counted from `first`).
-    ///
-    /// Ranked items are in `engine/order.rs`'s order, so the answer is the first one past
-    /// `after` even when the item itself is gone. A listing in another order (repositories
-    /// by name) can only find the item itself; `None` when that fails.
-    pub fn seek(&self, after: &Position) -> Option<usize> {
-        if self.ranked {
-            return Some(self.runs.iter().map(|r| r.not_after(after)).sum());
-        }
-        let mut before = 0;
-        for run in &self.runs {
-            if let Some(i) = (0..run.len).position(|i| run.position(i).same_place(after)) {
-                return Some(before + i + 1);
-            }
-            before += run.len;
-        }
-        None
-    }
 }
 
 /// Where a page starts, how big it is and how its items show, once validated.
@@ -403,7 +258,11 @@ impl std::io::Write for ByteCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::{CellKind, Column, Grouping, Location};
+    use std::sync::Arc;
+
+    use crate::engine::item::{CellKind, Column, Grouping, Location};
+    use crate::engine::tool::Run;
+    use crate::engine::window::{Cut, ItemList, Section};
 
     fn at(score: f64, file: u64, index: u32) -> Position {
         Position {

@@ -70,7 +70,7 @@ impl WindowSpec<'_> {
 pub struct ItemList<T> {
     /// The items.
     pub items: Vec<T>,
-    /// Each item's place in the total order (section 0; a [`Run`](super::page::Run) relabels
+    /// Each item's place in the total order (section 0; a [`Run`](super::tool::Run) relabels
     /// the section).
     pub positions: Vec<Position>,
 }
@@ -422,6 +422,11 @@ impl<T> Window<T> {
         self.ran_out && self.cut.is_none()
     }
 
+    /// Where the window's items stand in the total order.
+    pub fn section(&self) -> Section {
+        self.section
+    }
+
     /// The same window with its items placed in `section`, numbered from `section_start`,
     /// after sections that were incomplete (`earlier_cut`) or not.
     pub fn in_section(mut self, section: u8, section_start: u32, earlier_cut: bool) -> Window<T> {
@@ -431,11 +436,6 @@ impl<T> Window<T> {
             earlier_cut,
         };
         self
-    }
-
-    /// The window's items as a run of a page's items.
-    pub fn into_run(self) -> super::page::Run<T> {
-        super::page::Run::new(Arc::clone(&self.answer.list), self.len, self.section)
     }
 }
 

@@ -6,9 +6,10 @@ use serde::Serialize;
 
 use crate::engine::backend::BackendErrorKind;
 use crate::engine::cursor::{CursorError, Scope};
+use crate::engine::error::QueryError;
 use crate::engine::error::{ArgumentError, Error};
+use crate::tools::list_repos::REPO_LISTING;
 use crate::tools::search_symbols::MAX_KINDS;
-use crate::zoekt::query::QueryError;
 
 /// Machine-readable error codes shared by every tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -107,6 +108,9 @@ impl ToolError {
 
 impl From<&Error> for ToolError {
     fn from(e: &Error) -> Self {
+        if let Error::Cursor(CursorError::OtherTool { minted_by }) = e {
+            return other_scope(*minted_by);
+        }
         let (code, hint) = match e {
             Error::Argument(a) => (ErrorCode::InvalidArgument, argument_hint(a)),
             Error::Query(q) => (ErrorCode::InvalidArgument, query_hint(q)),
@@ -191,18 +195,36 @@ fn query_hint(e: &QueryError) -> String {
     }
 }
 
+/// A cursor of another scope, named here: the engine knows scopes as numbers only. A scope
+/// no tool has is not a cursor this server minted.
+fn other_scope(minted_by: Scope) -> ToolError {
+    let (owner, hint) = if minted_by == REPO_LISTING {
+        (
+            "the repository listing".to_string(),
+            "Pass this cursor to resources/list, or omit cursor to start over.".to_string(),
+        )
+    } else if let Some(tool) = crate::tools::tool_of_scope(minted_by) {
+        (
+            format!("the tool {tool}"),
+            format!(
+                "Pass this cursor to {tool} with the same arguments, or omit cursor to start over."
+            ),
+        )
+    } else {
+        return ToolError::from(&Error::Cursor(CursorError::Malformed("unknown tool id")));
+    };
+    ToolError {
+        code: ErrorCode::CursorMismatch,
+        message: excerpt(&format!("this cursor belongs to {owner}")),
+        hint,
+    }
+}
+
 fn cursor_code_and_hint(e: &CursorError) -> (ErrorCode, String) {
     match e {
-        CursorError::OtherTool { minted_by } if *minted_by == Scope::REPO_LISTING => (
+        CursorError::OtherTool { .. } => (
             ErrorCode::CursorMismatch,
-            "Pass this cursor to resources/list, or omit cursor to start over.".into(),
-        ),
-        CursorError::OtherTool { minted_by } => (
-            ErrorCode::CursorMismatch,
-            format!(
-                "Pass this cursor to {} with the same arguments, or omit cursor to start over.",
-                minted_by.name
-            ),
+            "Pass this cursor to the tool that made it, or omit cursor to start over.".into(),
         ),
         CursorError::OtherQuery => (
             ErrorCode::CursorMismatch,

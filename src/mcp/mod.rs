@@ -30,9 +30,10 @@ use serde_json::Value;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
-use crate::engine::page::PageArgs;
+use crate::engine::item::ItemText;
+use crate::engine::tool::PageArgs;
 use crate::metrics::Metrics;
-use crate::tools::{AnswerTool, ItemText, PagedTool, ToolInfo, ToolVisitor, visit_all};
+use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 pub use errors::{ErrorCode, ToolError};
 use render::{error_text, page_text};
 use resources::Target;
@@ -167,7 +168,7 @@ impl<B: Backend + 'static> PagerServer<B> {
             Err(e) => {
                 let e = ToolError::from(&e);
                 if e.code.is_cursor_error() {
-                    self.metrics.cursor_error(e.code);
+                    self.metrics.cursor_error(e.code.as_str());
                 }
                 return Err(rpc_error(&e));
             }
@@ -248,7 +249,7 @@ impl<B: Backend + 'static> PagerServer<B> {
                 Err(_) => {
                     let e = ToolError::call_timeout(self.call_timeout);
                     let (result, _) = failure(known, &e);
-                    self.metrics.tool_call(known, Some(e.code));
+                    count_call(&self.metrics, known, Some(e.code));
                     Some(result)
                 }
             },
@@ -281,12 +282,12 @@ impl<B: Backend + 'static> PagerServer<B> {
         }
         match outcome {
             Ok(items) => {
-                self.metrics.tool_call(name, None);
+                count_call(&self.metrics, name, None);
                 if let Some((n, requests)) = items {
                     self.metrics.page_served(name, n, requests);
                 }
             }
-            Err(code) => self.metrics.tool_call(name, Some(code)),
+            Err(code) => count_call(&self.metrics, name, Some(code)),
         }
         Some(result)
     }
@@ -302,7 +303,7 @@ struct Table<'a, B> {
 
 impl<B> Table<'_, B> {
     /// Adds tool `T`, whose results hold `output` as `structuredContent` (its schema).
-    fn add<T: ToolInfo>(&mut self, handler: Handler<B>, output: JsonObject) {
+    fn add<T: ToolInfo, A: ToolArgs>(&mut self, handler: Handler<B>, output: JsonObject) {
         let mut tool = Tool::new(T::NAME, T::DESCRIPTION, JsonObject::new())
             .with_title(T::TITLE)
             .with_annotations(
@@ -312,7 +313,7 @@ impl<B> Table<'_, B> {
                     .idempotent(true)
                     .open_world(false),
             )
-            .with_input_schema::<T::Args>();
+            .with_input_schema::<A>();
         tool.output_schema = Some(Arc::new(output));
         let mut schema = (*tool.input_schema).clone();
         schema::standardize(&mut schema);
@@ -329,7 +330,7 @@ impl<B> Table<'_, B> {
 
 impl<B: Backend + 'static> ToolVisitor for Table<'_, B> {
     fn paged<T: PagedTool>(&mut self) {
-        self.add::<T>(
+        self.add::<T, T::Args>(
             |pager, args| Box::pin(page_call::<T, B>(pager, args)),
             view::page_schema::<T::Item>(),
         );
@@ -337,7 +338,7 @@ impl<B: Backend + 'static> ToolVisitor for Table<'_, B> {
 
     fn answer<T: AnswerTool>(&mut self) {
         let output = rmcp::handler::server::tool::schema_for_output::<T::Output>();
-        self.add::<T>(
+        self.add::<T, T::Args>(
             |pager, args| Box::pin(answer_call::<T, B>(pager, args)),
             (*output).clone(),
         );
@@ -400,6 +401,15 @@ async fn answer_call<T: AnswerTool, B: Backend>(
 
 /// The one place arguments are parsed: a mismatch with the input schema is an
 /// INVALID_ARGUMENT tool error, like any other refused argument.
+/// Counts one finished call: `ok`, or its error code (a refused cursor also as a cursor
+/// error). What a code is, is decided here; the metrics take plain labels.
+fn count_call(metrics: &Metrics, tool: &str, error: Option<ErrorCode>) {
+    metrics.tool_call(tool, error.map_or("ok", ErrorCode::as_str));
+    if let Some(code) = error.filter(|c| c.is_cursor_error()) {
+        metrics.cursor_error(code.as_str());
+    }
+}
+
 fn parse_args<A: DeserializeOwned>(tool: &str, args: Value) -> Result<A, ToolError> {
     serde_json::from_value(args).map_err(|e| ToolError::bad_arguments(tool, &e))
 }

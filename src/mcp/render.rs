@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::errors::ToolError;
+use crate::engine::item::{ItemText, write_items};
 use crate::engine::page::Page;
-use crate::tools::{ItemText, write_items};
 
 /// The whole text block of a page of `tool`: its items, the sentence that says where the
 /// walk is ([`walk_sentence`]), and its warnings.
@@ -98,7 +98,7 @@ pub fn error_text(e: &ToolError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::page::Total;
+    use crate::engine::tool::Total;
     use crate::tools::list_repos::RepoItem;
 
     fn page(next: Option<&str>, complete: bool) -> Page<RepoItem> {

@@ -22,8 +22,8 @@
 use serde_json::{Map, Value, json};
 
 use super::render::walk_sentence;
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow};
 use crate::engine::page::Page;
-use crate::tools::{CellKind, Column, Grouping, ItemRow};
 
 /// The structured page of `tool`.
 pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>) -> Value {

@@ -7,16 +7,14 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    BRANCHES, CellKind, Column, Grouping, ItemRow, ItemText, LANGUAGE, Location, PATH, PagedTool,
-    ToolInfo, count, lines, paged_args, text,
-};
+use super::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Want};
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text, first_match_column};
+use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -65,11 +63,11 @@ impl ToolInfo for FilesWithMatches {
         you need which files, not every line. Paged by item; continue with \
         cursor=next_cursor.";
     const SUMMARY: &'static str = "lists the files whose content matches";
-    type Args = FilesWithMatchesArgs;
 }
 
-impl PagedTool for FilesWithMatches {
+impl Tool for FilesWithMatches {
     const SCOPE_ID: u8 = 7;
+    type Args = FilesWithMatchesArgs;
     type Item = MatchingFileItem;
     /// The Zoekt query.
     type Plan = String;

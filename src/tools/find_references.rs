@@ -9,15 +9,15 @@ use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
 use super::{
-    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, LINE, Location,
-    PagedTool, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+    AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Total, Want};
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text, column, context_lines, find_word};
+use crate::engine::tool::{Collected, Tool, Total, Want};
 use crate::engine::window::{Window, clamp_u32};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -100,11 +100,11 @@ impl ToolInfo for FindReferences {
         every line using it (whole word, case-sensitive), labelled definition/reference. Paged \
         by item; continue with cursor=next_cursor.";
     const SUMMARY: &'static str = "lists a symbol's definitions then its usages";
-    type Args = FindReferencesArgs;
 }
 
-impl PagedTool for FindReferences {
+impl Tool for FindReferences {
     const SCOPE_ID: u8 = 4;
+    type Args = FindReferencesArgs;
     type Item = ReferenceItem;
     type Plan = Plan;
 

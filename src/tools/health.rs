@@ -54,10 +54,10 @@ impl ToolInfo for Health {
         indexes (repositories, documents, shards), which repositories lack symbols, and the \
         Zoekt version.";
     const SUMMARY: &'static str = "reports the backend's state";
-    type Args = HealthArgs;
 }
 
 impl AnswerTool for Health {
+    type Args = HealthArgs;
     type Output = HealthReport;
 
     async fn answer<B: Backend>(

@@ -7,16 +7,15 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    BRANCHES, CellKind, Column, Grouping, ItemRow, ItemText, Location, PagedArgs, PagedTool,
-    ToolInfo, count, lines, paged_args, text,
-};
+use super::{BRANCHES, ToolInfo, count, lines, paged_args, text};
 use crate::engine::backend::{Backend, IndexedRepo};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::order::{Position, file_key};
-use crate::engine::page::{Collected, Page, PageArgs, Run, Total, Want};
+use crate::engine::page::Page;
+use crate::engine::tool::{Collected, PageArgs, PagedArgs, Run, Tool, Total, Want};
 use crate::engine::window::{Cut, ItemList};
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
@@ -59,11 +58,11 @@ impl ToolInfo for ListRepos {
     const DESCRIPTION: &'static str = "List the indexed repositories (name, file count, \
         whether symbols are indexed), sorted by name. Paged; continue with cursor=next_cursor.";
     const SUMMARY: &'static str = "lists repositories";
-    type Args = ListReposArgs;
 }
 
-impl PagedTool for ListRepos {
+impl Tool for ListRepos {
     const SCOPE_ID: u8 = 5;
+    type Args = ListReposArgs;
     type Item = RepoItem;
     /// The Zoekt query (empty: every repository).
     type Plan = String;
@@ -186,13 +185,17 @@ impl ItemText for RepoItem {
     }
 }
 
+/// The cursor scope of every indexed repository by name, paged apart from `list_repos`
+/// (the MCP layer serves it as resources). Part of the wire format, like a tool's id.
+pub const REPO_LISTING: Scope = Scope { id: 6 };
+
 impl<B: Backend> Pager<B> {
     /// Every repository, in the pages of `list_repos` without a query, with cursors of
-    /// their own ([`Scope::REPO_LISTING`]).
+    /// their own ([`REPO_LISTING`]).
     pub async fn repo_listing(&self, paging: &PageArgs) -> Result<Page<RepoItem>, Error> {
         let mut args = ListReposArgs::default();
         args.set_paging(paging.clone());
-        self.page_in::<ListRepos>(Scope::REPO_LISTING, &args).await
+        self.page_in::<ListRepos>(REPO_LISTING, &args).await
     }
 
     /// One repository by exact name, or `None`.

@@ -18,7 +18,6 @@ pub mod search;
 pub mod search_files;
 pub mod search_symbols;
 
-use std::fmt::Write as _;
 use std::future::Future;
 
 use schemars::JsonSchema;
@@ -30,8 +29,8 @@ use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::page::{Collected, PageArgs, Want};
-use crate::engine::text::Snippet;
+use crate::engine::item::{CellKind, Column};
+use crate::engine::tool::Tool;
 
 /// What every tool has: a name and the words that present it.
 pub trait ToolInfo: Send + Sync + 'static {
@@ -43,17 +42,20 @@ pub trait ToolInfo: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     /// What the tool does, as the end of "NAME ...", for the server's instructions.
     const SUMMARY: &'static str;
-    /// The arguments: the MCP input schema (serde + schemars) and the CLI subcommand (clap).
-    type Args: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static;
 }
 
-/// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
-pub trait PagedArgs {
-    /// The page size and cursor.
-    fn paging(&self) -> PageArgs;
-    /// Replaces the page size and cursor (a walk moves the cursor).
-    fn set_paging(&mut self, paging: PageArgs);
-}
+/// What a tool's arguments are for the MCP layer and the CLI: the MCP input schema (serde +
+/// schemars) and the CLI subcommand (clap).
+pub trait ToolArgs: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static {}
+
+impl<A: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static> ToolArgs for A {}
+
+/// A paged tool with its face: the engine's seam ([`Tool`]: scope, plan, key, collect) and
+/// the words and arguments the MCP layer and the CLI present ([`ToolInfo`], [`ToolArgs`]).
+/// Every type that has both is one.
+pub trait PagedTool: ToolInfo + Tool<Args: ToolArgs> {}
+
+impl<T: ToolInfo + Tool<Args: ToolArgs>> PagedTool for T {}
 
 /// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
@@ -125,11 +127,11 @@ macro_rules! paged_args {
             pub count_only: Option<bool>,
         }
 
-        impl $crate::tools::PagedArgs for $name {
+        impl $crate::engine::tool::PagedArgs for $name {
             // The update fills the snippet fields of tools without them; with them it is empty.
             #[allow(clippy::needless_update)]
-            fn paging(&self) -> $crate::engine::page::PageArgs {
-                $crate::engine::page::PageArgs {
+            fn paging(&self) -> $crate::engine::tool::PageArgs {
+                $crate::engine::tool::PageArgs {
                     limit: self.limit,
                     cursor: self.cursor.clone(),
                     count_only: self.count_only.unwrap_or(false),
@@ -137,7 +139,7 @@ macro_rules! paged_args {
                     ..Default::default()
                 }
             }
-            fn set_paging(&mut self, paging: $crate::engine::page::PageArgs) {
+            fn set_paging(&mut self, paging: $crate::engine::tool::PageArgs) {
                 self.limit = paging.limit;
                 self.cursor = paging.cursor;
                 self.count_only = Some(paging.count_only).filter(|c| *c);
@@ -148,37 +150,10 @@ macro_rules! paged_args {
 }
 use paged_args;
 
-/// A tool that answers with pages of items.
-pub trait PagedTool: ToolInfo<Args: PagedArgs> {
-    /// The cursor scope id: written into every cursor, so never reused for another tool.
-    const SCOPE_ID: u8;
-    /// The cursor scope: this tool's id and name.
-    const SCOPE: Scope = Scope {
-        id: Self::SCOPE_ID,
-        name: Self::NAME,
-    };
-    /// One item of a page: a row of the structured page ([`ItemRow`]), a line of its text
-    /// ([`ItemText`]).
-    type Item: Serialize + JsonSchema + ItemText + ItemRow + Clone + Send + Sync + 'static;
-    /// The validated, canonical request the arguments stand for.
-    type Plan: Send + Sync;
-
-    /// Validates the arguments and builds the request; refuses what cannot be searched.
-    fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
-    /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
-    fn key(plan: &Self::Plan) -> Vec<&str>;
-    /// Every item from position 0 up to `want.needed` (or all there are), in page order,
-    /// with their positions. A tool with sections may start at the section holding
-    /// `want.after` (see [`Collected::first`]).
-    fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &Self::Plan,
-        want: &Want<'_>,
-    ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
-}
-
 /// A tool that answers with one value rather than pages.
 pub trait AnswerTool: ToolInfo {
+    /// The arguments.
+    type Args: ToolArgs;
     /// The answer (the output schema).
     type Output: Serialize + JsonSchema + Send + Sync + 'static;
 
@@ -189,126 +164,6 @@ pub trait AnswerTool: ToolInfo {
     ) -> impl Future<Output = Result<Self::Output, Error>> + Send;
     /// The answer as text for a model to read.
     fn text(output: &Self::Output) -> String;
-}
-
-/// `repo/path`, or `repo@branch,branch/path` when the index has branches: where an item is,
-/// as the text of every tool writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Location<'a> {
-    /// Repository name.
-    pub repo: &'a str,
-    /// The file's branches (may be empty).
-    pub branches: &'a [String],
-    /// Path inside the repository.
-    pub path: &'a str,
-}
-
-impl<'a> Location<'a> {
-    /// No place: the group of items that are not in a file ([`Grouping::None`]).
-    pub const NOWHERE: Location<'static> = Location {
-        repo: "",
-        branches: &[],
-        path: "",
-    };
-
-    /// A repository alone: the group of files listed by repository ([`Grouping::Repo`]).
-    pub fn repo(repo: &'a str) -> Location<'a> {
-        Location {
-            repo,
-            branches: &[],
-            path: "",
-        }
-    }
-}
-
-impl std::fmt::Display for Location<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.branches.is_empty() {
-            write!(f, "{}/{}", self.repo, self.path)
-        } else {
-            write!(f, "{}@{}/{}", self.repo, self.branches.join(","), self.path)
-        }
-    }
-}
-
-/// An item as text: one line (or a few, for context), no trailing newline.
-///
-/// Items inside a file name it with [`ItemText::file`] and leave it out of their own line:
-/// the page's text writes the file once, as a header over the run of its items, instead of
-/// on every line (a page of symbols often holds several per file).
-pub trait ItemText {
-    /// The file the item lies in, written once above consecutive items of that file; `None`
-    /// for an item that is not a place in a file (a file of a listing, a repository).
-    fn file(&self) -> Option<Location<'_>> {
-        None
-    }
-    /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
-    fn write_text(&self, out: &mut String);
-    /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
-    /// nothing to do for an item without source lines.
-    fn shape(&mut self, _snippet: &Snippet) {}
-}
-
-/// How an item reads in the structured page, which the MCP layer renders (`mcp::view`) for
-/// hosts that hand a model `structuredContent` rather than the text: one row of cells under
-/// the page's list of column names, inside a group that says once what consecutive items
-/// share (their file, or their repository), so nothing is written twice.
-pub trait ItemRow {
-    /// Every column an item of this tool may have, in row order. A page lists only the
-    /// columns some item on it has.
-    const COLUMNS: &'static [Column];
-    /// What consecutive items share and the page says once.
-    const GROUPING: Grouping;
-    /// The parts of the result, in order, when it has several (`find_references`:
-    /// definitions, then references): each is its own list of groups with its own columns.
-    /// Empty: one part.
-    const PARTS: &'static [&'static str] = &[];
-
-    /// The file (or repository) the item belongs to; consecutive items with the same one
-    /// share a group. Ignored with [`Grouping::None`].
-    fn group(&self) -> Location<'_>;
-    /// Which of [`ItemRow::PARTS`] the item is in (0 with one part).
-    fn part(&self) -> usize {
-        0
-    }
-    /// The item's cells, one per column of [`ItemRow::COLUMNS`]: `None` where it has no
-    /// value (an empty text, no parent, no context lines).
-    fn cells(&self) -> Vec<Option<serde_json::Value>>;
-}
-
-/// One column of a tool's rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Column {
-    /// The name a page lists in `fields`.
-    pub name: &'static str,
-    /// The JSON type of its cells.
-    pub kind: CellKind,
-    /// What it holds, for the output schema.
-    pub about: &'static str,
-}
-
-/// The JSON type of a column's cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellKind {
-    /// A whole number, at least 0.
-    Count,
-    /// A string.
-    Text,
-    /// `true` or `false`.
-    Flag,
-    /// A list of strings.
-    Lines,
-}
-
-/// What consecutive items share in the structured page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Grouping {
-    /// Their file: `files: [{repo, path, branches?, rows}]`.
-    File,
-    /// Their repository: `repos: [{repo, rows}]` (each row a file of it).
-    Repo,
-    /// Nothing: `rows` (each row a repository).
-    None,
 }
 
 /// The 1-based line number of an item in a file.
@@ -375,46 +230,6 @@ pub fn lines(lines: &[String]) -> Option<serde_json::Value> {
     (!lines.is_empty()).then(|| serde_json::Value::from(lines.to_vec()))
 }
 
-/// How many characters each item adds to the structured page's compact JSON, as
-/// `mcp::view` writes it: its row with every column present (a cell the page leaves out
-/// would only make it shorter; an absent one in a listed column is `null`), and its group's
-/// opening when it starts a new group or part. What the page's budget measures.
-pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
-    let mut previous: Option<&T> = None;
-    items.iter().map(move |item| {
-        let cells = item.cells();
-        // `[` `]` and a comma after each cell but the last, plus the comma between rows.
-        let mut len = 2 + cells.len();
-        for cell in &cells {
-            len += cell.as_ref().map_or(4, json_chars);
-        }
-        let new_part = previous.is_none_or(|p| p.part() != item.part());
-        let new_group = new_part || previous.is_some_and(|p| p.group() != item.group());
-        if new_group && T::GROUPING != Grouping::None {
-            // `{"repo":"…","path":"…","branches":[…],"rows":[` `]},`
-            let g = item.group();
-            len += 12 + json_chars(&serde_json::Value::from(g.repo)) + 9;
-            if T::GROUPING == Grouping::File {
-                len += 8 + json_chars(&serde_json::Value::from(g.path));
-                if !g.branches.is_empty() {
-                    len += 12 + json_chars(&serde_json::Value::from(g.branches.to_vec()));
-                }
-            }
-        }
-        if new_part {
-            // The part's name and its `fields` list: every column, at most.
-            len += 40 + T::COLUMNS.iter().map(|c| c.name.len() + 3).sum::<usize>();
-        }
-        previous = Some(item);
-        len
-    })
-}
-
-/// Characters of `value`'s compact JSON.
-fn json_chars(value: &serde_json::Value) -> usize {
-    serde_json::to_string(value).map_or(0, |s| s.chars().count())
-}
-
 /// The `context_lines` argument of a tool, checked against `--max-context-lines`.
 pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
     let context_lines = given.unwrap_or(0);
@@ -454,57 +269,6 @@ pub(crate) fn write_in_context(
     }
 }
 
-/// The items as a page's text: a line each (or a few, with context). Consecutive items of one
-/// file go under one header line naming it, indented by two spaces, so a path is written once
-/// per run rather than once per item.
-pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
-    let mut line = String::new();
-    let mut current = None;
-    for item in items {
-        write_item(item, current, &mut line, out);
-        current = item.file();
-    }
-}
-
-/// How many characters each item adds to [`write_items`]' text (its file's header included
-/// when it starts a run): what the page's budget measures.
-pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
-    let mut line = String::new();
-    let mut out = String::new();
-    let mut current = None;
-    items.iter().map(move |item| {
-        out.clear();
-        write_item(item, current, &mut line, &mut out);
-        current = item.file();
-        out.chars().count()
-    })
-}
-
-/// Appends one item of [`write_items`], after an item of file `current`.
-fn write_item<'a, T: ItemText>(
-    item: &'a T,
-    current: Option<Location<'a>>,
-    line: &mut String,
-    out: &mut String,
-) {
-    line.clear();
-    item.write_text(line);
-    match item.file() {
-        Some(f) => {
-            if current != Some(f) {
-                let _ = writeln!(out, "{f}");
-            }
-            for l in line.split('\n') {
-                let _ = writeln!(out, "  {l}");
-            }
-        }
-        None => {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-}
-
 /// Something that wants to know every tool, with its type.
 pub trait ToolVisitor {
     /// Called once for each paged tool.
@@ -541,18 +305,18 @@ pub fn names() -> Vec<&'static str> {
     v.0
 }
 
-/// The cursor scope of the paged tool with this id.
-pub(crate) fn scope_of(id: u8) -> Option<Scope> {
-    struct Find(u8, Option<Scope>);
+/// The name of the paged tool whose cursors have this scope, if any has it.
+pub(crate) fn tool_of_scope(scope: Scope) -> Option<&'static str> {
+    struct Find(Scope, Option<&'static str>);
     impl ToolVisitor for Find {
         fn paged<T: PagedTool>(&mut self) {
-            if T::SCOPE.id == self.0 {
-                self.1 = Some(T::SCOPE);
+            if T::SCOPE == self.0 {
+                self.1 = Some(T::NAME);
             }
         }
         fn answer<T: AnswerTool>(&mut self) {}
     }
-    let mut v = Find(id, None);
+    let mut v = Find(scope, None);
     visit_all(&mut v);
     v.1
 }
@@ -570,7 +334,7 @@ mod tests {
             }
             fn answer<T: AnswerTool>(&mut self) {}
         }
-        let mut s = Scopes(vec![Scope::REPO_LISTING.id]);
+        let mut s = Scopes(vec![list_repos::REPO_LISTING.id]);
         visit_all(&mut s);
         let mut ids = s.0.clone();
         ids.sort_unstable();

@@ -71,10 +71,10 @@ impl ToolInfo for ReadFile {
         path exactly as search results give them), bounded in lines and bytes; truncated \
         answers say where to continue with start_line.";
     const SUMMARY: &'static str = "returns a bounded range of lines of one file";
-    type Args = ReadFileArgs;
 }
 
 impl AnswerTool for ReadFile {
+    type Args = ReadFileArgs;
     type Output = FileSlice;
 
     async fn answer<B: Backend>(pager: &Pager<B>, args: &ReadFileArgs) -> Result<FileSlice, Error> {

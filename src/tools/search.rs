@@ -6,15 +6,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, Location, PagedTool,
-    TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Want};
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text, context_lines, first_match_column};
+use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -75,11 +75,11 @@ impl ToolInfo for Search {
         (line 0 = the path matched), optionally with context lines. Paged by item; continue \
         with cursor=next_cursor.";
     const SUMMARY: &'static str = "returns matching lines for a raw Zoekt query";
-    type Args = SearchArgs;
 }
 
-impl PagedTool for Search {
+impl Tool for Search {
     const SCOPE_ID: u8 = 1;
+    type Args = SearchArgs;
     type Item = LineItem;
     type Plan = Plan;
 

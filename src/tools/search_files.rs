@@ -5,15 +5,13 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    BRANCHES, Column, Grouping, ItemRow, ItemText, LANGUAGE, Location, PATH, PagedTool, ToolInfo,
-    lines, paged_args, text,
-};
+use super::{BRANCHES, LANGUAGE, PATH, ToolInfo, lines, paged_args, text};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::page::{Collected, Want};
+use crate::engine::item::{Column, Grouping, ItemRow, ItemText, Location};
+use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -51,11 +49,11 @@ impl ToolInfo for SearchFiles {
     const DESCRIPTION: &'static str = "Find FILES whose path matches regexes (never by \
         content), one item per file. Paged by item; continue with cursor=next_cursor.";
     const SUMMARY: &'static str = "finds paths";
-    type Args = SearchFilesArgs;
 }
 
-impl PagedTool for SearchFiles {
+impl Tool for SearchFiles {
     const SCOPE_ID: u8 = 3;
+    type Args = SearchFilesArgs;
     type Item = FileItem;
     /// The Zoekt query.
     type Plan = String;

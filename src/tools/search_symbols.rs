@@ -7,15 +7,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AFTER, BEFORE, COLUMN, CellKind, Column, Grouping, ItemRow, ItemText, LINE, Location,
-    PagedTool, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+    AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::page::{Collected, Want};
+use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text, column, context_lines};
+use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -93,11 +93,11 @@ impl ToolInfo for SearchSymbols {
         whose name matches a regex, one item per definition with kind, parent, location and \
         the defining line. Paged by item; continue with cursor=next_cursor.";
     const SUMMARY: &'static str = "finds definitions";
-    type Args = SearchSymbolsArgs;
 }
 
-impl PagedTool for SearchSymbols {
+impl Tool for SearchSymbols {
     const SCOPE_ID: u8 = 2;
+    type Args = SearchSymbolsArgs;
     type Item = SymbolItem;
     type Plan = Plan;
 

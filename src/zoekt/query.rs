@@ -30,56 +30,8 @@ const SHAPE_PREFIXES: &[&str] = &["type:", "t:"];
 /// Longest query text accepted (characters); longer input is an error, not a truncation.
 pub const MAX_QUERY_CHARS: usize = 1000;
 
-/// Why a query cannot be built. Every variant maps to the tool error `INVALID_ARGUMENT`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum QueryError {
-    /// The query is empty or only whitespace.
-    #[error("the query is empty")]
-    Empty,
-    /// The query (or a name in it) is longer than its limit.
-    #[error("the {what} has {chars} characters (max {max})")]
-    TooLong {
-        /// What is too long: "query", "repository name", "path".
-        what: &'static str,
-        /// Characters in it.
-        chars: usize,
-        /// The most it may have.
-        max: usize,
-    },
-    /// The query holds a newline or another control character.
-    #[error("the query contains a newline or control character")]
-    ControlCharacter,
-    /// A double quote is never closed.
-    #[error("the query has an unclosed double quote")]
-    UnbalancedQuote,
-    /// A `type:`/`t:` atom, which would change the shape of Zoekt's answer.
-    #[error("`{token}` changes the shape of Zoekt's answer and is not accepted")]
-    ShapeAtom {
-        /// The atom.
-        token: String,
-    },
-    /// There are filters but no pattern where the tool needs one.
-    #[error("the query has filters but no pattern")]
-    MissingPattern,
-    /// More than one pattern where the tool takes exactly one.
-    #[error("the query has several patterns: {}", patterns.join(", "))]
-    SeveralPatterns {
-        /// The patterns found.
-        patterns: Vec<String>,
-    },
-    /// A token that must be a filter atom is not one.
-    #[error("`{token}` is not a filter atom")]
-    NotAFilter {
-        /// The token.
-        token: String,
-    },
-    /// The symbol cannot be searched as one literal identifier.
-    #[error("invalid symbol: {reason}")]
-    BadSymbol {
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-}
+/// Why a query cannot be built: the engine's error, which this builder produces.
+pub use crate::engine::error::QueryError;
 
 /// A user query split into filter atoms and pattern tokens.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

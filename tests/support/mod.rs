@@ -16,12 +16,13 @@ pub mod sidecar;
 use std::path::PathBuf;
 
 use zoekt_pager::backend::Backend;
+use zoekt_pager::tool::PagedArgs;
+use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::find_references::{FindReferences, FindReferencesArgs, ReferenceItem};
 use zoekt_pager::tools::list_repos::{ListRepos, ListReposArgs, RepoItem};
 use zoekt_pager::tools::search::{LineItem, Search, SearchArgs};
 use zoekt_pager::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs, SymbolItem};
-use zoekt_pager::tools::{PagedArgs, PagedTool};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
 use zoekt_pager::{Page, PageArgs, Pager, PagerConfig, ToolError};
 

@@ -1,0 +1,219 @@
+//! An item as the page shows it: its text and its row, and what each adds to a page (what
+//! the page budget counts). Tools implement [`ItemText`] and [`ItemRow`] for their items; the
+//! page cut (`page.rs`) measures with [`text_lens`] and [`row_lens`]; the MCP layer writes
+//! the same text with [`write_items`] and the same rows from [`ItemRow::cells`].
+
+use std::fmt::Write as _;
+
+use super::text::Snippet;
+
+/// `repo/path`, or `repo@branch,branch/path` when the index has branches: where an item is,
+/// as the text of every tool writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// Repository name.
+    pub repo: &'a str,
+    /// The file's branches (may be empty).
+    pub branches: &'a [String],
+    /// Path inside the repository.
+    pub path: &'a str,
+}
+
+impl<'a> Location<'a> {
+    /// No place: the group of items that are not in a file ([`Grouping::None`]).
+    pub const NOWHERE: Location<'static> = Location {
+        repo: "",
+        branches: &[],
+        path: "",
+    };
+
+    /// A repository alone: the group of files listed by repository ([`Grouping::Repo`]).
+    pub fn repo(repo: &'a str) -> Location<'a> {
+        Location {
+            repo,
+            branches: &[],
+            path: "",
+        }
+    }
+}
+
+impl std::fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.branches.is_empty() {
+            write!(f, "{}/{}", self.repo, self.path)
+        } else {
+            write!(f, "{}@{}/{}", self.repo, self.branches.join(","), self.path)
+        }
+    }
+}
+
+/// An item as text: one line (or a few, for context), no trailing newline.
+///
+/// Items inside a file name it with [`ItemText::file`] and leave it out of their own line:
+/// the page's text writes the file once, as a header over the run of its items, instead of
+/// on every line (a page of symbols often holds several per file).
+pub trait ItemText {
+    /// The file the item lies in, written once above consecutive items of that file; `None`
+    /// for an item that is not a place in a file (a file of a listing, a repository).
+    fn file(&self) -> Option<Location<'_>> {
+        None
+    }
+    /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
+    fn write_text(&self, out: &mut String);
+    /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
+    /// nothing to do for an item without source lines.
+    fn shape(&mut self, _snippet: &Snippet) {}
+}
+
+/// How an item reads in the structured page, which the MCP layer renders (`mcp::view`) for
+/// hosts that hand a model `structuredContent` rather than the text: one row of cells under
+/// the page's list of column names, inside a group that says once what consecutive items
+/// share (their file, or their repository), so nothing is written twice.
+pub trait ItemRow {
+    /// Every column an item of this tool may have, in row order. A page lists only the
+    /// columns some item on it has.
+    const COLUMNS: &'static [Column];
+    /// What consecutive items share and the page says once.
+    const GROUPING: Grouping;
+    /// The parts of the result, in order, when it has several (`find_references`:
+    /// definitions, then references): each is its own list of groups with its own columns.
+    /// Empty: one part.
+    const PARTS: &'static [&'static str] = &[];
+
+    /// The file (or repository) the item belongs to; consecutive items with the same one
+    /// share a group. Ignored with [`Grouping::None`].
+    fn group(&self) -> Location<'_>;
+    /// Which of [`ItemRow::PARTS`] the item is in (0 with one part).
+    fn part(&self) -> usize {
+        0
+    }
+    /// The item's cells, one per column of [`ItemRow::COLUMNS`]: `None` where it has no
+    /// value (an empty text, no parent, no context lines).
+    fn cells(&self) -> Vec<Option<serde_json::Value>>;
+}
+
+/// One column of a tool's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The name a page lists in `fields`.
+    pub name: &'static str,
+    /// The JSON type of its cells.
+    pub kind: CellKind,
+    /// What it holds, for the output schema.
+    pub about: &'static str,
+}
+
+/// The JSON type of a column's cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// A whole number, at least 0.
+    Count,
+    /// A string.
+    Text,
+    /// `true` or `false`.
+    Flag,
+    /// A list of strings.
+    Lines,
+}
+
+/// What consecutive items share in the structured page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    /// Their file: `files: [{repo, path, branches?, rows}]`.
+    File,
+    /// Their repository: `repos: [{repo, rows}]` (each row a file of it).
+    Repo,
+    /// Nothing: `rows` (each row a repository).
+    None,
+}
+
+/// How many characters each item adds to the structured page's compact JSON, as
+/// `mcp::view` writes it: its row with every column present (a cell the page leaves out
+/// would only make it shorter; an absent one in a listed column is `null`), and its group's
+/// opening when it starts a new group or part. What the page's budget measures.
+pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
+    let mut previous: Option<&T> = None;
+    items.iter().map(move |item| {
+        let cells = item.cells();
+        // `[` `]` and a comma after each cell but the last, plus the comma between rows.
+        let mut len = 2 + cells.len();
+        for cell in &cells {
+            len += cell.as_ref().map_or(4, json_chars);
+        }
+        let new_part = previous.is_none_or(|p| p.part() != item.part());
+        let new_group = new_part || previous.is_some_and(|p| p.group() != item.group());
+        if new_group && T::GROUPING != Grouping::None {
+            // `{"repo":"…","path":"…","branches":[…],"rows":[` `]},`
+            let g = item.group();
+            len += 12 + json_chars(&serde_json::Value::from(g.repo)) + 9;
+            if T::GROUPING == Grouping::File {
+                len += 8 + json_chars(&serde_json::Value::from(g.path));
+                if !g.branches.is_empty() {
+                    len += 12 + json_chars(&serde_json::Value::from(g.branches.to_vec()));
+                }
+            }
+        }
+        if new_part {
+            // The part's name and its `fields` list: every column, at most.
+            len += 40 + T::COLUMNS.iter().map(|c| c.name.len() + 3).sum::<usize>();
+        }
+        previous = Some(item);
+        len
+    })
+}
+
+/// Characters of `value`'s compact JSON.
+fn json_chars(value: &serde_json::Value) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.chars().count())
+}
+
+/// The items as a page's text: a line each (or a few, with context). Consecutive items of one
+/// file go under one header line naming it, indented by two spaces, so a path is written once
+/// per run rather than once per item.
+pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
+    let mut line = String::new();
+    let mut current = None;
+    for item in items {
+        write_item(item, current, &mut line, out);
+        current = item.file();
+    }
+}
+
+/// How many characters each item adds to [`write_items`]' text (its file's header included
+/// when it starts a run): what the page's budget measures.
+pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
+    let mut line = String::new();
+    let mut out = String::new();
+    let mut current = None;
+    items.iter().map(move |item| {
+        out.clear();
+        write_item(item, current, &mut line, &mut out);
+        current = item.file();
+        out.chars().count()
+    })
+}
+
+/// Appends one item of [`write_items`], after an item of file `current`.
+fn write_item<'a, T: ItemText>(
+    item: &'a T,
+    current: Option<Location<'a>>,
+    line: &mut String,
+    out: &mut String,
+) {
+    line.clear();
+    item.write_text(line);
+    match item.file() {
+        Some(f) => {
+            if current != Some(f) {
+                let _ = writeln!(out, "{f}");
+            }
+            for l in line.split('\n') {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+        None => {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+}

@@ -1,0 +1,594 @@
+//! One page of a tool: from its arguments to the cut page. The cursor is read ([`Slice`]),
+//! the tool collects what the page needs ([`Tool::collect`], settled against crashed
+//! shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
+//! bigger windows, a few rounds at most.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::backend::Backend;
+use super::cursor::{RequestKey, Scope};
+use super::error::{ArgumentError, Error};
+use super::page::{self, Page, Slice};
+use super::text::Snippet;
+use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
+use super::{Pager, not_ready};
+
+/// Most windows one page fetches to find where its cursor's item has moved to. Each is at
+/// least twice the last and within `--max-window`, so the window stops growing well before.
+const MAX_SEEK_ROUNDS: usize = 16;
+
+impl<B: Backend> Pager<B> {
+    /// One page of tool `T`: validates the arguments, reads the cursor, collects the items
+    /// the page needs and cuts the page.
+    pub async fn page<T: Tool>(&self, args: &T::Args) -> Result<Page<T::Item>, Error> {
+        self.page_in::<T>(T::SCOPE, args).await
+    }
+
+    /// [`Pager::page`] with the cursors of another scope: the same pages, whose cursors the
+    /// tool's own pages do not accept (and the other way round).
+    pub async fn page_in<T: Tool>(
+        &self,
+        scope: Scope,
+        args: &T::Args,
+    ) -> Result<Page<T::Item>, Error> {
+        let plan = T::plan(args, &self.cfg)?;
+        let key = RequestKey::new(scope, &T::key(&plan), &self.order_settings());
+        let mut paging = args.paging();
+        if paging.count_only {
+            // A count is of the whole result: a cursor says nothing about it, and a stale one
+            // must not refuse it.
+            paging.cursor = None;
+        }
+        let slice = self.slice(&key, &paging)?;
+        let requests = AtomicU32::new(0);
+        if paging.count_only {
+            return self.count::<T>(&plan, &key, slice.limit, &requests).await;
+        }
+        let mut needed = slice.needed();
+        // The cursor's last item may now stand further down than its offset said (the
+        // results changed): then the page needs a bigger window, at least twice the last one,
+        // since a window that ends before the item cannot tell how far down it is. It stops
+        // when the window holds the page, or cannot grow (Zoekt had no more files, or the
+        // window reached --max-window, which the page then reports).
+        for round in 0..MAX_SEEK_ROUNDS {
+            let want = Want {
+                needed,
+                after: slice.after,
+                request: &key,
+                lookahead: slice.limit as usize,
+                requests: &requests,
+            };
+            let collected = self.collect_settled::<T>(&plan, &want).await?;
+            let start = page::locate(&slice, &collected);
+            let reached = collected.first as usize + collected.len();
+            let page_end = Slice {
+                offset: collected.first + start.local as u64,
+                ..slice
+            }
+            .needed();
+            let cannot_grow = reached < needed || collected.ran_out;
+            if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
+                let mut page = page::cut(&key, slice, start, collected, &self.cfg);
+                page.zoekt_requests = requests.load(Ordering::Relaxed);
+                return Ok(page);
+            }
+            needed = page_end.max(needed.saturating_mul(2));
+        }
+        unreachable!("the last round returns")
+    }
+
+    /// `count_only`: the total alone, from one request per query of `--max-window` files (the
+    /// most any page could read), so it is exact whenever Zoekt returns every file. The
+    /// answer stays in the cache, where the walk that usually follows starts from it.
+    async fn count<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        key: &RequestKey,
+        limit: u32,
+        requests: &AtomicU32,
+    ) -> Result<Page<T::Item>, Error> {
+        // Needing every item, and a probe as large, makes the first window the largest one,
+        // and the only one: it is final at the cap or when Zoekt runs out.
+        let want = Want {
+            needed: usize::MAX,
+            after: None,
+            request: key,
+            lookahead: usize::MAX - 1,
+            requests,
+        };
+        let collected = self.collect_settled::<T>(plan, &want).await?;
+        let mut warnings = collected.warnings;
+        let total = collected.total;
+        if !total.exact {
+            warnings.push(
+                "the total is an estimate from Zoekt's match count, since Zoekt did not return \
+                 every matching file (see the other warnings)"
+                    .into(),
+            );
+        }
+        // Pages a walk can reach: the cursor stops at --max-offset.
+        let reachable = total.value.min(self.cfg.max_offset);
+        if total.value > self.cfg.max_offset {
+            warnings.push(page::ceiling_warning(self.cfg.max_offset));
+        }
+        Ok(Page {
+            items: Vec::new(),
+            count: 0,
+            offset: 0,
+            limit,
+            has_more: false,
+            next_cursor: None,
+            total,
+            complete: warnings.is_empty(),
+            size_capped: false,
+            pages: Some(reachable.div_ceil(u64::from(limit))),
+            resynced: false,
+            warnings,
+            zoekt_requests: requests.load(Ordering::Relaxed),
+        })
+    }
+
+    /// [`Tool::collect`], with answers cut by crashed or loading shards settled first.
+    ///
+    /// While Zoekt is loading its shards it searches those already loaded and counts the
+    /// rest as a crash (`docs/zoekt.md`, "Readiness"): such an answer may lack any item,
+    /// anywhere in the order, so a page cut from it could skip items for good. So an answer
+    /// with crashes is never served while the backend is not ready (the retryable NotReady
+    /// error, whose cursor stays valid); once it is ready, the answer is asked for once more,
+    /// since the loading may have ended after that answer was made. What remains is a shard
+    /// that crashed in a ready Zoekt: its answer is served, marked incomplete
+    /// ([`page::cut`] keeps a cursor that asks again where it ends).
+    async fn collect_settled<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        want: &Want<'_>,
+    ) -> Result<Collected<T::Item>, Error> {
+        let collected = T::collect(self, plan, want).await?;
+        if collected.cut.crashes == 0 {
+            return Ok(collected);
+        }
+        if !self.backend_ready().await {
+            return Err(not_ready().into());
+        }
+        // Cut answers are never kept by the cache, so this asks the backend again.
+        let again = T::collect(self, plan, want).await?;
+        if again.cut.crashes > 0 && !self.backend_ready().await {
+            return Err(not_ready().into());
+        }
+        Ok(again)
+    }
+
+    /// Validates the limit and reads the cursor against this request.
+    fn slice(&self, key: &RequestKey, args: &PageArgs) -> Result<Slice, Error> {
+        let limit = args.limit.unwrap_or(self.cfg.default_limit);
+        if limit == 0 || limit > self.cfg.max_limit {
+            return Err(ArgumentError::Limit {
+                given: limit,
+                default: self.cfg.default_limit,
+                max: self.cfg.max_limit,
+            }
+            .into());
+        }
+        // An empty cursor is no cursor: models often send "" for an absent optional argument.
+        let resume = match args.cursor.as_deref().map(str::trim) {
+            Some(c) if !c.is_empty() => Some(key.resume(c, self.cfg.max_offset)?),
+            _ => None,
+        };
+        let snippet_length = args.snippet_length.unwrap_or(self.cfg.snippet_length);
+        if snippet_length == 0 || snippet_length > self.cfg.max_snippet_length {
+            return Err(ArgumentError::SnippetLength {
+                given: snippet_length,
+                max: self.cfg.max_snippet_length,
+            }
+            .into());
+        }
+        Ok(Slice {
+            offset: resume.map_or(0, |r| r.offset),
+            limit,
+            after: resume.map(|r| r.after),
+            snippet: Snippet {
+                include: args.include_snippet.unwrap_or(true),
+                max_chars: snippet_length as usize,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::backend::{self, RankedFile, SearchStats};
+    use crate::engine::config::{Effort, PagerConfig};
+    use crate::engine::cursor::CursorError;
+    use crate::engine::testing::FakeBackend;
+    use crate::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
+    use crate::zoekt::query;
+
+    /// `search_files` over the fake: one item per file.
+    const TEXT: &str = "unit";
+
+    fn q() -> String {
+        query::files_query(TEXT).unwrap()
+    }
+
+    fn file(name: &str, score: f64) -> RankedFile {
+        RankedFile {
+            repo: "r".into(),
+            path: name.into(),
+            score,
+            path_matched: true,
+            ..Default::default()
+        }
+    }
+
+    /// `n` files `uNN` of distinct scores, u00 best.
+    fn files(n: usize) -> Vec<RankedFile> {
+        (0..n)
+            .map(|i| file(&format!("u{i:02}"), 100.0 - i as f64))
+            .collect()
+    }
+
+    fn args(limit: u32, cursor: Option<&str>) -> SearchFilesArgs {
+        SearchFilesArgs {
+            query: TEXT.into(),
+            limit: Some(limit),
+            cursor: cursor.map(String::from),
+            ..Default::default()
+        }
+    }
+
+    fn paths(page: &Page<FileItem>) -> Vec<&str> {
+        page.items.iter().map(|i| i.path.as_str()).collect()
+    }
+
+    async fn page(p: &Pager<FakeBackend>, limit: u32, cursor: Option<&str>) -> Page<FileItem> {
+        p.page::<SearchFiles>(&args(limit, cursor))
+            .await
+            .expect("page")
+    }
+
+    #[tokio::test]
+    async fn a_cursor_resumes_right_after_its_item_when_files_arrive_before_it() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 3, None).await;
+        assert_eq!(paths(&first), ["u00", "u01", "u02"]);
+        let c = first.next_cursor.clone().unwrap();
+        // Nothing changed: the page starts at its offset, not resynced.
+        let same = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&same), ["u03", "u04", "u05"]);
+        assert!(!same.resynced && same.complete && same.offset == 3);
+        // Two better files arrive: by offset the page would repeat u01 and u02.
+        let mut more = files(10);
+        more.push(file("new-a", 200.0));
+        more.push(file("new-b", 150.0));
+        p.backend().replace(&q(), more);
+        let next = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&next), ["u03", "u04", "u05"]);
+        assert!(next.resynced && !next.complete);
+        assert_eq!(next.offset, 5, "u03 is item 5 now");
+        assert!(
+            next.warnings.iter().any(|w| w.contains("item 5")),
+            "{:?}",
+            next.warnings
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cursor_whose_item_is_gone_resumes_where_it_stood() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 3, None).await;
+        let c = first.next_cursor.clone().unwrap();
+        // u02 (the last item served) and u01 are deleted: by offset u03 and u04 would be
+        // skipped.
+        let fewer: Vec<RankedFile> = files(10)
+            .into_iter()
+            .filter(|f| f.path != "u01" && f.path != "u02")
+            .collect();
+        p.backend().replace(&q(), fewer);
+        let next = page(&p, 3, Some(&c)).await;
+        assert_eq!(paths(&next), ["u03", "u04", "u05"]);
+        assert!(next.resynced);
+        assert_eq!(next.offset, 1);
+    }
+
+    #[tokio::test]
+    async fn a_cursor_moved_far_down_fetches_a_bigger_window() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(30)),
+            PagerConfig::default(),
+        );
+        let first = page(&p, 2, None).await;
+        let c = first.next_cursor.clone().unwrap();
+        // 40 better files arrive: the page must now start at item 42, beyond the window a
+        // cursor at offset 2 would fetch.
+        let mut more = files(30);
+        more.extend((0..40).map(|i| file(&format!("top{i:02}"), 1000.0 - i as f64)));
+        p.backend().replace(&q(), more);
+        let next = page(&p, 2, Some(&c)).await;
+        assert_eq!(paths(&next), ["u02", "u03"]);
+        assert_eq!(next.offset, 42);
+        assert!(next.has_more);
+    }
+
+    #[tokio::test]
+    async fn a_cursor_from_other_settings_is_refused() {
+        let backend = FakeBackend::new().with(&q(), files(10));
+        let p = Pager::new(backend, PagerConfig::default());
+        let c = page(&p, 3, None).await.next_cursor.unwrap();
+        for cfg in [
+            PagerConfig {
+                max_window: 100,
+                ..PagerConfig::default()
+            },
+            PagerConfig {
+                effort: Effort {
+                    shard_max_match_count: 5,
+                    ..Effort::default()
+                },
+                ..PagerConfig::default()
+            },
+            PagerConfig {
+                effort: Effort {
+                    total_max_match_count: 50_000,
+                    ..Effort::default()
+                },
+                ..PagerConfig::default()
+            },
+        ] {
+            let other = Pager::new(FakeBackend::new().with(&q(), files(10)), cfg);
+            let e = other
+                .page::<SearchFiles>(&args(3, Some(&c)))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::Cursor(CursorError::OtherSettings)),
+                "{e:?}"
+            );
+        }
+        // The page size is not a setting of the order.
+        let other = Pager::new(
+            FakeBackend::new().with(&q(), files(10)),
+            PagerConfig {
+                default_limit: 7,
+                max_limit: 50,
+                ..PagerConfig::default()
+            },
+        );
+        assert!(other.page::<SearchFiles>(&args(3, Some(&c))).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_cut_answer_is_never_exact_and_a_transient_one_keeps_a_cursor() {
+        // The per-shard cap: the same every time, so the walk ends, flagged.
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(4)),
+            PagerConfig::default(),
+        );
+        p.backend().cut(
+            &q(),
+            SearchStats {
+                files_skipped: 9,
+                ..Default::default()
+            },
+        );
+        let only = page(&p, 10, None).await;
+        assert_eq!(only.count, 4);
+        assert!(!only.has_more && !only.complete && !only.total.exact);
+        assert!(
+            only.warnings.iter().any(|w| w.contains("per-shard")),
+            "{:?}",
+            only.warnings
+        );
+        // Time ran out, or a shard crashed in a ready Zoekt: Zoekt may hold more, so the
+        // last page keeps a cursor to ask again.
+        for cut in [
+            SearchStats {
+                shards_skipped: 2,
+                ..Default::default()
+            },
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        ] {
+            let p = Pager::new(
+                FakeBackend::new().with(&q(), files(4)),
+                PagerConfig::default(),
+            );
+            p.backend().set_ready(true);
+            p.backend().cut(&q(), cut);
+            let partial = page(&p, 10, None).await;
+            assert_eq!(partial.count, 4);
+            assert!(partial.has_more && !partial.complete && !partial.total.exact);
+            // Asked again once the answer is whole: the new files follow, none repeats.
+            p.backend().cut(&q(), SearchStats::default());
+            p.backend().replace(&q(), files(6));
+            let again = page(&p, 10, partial.next_cursor.as_deref()).await;
+            assert_eq!(paths(&again), ["u04", "u05"]);
+            assert!(!again.has_more && again.complete && again.total.exact);
+            // A retry that finds nothing new after the cut ends the walk rather than
+            // looping: the walk's place was reached.
+            p.backend().replace(&q(), files(4));
+            p.backend().cut(&q(), cut);
+            let empty = page(&p, 10, partial.next_cursor.as_deref()).await;
+            assert_eq!(empty.count, 0);
+            assert!(!empty.has_more && !empty.complete);
+            assert!(!empty.resynced, "{:?}", empty.warnings);
+        }
+    }
+
+    /// A page whose answer, cut by a crash or by time, ends before the walk's place holds
+    /// that place: an empty page with the same cursor, not a claim that the results changed
+    /// or that the walk is over. Asked again, the walk goes on exactly.
+    #[tokio::test]
+    async fn a_cut_answer_that_ends_before_the_page_holds_its_place() {
+        for cut in [
+            SearchStats {
+                shards_skipped: 1,
+                ..Default::default()
+            },
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        ] {
+            let p = Pager::new(
+                FakeBackend::new().with(&q(), files(12)),
+                PagerConfig::default(),
+            );
+            p.backend().set_ready(true);
+            let first = page(&p, 4, None).await;
+            let second = page(&p, 4, first.next_cursor.as_deref()).await;
+            // The shard holding the rest is gone: the answer ends at item 2.
+            p.backend().replace(&q(), files(2));
+            p.backend().cut(&q(), cut);
+            let held = page(&p, 4, second.next_cursor.as_deref()).await;
+            assert_eq!(held.count, 0);
+            assert_eq!(held.offset, 8);
+            assert!(
+                held.has_more && !held.resynced && !held.total.exact,
+                "{held:?}"
+            );
+            assert_eq!(held.next_cursor, second.next_cursor, "the same place");
+            assert!(
+                held.warnings
+                    .iter()
+                    .any(|w| w.contains("asks again from the same place")),
+                "{:?}",
+                held.warnings
+            );
+            assert!(!held.warnings.iter().any(|w| w.contains("results changed")));
+            // Back: the walk resumes right where it was.
+            p.backend().replace(&q(), files(12));
+            p.backend().cut(&q(), SearchStats::default());
+            let resumed = page(&p, 4, held.next_cursor.as_deref()).await;
+            assert_eq!(paths(&resumed), ["u08", "u09", "u10", "u11"]);
+            assert!(resumed.complete && !resumed.resynced);
+            // A first page that found nothing because of the cut asks again from the start.
+            p.backend().replace(&q(), Vec::new());
+            p.backend().cut(&q(), cut);
+            let nothing = page(&p, 4, None).await;
+            assert!(nothing.has_more && nothing.count == 0, "{nothing:?}");
+            p.backend().replace(&q(), files(3));
+            p.backend().cut(&q(), SearchStats::default());
+            let found = page(&p, 4, nothing.next_cursor.as_deref()).await;
+            assert_eq!(paths(&found), ["u00", "u01", "u02"]);
+            assert!(found.complete && !found.has_more && found.total.exact);
+        }
+    }
+
+    /// Crashed shards while the backend is not ready (loading) never make a page, partial or
+    /// empty: the retryable NotReady error. Once ready, a crashed answer is asked for again,
+    /// so one that the loading left behind never reaches a page.
+    #[tokio::test]
+    async fn crashed_shards_are_settled_before_a_page_is_cut() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(6)),
+            PagerConfig::default(),
+        );
+        p.backend().set_ready(false);
+        for n in [1, 2] {
+            p.backend().crash_next(n);
+            let e = p.page::<SearchFiles>(&args(3, None)).await.unwrap_err();
+            assert!(
+                matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
+                "{e:?}"
+            );
+        }
+        // Partial answers while loading are refused too.
+        p.backend().crash_next(0);
+        p.backend().cut(
+            &q(),
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        );
+        assert!(p.page::<SearchFiles>(&args(3, None)).await.is_err());
+        p.backend().cut(&q(), SearchStats::default());
+        // Ready: one crashed answer is asked for again, and the page is whole.
+        p.backend().set_ready(true);
+        p.backend().crash_next(1);
+        let before = p.backend().requests().len();
+        let whole = page(&p, 3, None).await;
+        assert_eq!(paths(&whole), ["u00", "u01", "u02"]);
+        assert!(whole.complete && whole.has_more);
+        assert_eq!(p.backend().requests().len() - before, 2);
+        // Two in a row: the page is empty, holds the walk's start, and says so.
+        p.backend().crash_next(2);
+        let held = page(&p, 3, None).await;
+        assert!(
+            held.count == 0 && held.has_more && !held.total.exact,
+            "{held:?}"
+        );
+        let next = page(&p, 3, held.next_cursor.as_deref()).await;
+        assert_eq!(paths(&next), ["u00", "u01", "u02"]);
+    }
+
+    /// At the paging ceiling a page with more items after it has no cursor, and says why.
+    #[tokio::test]
+    async fn the_paging_ceiling_ends_a_walk_with_a_warning() {
+        let cfg = PagerConfig {
+            max_offset: 5,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(FakeBackend::new().with(&q(), files(10)), cfg);
+        let first = page(&p, 3, None).await;
+        assert!(first.complete && first.next_cursor.is_some());
+        let last = page(&p, 3, first.next_cursor.as_deref()).await;
+        assert_eq!(paths(&last), ["u03", "u04", "u05"]);
+        assert!(last.next_cursor.is_none() && !last.complete);
+        assert!(
+            last.warnings
+                .iter()
+                .any(|w| w.contains("paging stops at item 5")),
+            "{:?}",
+            last.warnings
+        );
+    }
+
+    #[tokio::test]
+    async fn a_tie_wider_than_the_largest_window_still_pages_without_repeats() {
+        // 20 tied files, at most 8 files a request: the first page is full, and a walk never
+        // repeats an item and only moves forward in the order.
+        let tied: Vec<RankedFile> = (0..20)
+            .map(|i| file(&format!("LICENSE{i:02}"), 5.0))
+            .collect();
+        let cfg = PagerConfig {
+            max_window: 8,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(FakeBackend::new().with(&q(), tied), cfg);
+        let first = page(&p, 3, None).await;
+        assert_eq!(first.count, 3);
+        assert!(!first.complete);
+        assert!(first.warnings.iter().any(|w| w.contains("--max-window")));
+        let mut seen = std::collections::HashSet::new();
+        let mut cursor = first.next_cursor.clone();
+        for i in &first.items {
+            assert!(seen.insert(i.path.clone()));
+        }
+        let mut pages = 1;
+        while let Some(c) = cursor {
+            let next = page(&p, 3, Some(&c)).await;
+            assert!(
+                next.count > 0,
+                "page {} is empty but came with a cursor",
+                pages + 1
+            );
+            for i in &next.items {
+                assert!(seen.insert(i.path.clone()), "{} twice", i.path);
+            }
+            cursor = next.next_cursor;
+            pages += 1;
+            assert!(pages <= 20, "runaway walk");
+        }
+        assert!(seen.len() >= 8, "{seen:?}");
+    }
+}

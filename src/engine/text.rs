@@ -1,7 +1,6 @@
-//! Text helpers every tool's flattening shares: clipping long lines, character columns,
-//! whole-word search, context blocks.
-
-use super::backend::MatchedLine;
+//! Clipping text: the one way the crate shortens a line, a snippet or a quoted input, and
+//! how a page's snippets show ([`Snippet`]). Reading matches (columns, context blocks,
+//! words) is the flattening tools' (`crate::tools`).
 
 /// Longest source line an item keeps, in characters: the most any `snippet_length` can show.
 /// Items are kept (and cached) at this length; a page clips them to the caller's
@@ -80,62 +79,13 @@ pub fn clip_text(line: &str) -> String {
 }
 
 /// Context lines keep their indentation (it shows the structure) but are shortened too.
-fn clip_text_keep_indent(line: &str) -> String {
+pub fn clip_text_keep_indent(line: &str) -> String {
     shorten(line.trim_end())
 }
 
 /// `text` cut to [`MAX_TEXT_CHARS`] characters, the last being `…` when it was cut.
 fn shorten(text: &str) -> String {
     clipped(text, MAX_TEXT_CHARS)
-}
-
-/// 1-based character column of a byte offset into `line` (clamped, never panics on a
-/// non-boundary offset).
-pub fn column(line: &str, byte_offset: u32) -> u32 {
-    let mut off = (byte_offset as usize).min(line.len());
-    while !line.is_char_boundary(off) {
-        off -= 1;
-    }
-    line[..off].chars().count() as u32 + 1
-}
-
-/// 1-based character column of the first match on `line` (column 1 when it has no fragment).
-pub fn first_match_column(line: &MatchedLine) -> u32 {
-    let first = line.fragments.iter().map(|f| f.byte_offset).min();
-    column(&line.text, first.unwrap_or(0))
-}
-
-/// A context block (newline-separated lines) as clipped lines; none when absent or empty.
-pub fn context_lines(block: Option<&str>) -> Vec<String> {
-    block
-        .filter(|b| !b.is_empty())
-        .map(|b| {
-            b.strip_suffix('\n')
-                .unwrap_or(b)
-                .split('\n')
-                .map(clip_text_keep_indent)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Byte offset of the first whole-word occurrence of `word` in `line`.
-pub fn find_word(line: &str, word: &str) -> Option<usize> {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    let word_start = word.chars().next().is_some_and(is_word);
-    let word_end = word.chars().last().is_some_and(is_word);
-    let mut from = 0;
-    while let Some(pos) = line[from..].find(word) {
-        let start = from + pos;
-        let end = start + word.len();
-        let before_ok = !word_start || !line[..start].chars().next_back().is_some_and(is_word);
-        let after_ok = !word_end || !line[end..].chars().next().is_some_and(is_word);
-        if before_ok && after_ok {
-            return Some(start);
-        }
-        from = start + word.chars().next().map_or(1, char::len_utf8);
-    }
-    None
 }
 
 #[cfg(test)]
@@ -171,21 +121,11 @@ mod tests {
     }
 
     #[test]
-    fn whole_words_only() {
-        assert_eq!(find_word("x := get(1)", "get"), Some(5));
-        assert_eq!(find_word("forget(); getUser(); get_all()", "get"), None);
-        assert_eq!(find_word("forget(); get()", "get"), Some(10));
-        assert_eq!(find_word("a.$b", "$b"), Some(2));
-    }
-
-    #[test]
     fn long_lines_are_clipped_and_columns_count_characters() {
         let long = "é".repeat(1_500);
         let clipped = clip_text(&long);
         assert_eq!(clipped.chars().count(), MAX_TEXT_CHARS);
         assert!(clipped.ends_with("é…"));
-        assert_eq!(column("éé x", 4), 3);
-        assert_eq!(column("é", 1), 1); // inside a char: clamped, no panic
     }
 
     #[test]
@@ -226,12 +166,5 @@ mod tests {
         }
         .apply_all(&mut lines);
         assert!(lines.is_empty());
-    }
-
-    #[test]
-    fn context_blocks_keep_indentation() {
-        assert_eq!(context_lines(Some("  a\n\tb\n")), ["  a", "\tb"]);
-        assert!(context_lines(Some("")).is_empty());
-        assert!(context_lines(None).is_empty());
     }
 }

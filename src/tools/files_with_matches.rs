@@ -7,13 +7,14 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::first_match_column;
 use super::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
-use crate::engine::text::{Snippet, clip_text, first_match_column};
+use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;

@@ -11,12 +11,13 @@ use super::search_symbols::symbols_of;
 use super::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
+use super::{column, context_lines};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
-use crate::engine::text::{Snippet, clip_text, column, context_lines, find_word};
+use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, Tool, Total, Want};
 use crate::engine::window::{Window, clamp_u32};
 use crate::zoekt::query;
@@ -379,9 +380,36 @@ fn usages_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
     out
 }
 
+/// Byte offset of the first whole-word occurrence of `word` in `line`.
+fn find_word(line: &str, word: &str) -> Option<usize> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let word_start = word.chars().next().is_some_and(is_word);
+    let word_end = word.chars().last().is_some_and(is_word);
+    let mut from = 0;
+    while let Some(pos) = line[from..].find(word) {
+        let start = from + pos;
+        let end = start + word.len();
+        let before_ok = !word_start || !line[..start].chars().next_back().is_some_and(is_word);
+        let after_ok = !word_end || !line[end..].chars().next().is_some_and(is_word);
+        if before_ok && after_ok {
+            return Some(start);
+        }
+        from = start + word.chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(find_word("x := get(1)", "get"), Some(5));
+        assert_eq!(find_word("forget(); getUser(); get_all()", "get"), None);
+        assert_eq!(find_word("forget(); get()", "get"), Some(10));
+        assert_eq!(find_word("a.$b", "$b"), Some(2));
+    }
     use crate::tools::search_symbols::tests::{file, line};
 
     #[test]

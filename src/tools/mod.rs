@@ -25,11 +25,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::engine::Pager;
-use crate::engine::backend::Backend;
+use crate::engine::backend::{Backend, MatchedLine};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::item::{CellKind, Column};
+use crate::engine::text::clip_text_keep_indent;
 use crate::engine::tool::Tool;
 
 /// What every tool has: a name and the words that present it.
@@ -243,6 +244,36 @@ pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Re
     Ok(context_lines)
 }
 
+/// 1-based character column of a byte offset into `line` (clamped, never panics on a
+/// non-boundary offset).
+pub(crate) fn column(line: &str, byte_offset: u32) -> u32 {
+    let mut off = (byte_offset as usize).min(line.len());
+    while !line.is_char_boundary(off) {
+        off -= 1;
+    }
+    line[..off].chars().count() as u32 + 1
+}
+
+/// 1-based character column of the first match on `line` (column 1 when it has no fragment).
+pub(crate) fn first_match_column(line: &MatchedLine) -> u32 {
+    let first = line.fragments.iter().map(|f| f.byte_offset).min();
+    column(&line.text, first.unwrap_or(0))
+}
+
+/// A context block (newline-separated lines) as clipped lines; none when absent or empty.
+pub(crate) fn context_lines(block: Option<&str>) -> Vec<String> {
+    block
+        .filter(|b| !b.is_empty())
+        .map(|b| {
+            b.strip_suffix('\n')
+                .unwrap_or(b)
+                .split('\n')
+                .map(clip_text_keep_indent)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Writes a source line between its context lines, each context line marked `| ` (a blank
 /// one just `|`).
 pub(crate) fn write_in_context(
@@ -324,6 +355,19 @@ pub(crate) fn tool_of_scope(scope: Scope) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_blocks_keep_indentation() {
+        assert_eq!(context_lines(Some("  a\n\tb\n")), ["  a", "\tb"]);
+        assert!(context_lines(Some("")).is_empty());
+        assert!(context_lines(None).is_empty());
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        assert_eq!(column("éé x", 4), 3);
+        assert_eq!(column("é", 1), 1); // inside a char: clamped, no panic
+    }
 
     #[test]
     fn names_and_cursor_scopes_are_unique() {

@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use super::{
     AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
+use super::{context_lines, first_match_column};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
-use crate::engine::text::{Snippet, clip_text, context_lines, first_match_column};
+use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;

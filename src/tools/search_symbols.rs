@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 use super::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
+use super::{column, context_lines};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
-use crate::engine::text::{Snippet, clip_text, column, context_lines};
+use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, Tool, Want};
 use crate::zoekt::query;
 use serde_json::Value;

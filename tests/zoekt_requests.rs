@@ -7,6 +7,7 @@ mod support;
 
 use serde_json::Value;
 use support::ToolCalls;
+use zoekt_pager::tools::read_file;
 use zoekt_pager::{PageArgs, PagerConfig};
 
 fn opt(v: &Value, k: &str) -> u64 {
@@ -168,7 +169,9 @@ async fn read_file_request_is_exact_and_the_version_is_stable() {
     }
     let p = support::pager(&zoekt.uri());
     for _ in 0..2 {
-        let f = p.read_file("r-x", "src/a b.rs", None, None).await.unwrap();
+        let f = read_file::read_file(&p, "r-x", "src/a b.rs", None, None)
+            .await
+            .unwrap();
         assert_eq!(
             (f.content.as_str(), f.branches.clone()),
             ("main 1\nmain 2\n", vec!["main".to_string()])

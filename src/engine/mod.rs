@@ -89,7 +89,7 @@ impl<B: Backend> Pager<B> {
     /// For an answer that found nothing while `crashes` shards were down: the retryable
     /// NotReady error if the backend says it is still loading, else nothing (the empty answer
     /// stands). Pages, listings of every item and `read_file` all ask it.
-    pub(crate) async fn check_empty_answer(&self, crashes: u64) -> Result<(), Error> {
+    pub async fn check_empty_answer(&self, crashes: u64) -> Result<(), Error> {
         if crashes > 0 && !self.backend_ready().await {
             return Err(not_ready().into());
         }

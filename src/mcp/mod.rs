@@ -34,6 +34,7 @@ use crate::engine::item::ItemText;
 use crate::engine::tool::PageArgs;
 use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
+use crate::tools::{list_repos, read_file};
 pub use errors::{ErrorCode, ToolError};
 use render::{error_text, page_text};
 use resources::Target;
@@ -156,14 +157,11 @@ impl<B: Backend + 'static> PagerServer<B> {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let page = match self
-            .pager
-            .repo_listing(&PageArgs {
-                cursor,
-                ..PageArgs::default()
-            })
-            .await
-        {
+        let paging = PageArgs {
+            cursor,
+            ..PageArgs::default()
+        };
+        let page = match list_repos::repo_listing(&self.pager, &paging).await {
             Ok(p) => p,
             Err(e) => {
                 let e = ToolError::from(&e);
@@ -197,9 +195,7 @@ impl<B: Backend + 'static> PagerServer<B> {
         let target = resources::parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
         let contents = match target {
             Target::Repo(name) => {
-                let repo = self
-                    .pager
-                    .repo(&name)
+                let repo = list_repos::repo(&self.pager, &name)
                     .await
                     .map_err(|e| rpc_error(&ToolError::from(&e)))?;
                 let Some(repo) = repo else {
@@ -212,9 +208,7 @@ impl<B: Backend + 'static> PagerServer<B> {
                     .with_mime_type("application/json")
             }
             Target::File { repo, path } => {
-                let slice = self
-                    .pager
-                    .read_file(&repo, &path, None, None)
+                let slice = read_file::read_file(&self.pager, &repo, &path, None, None)
                     .await
                     .map_err(|e| rpc_error(&ToolError::from(&e)))?;
                 let mut c = ResourceContents::text(slice.content.clone(), &uri);

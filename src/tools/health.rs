@@ -64,7 +64,7 @@ impl AnswerTool for Health {
         pager: &Pager<B>,
         _args: &HealthArgs,
     ) -> Result<HealthReport, Error> {
-        Ok(pager.health().await)
+        Ok(report(pager).await)
     }
 
     fn text(h: &HealthReport) -> String {
@@ -98,57 +98,55 @@ impl AnswerTool for Health {
     }
 }
 
-impl<B: Backend> Pager<B> {
-    /// The backend's state; never fails (an unreachable backend is a report).
-    pub async fn health(&self) -> HealthReport {
-        let mut report = HealthReport {
-            reachable: false,
-            ready: false,
-            detail: String::new(),
-            repos: 0,
-            documents: 0,
-            shards: 0,
-            index_bytes: 0,
-            repos_without_symbols: Vec::new(),
-            zoekt_versions: Vec::new(),
-            crashes: 0,
-        };
-        match self.backend().readiness().await {
-            Ok(r) => {
-                report.reachable = true;
-                report.ready = r.is_ready();
-                report.detail = if r.detail.is_empty() {
-                    format!("HTTP {}", r.status)
-                } else {
-                    r.detail
-                };
-            }
-            Err(e) => {
-                report.detail = e.to_string();
-                return report;
-            }
+/// The backend's state; never fails (an unreachable backend is a report).
+pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
+    let mut report = HealthReport {
+        reachable: false,
+        ready: false,
+        detail: String::new(),
+        repos: 0,
+        documents: 0,
+        shards: 0,
+        index_bytes: 0,
+        repos_without_symbols: Vec::new(),
+        zoekt_versions: Vec::new(),
+        crashes: 0,
+    };
+    match pager.backend().readiness().await {
+        Ok(r) => {
+            report.reachable = true;
+            report.ready = r.is_ready();
+            report.detail = if r.detail.is_empty() {
+                format!("HTTP {}", r.status)
+            } else {
+                r.detail
+            };
         }
-        match self.listing("").await {
-            Ok(list) => {
-                report.repos = list.stats.repos.max(list.repos.len() as u64);
-                report.documents = list.stats.documents;
-                report.shards = list.stats.shards;
-                report.index_bytes = list.stats.index_bytes;
-                report.crashes = list.crashes;
-                report.zoekt_versions = list.indexer_versions();
-                let without: BTreeSet<String> = list
-                    .repos
-                    .into_iter()
-                    .filter(|r| !r.has_symbols)
-                    .map(|r| r.name)
-                    .collect();
-                report.repos_without_symbols = without.into_iter().collect();
-            }
-            Err(e) => {
-                report.ready = false;
-                report.detail = format!("{}; listing repositories failed: {e}", report.detail);
-            }
+        Err(e) => {
+            report.detail = e.to_string();
+            return report;
         }
-        report
     }
+    match pager.listing("").await {
+        Ok(list) => {
+            report.repos = list.stats.repos.max(list.repos.len() as u64);
+            report.documents = list.stats.documents;
+            report.shards = list.stats.shards;
+            report.index_bytes = list.stats.index_bytes;
+            report.crashes = list.crashes;
+            report.zoekt_versions = list.indexer_versions();
+            let without: BTreeSet<String> = list
+                .repos
+                .into_iter()
+                .filter(|r| !r.has_symbols)
+                .map(|r| r.name)
+                .collect();
+            report.repos_without_symbols = without.into_iter().collect();
+        }
+        Err(e) => {
+            report.ready = false;
+            report.detail = format!("{}; listing repositories failed: {e}", report.detail);
+        }
+    }
+    report
 }

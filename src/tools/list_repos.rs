@@ -189,30 +189,31 @@ impl ItemText for RepoItem {
 /// (the MCP layer serves it as resources). Part of the wire format, like a tool's id.
 pub const REPO_LISTING: Scope = Scope { id: 6 };
 
-impl<B: Backend> Pager<B> {
-    /// Every repository, in the pages of `list_repos` without a query, with cursors of
-    /// their own ([`REPO_LISTING`]).
-    pub async fn repo_listing(&self, paging: &PageArgs) -> Result<Page<RepoItem>, Error> {
-        let mut args = ListReposArgs::default();
-        args.set_paging(paging.clone());
-        self.page_in::<ListRepos>(REPO_LISTING, &args).await
-    }
+/// Every repository, in the pages of `list_repos` without a query, with cursors of
+/// their own ([`REPO_LISTING`]).
+pub async fn repo_listing<B: Backend>(
+    pager: &Pager<B>,
+    paging: &PageArgs,
+) -> Result<Page<RepoItem>, Error> {
+    let mut args = ListReposArgs::default();
+    args.set_paging(paging.clone());
+    pager.page_in::<ListRepos>(REPO_LISTING, &args).await
+}
 
-    /// One repository by exact name, or `None`.
-    pub async fn repo(&self, name: &str) -> Result<Option<RepoItem>, Error> {
-        // No page: the anchored query selects one repository, which needs no cursor.
-        let args = ListReposArgs {
-            query: Some(format!("repo:^{}$", query::escape_token_regex(name))),
-            ..ListReposArgs::default()
-        };
-        let plan = ListRepos::plan(&args, self.config())?;
-        let list = self.listing(&plan).await?;
-        Ok(list
-            .repos
-            .into_iter()
-            .find(|r| r.name == name)
-            .map(repo_item))
-    }
+/// One repository by exact name, or `None`.
+pub async fn repo<B: Backend>(pager: &Pager<B>, name: &str) -> Result<Option<RepoItem>, Error> {
+    // No page: the anchored query selects one repository, which needs no cursor.
+    let args = ListReposArgs {
+        query: Some(format!("repo:^{}$", query::escape_token_regex(name))),
+        ..ListReposArgs::default()
+    };
+    let plan = ListRepos::plan(&args, pager.config())?;
+    let list = pager.listing(&plan).await?;
+    Ok(list
+        .repos
+        .into_iter()
+        .find(|r| r.name == name)
+        .map(repo_item))
 }
 
 /// A repository as `list_repos` shows it.

@@ -78,9 +78,14 @@ impl AnswerTool for ReadFile {
     type Output = FileSlice;
 
     async fn answer<B: Backend>(pager: &Pager<B>, args: &ReadFileArgs) -> Result<FileSlice, Error> {
-        pager
-            .read_file(&args.repo, &args.path, args.start_line, args.end_line)
-            .await
+        read_file(
+            pager,
+            &args.repo,
+            &args.path,
+            args.start_line,
+            args.end_line,
+        )
+        .await
     }
 
     /// A header line, then the numbered lines, then where to continue.
@@ -113,67 +118,65 @@ impl AnswerTool for ReadFile {
     }
 }
 
-impl<B: Backend> Pager<B> {
-    /// Reads lines `start_line..=end_line` (1-based, inclusive; defaults: 1 and as far as the
-    /// bounds allow) of `path` in `repo`.
-    ///
-    /// Zoekt has no "get file" endpoint; the file is fetched with a search that can match
-    /// only it, and the answer is still checked by name.
-    pub async fn read_file(
-        &self,
-        repo: &str,
-        path: &str,
-        start_line: Option<u32>,
-        end_line: Option<u32>,
-    ) -> Result<FileSlice, Error> {
-        let start = start_line.unwrap_or(1);
-        if start == 0 {
-            return Err(ArgumentError::StartLineZero.into());
-        }
-        if let Some(end) = end_line
-            && end < start
-        {
-            return Err(ArgumentError::EndBeforeStart { start, end }.into());
-        }
-        let search = FileSearch {
-            query: query::exact_file_query(repo, path)?,
-            effort: self.config().effort,
-            // Anchoring makes one file the only candidate; a few more leave room for a
-            // second branch of the same file without ever fetching much.
-            max_files: 4,
-            context_lines: 0,
-            whole_content: true,
-        };
-        let result = self.backend().search(&search).await?;
-        let crashes = result.stats.crashes;
-        // One document per distinct version: with several branches holding different
-        // content, always the same one (first by branch names), so reads that continue with
-        // next_start_line never stitch two versions together.
-        let mut candidates: Vec<_> = result
-            .files
-            .into_iter()
-            .filter(|f| f.repo == repo && f.path == path)
-            .collect();
-        candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
-        let Some(file) = candidates.into_iter().next() else {
-            // Not found while shards load says nothing about the file.
-            self.check_empty_answer(crashes).await?;
-            return Err(Error::NoSuchFile {
-                repo: repo.to_string(),
-                path: path.to_string(),
-            });
-        };
-        let content = file.content.unwrap_or_default();
-        let mut slice = slice_lines(
-            &content,
-            start,
-            end_line,
-            self.config().read,
-            (file.repo, file.path, file.language),
-        )?;
-        slice.branches = file.branches;
-        Ok(slice)
+/// Reads lines `start_line..=end_line` (1-based, inclusive; defaults: 1 and as far as the
+/// bounds allow) of `path` in `repo`.
+///
+/// Zoekt has no "get file" endpoint; the file is fetched with a search that can match
+/// only it, and the answer is still checked by name.
+pub async fn read_file<B: Backend>(
+    pager: &Pager<B>,
+    repo: &str,
+    path: &str,
+    start_line: Option<u32>,
+    end_line: Option<u32>,
+) -> Result<FileSlice, Error> {
+    let start = start_line.unwrap_or(1);
+    if start == 0 {
+        return Err(ArgumentError::StartLineZero.into());
     }
+    if let Some(end) = end_line
+        && end < start
+    {
+        return Err(ArgumentError::EndBeforeStart { start, end }.into());
+    }
+    let search = FileSearch {
+        query: query::exact_file_query(repo, path)?,
+        effort: pager.config().effort,
+        // Anchoring makes one file the only candidate; a few more leave room for a
+        // second branch of the same file without ever fetching much.
+        max_files: 4,
+        context_lines: 0,
+        whole_content: true,
+    };
+    let result = pager.backend().search(&search).await?;
+    let crashes = result.stats.crashes;
+    // One document per distinct version: with several branches holding different
+    // content, always the same one (first by branch names), so reads that continue with
+    // next_start_line never stitch two versions together.
+    let mut candidates: Vec<_> = result
+        .files
+        .into_iter()
+        .filter(|f| f.repo == repo && f.path == path)
+        .collect();
+    candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
+    let Some(file) = candidates.into_iter().next() else {
+        // Not found while shards load says nothing about the file.
+        pager.check_empty_answer(crashes).await?;
+        return Err(Error::NoSuchFile {
+            repo: repo.to_string(),
+            path: path.to_string(),
+        });
+    };
+    let content = file.content.unwrap_or_default();
+    let mut slice = slice_lines(
+        &content,
+        start,
+        end_line,
+        pager.config().read,
+        (file.repo, file.path, file.language),
+    )?;
+    slice.branches = file.branches;
+    Ok(slice)
 }
 
 /// Cuts the lines out of the whole content, within the bounds.

@@ -521,11 +521,8 @@ mod tests {
     use crate::engine::Pager;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
-    use crate::engine::testing::FakeBackend;
+    use crate::engine::testing::{FakeBackend, LineArgs, LineItem, LineTool, file, line};
     use crate::engine::tool::{PageArgs, PagedArgs};
-    use crate::tools::search_symbols::tests::{file, line};
-    use crate::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs, SymbolItem};
-    use crate::zoekt::query;
 
     const NAME: &str = "cached";
 
@@ -535,13 +532,7 @@ mod tests {
             .rev()
             .map(|i| {
                 let lines = (0..(i % 3 + 1))
-                    .map(|k| {
-                        line(
-                            10 * (k + 1),
-                            &format!("func cached{i}_{k}() {{"),
-                            vec![(5, Some(format!("cached{i}_{k}").as_str()))],
-                        )
-                    })
+                    .map(|k| line(10 * (k + 1), &format!("func cached{i}_{k}() {{")))
                     .collect();
                 RankedFile {
                     repo: format!("r{}", i % 7),
@@ -554,7 +545,7 @@ mod tests {
     }
 
     fn backend() -> FakeBackend {
-        FakeBackend::new().with(&query::symbols_query(NAME).unwrap(), files())
+        FakeBackend::new().with(NAME, files())
     }
 
     fn cached(backend: FakeBackend, cfg: CacheConfig) -> Pager<FakeBackend> {
@@ -566,12 +557,12 @@ mod tests {
     }
 
     /// Every page of a walk with these page sizes (the last repeats).
-    async fn walk(p: &Pager<FakeBackend>, limits: &[u32]) -> Vec<Page<SymbolItem>> {
-        let mut args = SearchSymbolsArgs {
+    async fn walk(p: &Pager<FakeBackend>, limits: &[u32]) -> Vec<Page<LineItem>> {
+        let mut args = LineArgs {
             query: NAME.into(),
             ..Default::default()
         };
-        let mut pages: Vec<Page<SymbolItem>> = Vec::new();
+        let mut pages: Vec<Page<LineItem>> = Vec::new();
         loop {
             let limit = limits[pages.len().min(limits.len() - 1)];
             let cursor = pages.last().and_then(|p| p.next_cursor.clone());
@@ -583,12 +574,12 @@ mod tests {
                 cursor,
                 ..PageArgs::default()
             });
-            pages.push(p.page::<SearchSymbols>(&args).await.expect("page"));
+            pages.push(p.page::<LineTool>(&args).await.expect("page"));
             assert!(pages.len() < 2000, "runaway walk");
         }
     }
 
-    fn json(pages: &[Page<SymbolItem>]) -> Vec<String> {
+    fn json(pages: &[Page<LineItem>]) -> Vec<String> {
         pages
             .iter()
             .map(|p| serde_json::to_string(p).unwrap())
@@ -643,7 +634,7 @@ mod tests {
     fn a_failing_backend_is_asked_once() {
         let on = Arc::new(cached(backend(), CacheConfig::DEFAULT));
         on.backend().fail(BackendErrorKind::Unreachable, 0);
-        let args = SearchSymbolsArgs {
+        let args = LineArgs {
             query: NAME.into(),
             ..Default::default()
         };
@@ -654,7 +645,7 @@ mod tests {
                 .enable_all()
                 .build()
                 .unwrap();
-            let page = runtime.block_on(pager.page::<SearchSymbols>(&args));
+            let page = runtime.block_on(pager.page::<LineTool>(&args));
             let _ = done.send(page.map(|_| ()));
         });
         let e = outcome
@@ -718,7 +709,7 @@ mod tests {
             },
         );
         p.backend().slow(Duration::from_millis(50));
-        let args = SearchSymbolsArgs {
+        let args = LineArgs {
             query: NAME.into(),
             limit: Some(30),
             ..Default::default()
@@ -727,7 +718,7 @@ mod tests {
         let calls: Vec<_> = (0..16)
             .map(|_| {
                 let (p, args) = (p.clone(), args.clone());
-                tokio::spawn(async move { p.page::<SearchSymbols>(&args).await })
+                tokio::spawn(async move { p.page::<LineTool>(&args).await })
             })
             .collect();
         let mut pages = Vec::new();
@@ -742,7 +733,7 @@ mod tests {
     #[tokio::test]
     async fn the_next_window_is_fetched_ahead_and_not_after_shutdown() {
         let p = cached(backend(), CacheConfig::DEFAULT);
-        let args = |cursor: Option<String>| SearchSymbolsArgs {
+        let args = |cursor: Option<String>| LineArgs {
             query: NAME.into(),
             limit: Some(30),
             cursor,
@@ -750,11 +741,11 @@ mod tests {
         };
         // A client that takes its time between pages never waits for Zoekt after page 1:
         // whenever the next page lies beyond the answer at hand, it is fetched ahead.
-        let mut page = p.page::<SearchSymbols>(&args(None)).await.unwrap();
+        let mut page = p.page::<LineTool>(&args(None)).await.unwrap();
         let (mut pages, mut waited) = (1, 0);
         while let Some(c) = page.next_cursor {
             tokio::time::sleep(Duration::from_millis(20)).await;
-            page = p.page::<SearchSymbols>(&args(Some(c))).await.unwrap();
+            page = p.page::<LineTool>(&args(Some(c))).await.unwrap();
             pages += 1;
             waited += page.zoekt_requests;
             // A walk that never ends (a broken cursor) fails here rather than hanging.
@@ -767,7 +758,7 @@ mod tests {
         // After shutdown, nothing is fetched ahead.
         let p = cached(backend(), CacheConfig::DEFAULT);
         p.cache().unwrap().shutdown();
-        p.page::<SearchSymbols>(&args(None)).await.unwrap();
+        p.page::<LineTool>(&args(None)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(searches(&p), 1);
     }
@@ -782,59 +773,54 @@ mod tests {
                 ..CacheConfig::DEFAULT
             },
         );
-        let args = SearchSymbolsArgs {
+        let args = LineArgs {
             query: NAME.into(),
             limit: Some(5),
             ..Default::default()
         };
-        let first = p.page::<SearchSymbols>(&args).await.unwrap();
+        let first = p.page::<LineTool>(&args).await.unwrap();
         // The index changes: one better file arrives.
         let mut more = files();
         more.push(RankedFile {
             repo: "new".into(),
             score: 5000.0,
-            ..file(vec![line(
-                1,
-                "func cachedNew() {",
-                vec![(5, Some("cachedNew"))],
-            )])
+            ..file(vec![line(1, "func cachedNew() {")])
         });
-        p.backend()
-            .replace(&query::symbols_query(NAME).unwrap(), more);
+        p.backend().replace(NAME, more);
         // Within the time to live the cached answer still serves: the same page, no request.
-        let again = p.page::<SearchSymbols>(&args).await.unwrap();
+        let again = p.page::<LineTool>(&args).await.unwrap();
         assert_eq!(again.zoekt_requests, 0);
         assert_eq!(json(&[again]), json(&[first]));
         // After it, Zoekt is asked again and the new file leads.
         tokio::time::sleep(Duration::from_millis(1100)).await;
-        let fresh = p.page::<SearchSymbols>(&args).await.unwrap();
+        let fresh = p.page::<LineTool>(&args).await.unwrap();
         assert_eq!(fresh.zoekt_requests, 1);
-        assert_eq!(fresh.items[0].name, "cachedNew");
+        assert_eq!(fresh.items[0].text, "func cachedNew() {");
     }
 
     /// An answer cut by loading shards is not kept: the retry its error asks for reaches
     /// Zoekt, and finds the answer once the shards are up.
     #[tokio::test]
     async fn an_answer_cut_while_shards_load_is_not_kept() {
-        let q = query::symbols_query(NAME).unwrap();
+        let q = NAME;
         let p = cached(FakeBackend::new(), CacheConfig::DEFAULT);
         p.backend().cut(
-            &q,
+            q,
             crate::engine::backend::SearchStats {
                 crashes: 1,
                 ..Default::default()
             },
         );
-        let args = SearchSymbolsArgs {
+        let args = LineArgs {
             query: NAME.into(),
             ..Default::default()
         };
-        let e = p.page::<SearchSymbols>(&args).await.unwrap_err();
+        let e = p.page::<LineTool>(&args).await.unwrap_err();
         assert!(format!("{e:?}").contains("NotReady"), "{e:?}");
         // The shards are loaded now.
-        p.backend().cut(&q, Default::default());
-        p.backend().replace(&q, files());
-        let page = p.page::<SearchSymbols>(&args).await.unwrap();
+        p.backend().cut(q, Default::default());
+        p.backend().replace(q, files());
+        let page = p.page::<LineTool>(&args).await.unwrap();
         assert_eq!(page.count, 30);
         assert_eq!(searches(&p), 2);
     }

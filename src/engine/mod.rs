@@ -1,7 +1,7 @@
 //! The paging engine: from a tool request to one exact page of items.
 //!
 //! request → plan (validated, canonical) → cursor → window fetch → flatten → cut. Tools
-//! (`crate::tools`) declare what they search and how a file becomes items; this module does
+//! (`src/tools/`) declare what they search and how a file becomes items; this module does
 //! the rest the same way for all of them. It knows the backend only through [`Backend`] and
 //! knows nothing of MCP. See `docs/contract.md`, "Paging rules".
 

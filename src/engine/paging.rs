@@ -200,15 +200,13 @@ mod tests {
     use crate::engine::backend::{self, RankedFile, SearchStats};
     use crate::engine::config::{Effort, PagerConfig};
     use crate::engine::cursor::CursorError;
-    use crate::engine::testing::FakeBackend;
-    use crate::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
-    use crate::zoekt::query;
+    use crate::engine::testing::{FakeBackend, LineArgs, LineItem, LineTool};
 
-    /// `search_files` over the fake: one item per file.
+    /// The fake tool over the fake backend: one item per file (they have no lines).
     const TEXT: &str = "unit";
 
     fn q() -> String {
-        query::files_query(TEXT).unwrap()
+        TEXT.to_string()
     }
 
     fn file(name: &str, score: f64) -> RankedFile {
@@ -228,8 +226,8 @@ mod tests {
             .collect()
     }
 
-    fn args(limit: u32, cursor: Option<&str>) -> SearchFilesArgs {
-        SearchFilesArgs {
+    fn args(limit: u32, cursor: Option<&str>) -> LineArgs {
+        LineArgs {
             query: TEXT.into(),
             limit: Some(limit),
             cursor: cursor.map(String::from),
@@ -237,12 +235,12 @@ mod tests {
         }
     }
 
-    fn paths(page: &Page<FileItem>) -> Vec<&str> {
+    fn paths(page: &Page<LineItem>) -> Vec<&str> {
         page.items.iter().map(|i| i.path.as_str()).collect()
     }
 
-    async fn page(p: &Pager<FakeBackend>, limit: u32, cursor: Option<&str>) -> Page<FileItem> {
-        p.page::<SearchFiles>(&args(limit, cursor))
+    async fn page(p: &Pager<FakeBackend>, limit: u32, cursor: Option<&str>) -> Page<LineItem> {
+        p.page::<LineTool>(&args(limit, cursor))
             .await
             .expect("page")
     }
@@ -343,7 +341,7 @@ mod tests {
         ] {
             let other = Pager::new(FakeBackend::new().with(&q(), files(10)), cfg);
             let e = other
-                .page::<SearchFiles>(&args(3, Some(&c)))
+                .page::<LineTool>(&args(3, Some(&c)))
                 .await
                 .unwrap_err();
             assert!(
@@ -360,7 +358,7 @@ mod tests {
                 ..PagerConfig::default()
             },
         );
-        assert!(other.page::<SearchFiles>(&args(3, Some(&c))).await.is_ok());
+        assert!(other.page::<LineTool>(&args(3, Some(&c))).await.is_ok());
     }
 
     #[tokio::test]
@@ -495,7 +493,7 @@ mod tests {
         p.backend().set_ready(false);
         for n in [1, 2] {
             p.backend().crash_next(n);
-            let e = p.page::<SearchFiles>(&args(3, None)).await.unwrap_err();
+            let e = p.page::<LineTool>(&args(3, None)).await.unwrap_err();
             assert!(
                 matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
                 "{e:?}"
@@ -510,7 +508,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(p.page::<SearchFiles>(&args(3, None)).await.is_err());
+        assert!(p.page::<LineTool>(&args(3, None)).await.is_err());
         p.backend().cut(&q(), SearchStats::default());
         // Ready: one crashed answer is asked for again, and the page is whole.
         p.backend().set_ready(true);

@@ -1,4 +1,5 @@
-//! An in-process fake [`Backend`] for unit tests: no Zoekt, no network.
+//! An in-process fake [`Backend`] for unit tests: no Zoekt, no network; and a fake tool,
+//! [`LineTool`], so that the engine's tests need no real one.
 //!
 //! [`FakeBackend`] answers each query string from a fixed list of files, the way Zoekt would
 //! for `MaxDocDisplayCount`: best score first, cut at the number of files asked, with
@@ -13,12 +14,22 @@
 //! e.g. the reverse of page order, to show that the engine does not depend on it.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::Mutex;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Pager;
 use super::backend::{
-    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
-    RepoListing, SearchStats,
+    Backend, BackendError, BackendErrorKind, FileSearch, Fragment, MatchedLine, RankedFile,
+    RankedFiles, Readiness, RepoListing, SearchStats,
 };
+use super::config::PagerConfig;
+use super::error::Error;
+use super::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
+use super::text::Snippet;
+use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
 
 /// A [`Backend`] answering from a map query → files, and recording every search.
 #[derive(Debug, Default)]
@@ -173,5 +184,155 @@ impl Backend for FakeBackend {
             status: if loading { 503 } else { 200 },
             detail: if loading { "loading" } else { "ready" }.into(),
         })
+    }
+}
+
+/// A paged tool for the engine's own tests, over any backend: its query goes to the backend
+/// as it is, and each file gives one item per matching line (one for the file itself when
+/// it has no lines, as a file found by name), lines in the order of their numbers. Small on
+/// purpose: the engine's tests page, cache and resume with it, and test no real tool.
+pub(crate) struct LineTool;
+
+/// The arguments of [`LineTool`]: the backend query, and the paging every tool takes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LineArgs {
+    /// Sent to the backend unchanged.
+    pub(crate) query: String,
+    pub(crate) limit: Option<u32>,
+    pub(crate) cursor: Option<String>,
+    pub(crate) count_only: bool,
+    pub(crate) include_snippet: Option<bool>,
+    pub(crate) snippet_length: Option<u32>,
+}
+
+impl PagedArgs for LineArgs {
+    fn paging(&self) -> PageArgs {
+        PageArgs {
+            limit: self.limit,
+            cursor: self.cursor.clone(),
+            count_only: self.count_only,
+            include_snippet: self.include_snippet,
+            snippet_length: self.snippet_length,
+        }
+    }
+
+    fn set_paging(&mut self, paging: PageArgs) {
+        self.limit = paging.limit;
+        self.cursor = paging.cursor;
+        self.count_only = paging.count_only;
+        self.include_snippet = paging.include_snippet;
+        self.snippet_length = paging.snippet_length;
+    }
+}
+
+/// One item of [`LineTool`]: a matching line of a file (line 0: the file itself).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub(crate) struct LineItem {
+    pub(crate) repo: String,
+    pub(crate) path: String,
+    pub(crate) line: u32,
+    pub(crate) text: String,
+}
+
+impl ItemText for LineItem {
+    fn file(&self) -> Option<Location<'_>> {
+        Some(self.group())
+    }
+    fn write_text(&self, out: &mut String) {
+        let _ = write!(out, "{}: {}", self.line, self.text);
+    }
+    fn shape(&mut self, snippet: &Snippet) {
+        snippet.apply(&mut self.text);
+    }
+}
+
+impl ItemRow for LineItem {
+    const COLUMNS: &'static [Column] = &[
+        Column {
+            name: "line",
+            kind: CellKind::Count,
+            about: "line number",
+        },
+        Column {
+            name: "text",
+            kind: CellKind::Text,
+            about: "the line",
+        },
+    ];
+    const GROUPING: Grouping = Grouping::File;
+
+    fn group(&self) -> Location<'_> {
+        Location {
+            repo: &self.repo,
+            branches: &[],
+            path: &self.path,
+        }
+    }
+    fn cells(&self) -> Vec<Option<serde_json::Value>> {
+        vec![Some(self.line.into()), Some(self.text.clone().into())]
+    }
+}
+
+impl Tool for LineTool {
+    const SCOPE_ID: u8 = 200;
+    type Args = LineArgs;
+    type Item = LineItem;
+    type Plan = String;
+
+    fn plan(args: &LineArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        Ok(args.query.clone())
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    async fn collect<B: Backend>(
+        pager: &Pager<B>,
+        plan: &String,
+        want: &Want<'_>,
+    ) -> Result<Collected<LineItem>, Error> {
+        pager
+            .ranked_items(want, plan, 0, lines_of, |s| s.match_count.max(s.file_count))
+            .await
+    }
+}
+
+/// The items of one file: its lines by number, or the file itself.
+fn lines_of(file: &RankedFile) -> Vec<LineItem> {
+    let item = |line: u32, text: &str| LineItem {
+        repo: file.repo.clone(),
+        path: file.path.clone(),
+        line,
+        text: text.trim().to_string(),
+    };
+    if file.lines.is_empty() {
+        return vec![item(0, "")];
+    }
+    let mut lines: Vec<&MatchedLine> = file.lines.iter().collect();
+    lines.sort_by_key(|l| l.number);
+    lines.iter().map(|l| item(l.number, &l.text)).collect()
+}
+
+/// Line `n` of a file, matching at its start.
+pub(crate) fn line(n: u32, text: &str) -> MatchedLine {
+    MatchedLine {
+        text: format!("{text}\n"),
+        number: n,
+        fragments: vec![Fragment {
+            byte_offset: 0,
+            symbol: None,
+        }],
+        ..Default::default()
+    }
+}
+
+/// File `r/a.go` with these matching lines.
+pub(crate) fn file(lines: Vec<MatchedLine>) -> RankedFile {
+    RankedFile {
+        path: "a.go".into(),
+        repo: "r".into(),
+        lines,
+        ..Default::default()
     }
 }

@@ -1,6 +1,6 @@
 //! Clipping text: the one way the crate shortens a line, a snippet or a quoted input, and
 //! how a page's snippets show ([`Snippet`]). Reading matches (columns, context blocks,
-//! words) is the flattening tools' (`crate::tools`).
+//! words) is the flattening tools' (`src/tools/`).
 
 /// Longest source line an item keeps, in characters: the most any `snippet_length` can show.
 /// Items are kept (and cached) at this length; a page clips them to the caller's

@@ -6,7 +6,7 @@
 //! The engine calls the tool: it validates ([`Tool::plan`]), names the request for the cursor
 //! ([`Tool::key`]) and collects ([`Tool::collect`]); everything else about a page (the cursor,
 //! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
-//! is not part of this seam: it lives with the tool in `crate::tools`.
+//! is not part of this seam: it lives with the tool in `src/tools/`.
 
 use std::cmp::Ordering;
 use std::future::Future;

@@ -30,6 +30,7 @@ use super::backend::{
 };
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
+use super::size::{answer_weight, raw_weight};
 use super::window::{Answer, Cut, WindowSpec};
 
 /// Names one request's answers: everything that decides which items a backend answer
@@ -465,52 +466,6 @@ impl Drop for Foreground<'_> {
 fn answer_value<T: Send + Sync + 'static>(answer: Arc<Answer<T>>) -> Value {
     let weight = answer.weight();
     Value::Answer(answer, weight)
-}
-
-/// Bytes an answer holds, estimated: each item's JSON size (close to its heap size) plus its
-/// fixed parts, and the per-file bookkeeping.
-fn answer_weight<T: Serialize>(answer: &Answer<T>) -> u32 {
-    let list = answer.list();
-    let fixed = std::mem::size_of::<T>() + std::mem::size_of::<super::order::Position>();
-    let items: usize = list
-        .items
-        .iter()
-        .map(|i| super::page::json_len(i) + fixed)
-        .sum();
-    clamp_weight(items + answer.file_count() * 24 + 256)
-}
-
-/// Bytes a raw answer holds, estimated from its strings.
-fn raw_weight(ranked: &RankedFiles) -> u32 {
-    let files: usize = ranked
-        .files
-        .iter()
-        .map(|f| {
-            let lines: usize = f
-                .lines
-                .iter()
-                .map(|l| {
-                    l.text.len()
-                        + l.before.as_ref().map_or(0, String::len)
-                        + l.after.as_ref().map_or(0, String::len)
-                        + l.fragments.len() * 96
-                        + 96
-                })
-                .sum();
-            f.repo.len()
-                + f.path.len()
-                + f.language.len()
-                + f.branches.iter().map(|b| b.len() + 24).sum::<usize>()
-                + f.content.as_ref().map_or(0, String::len)
-                + lines
-                + 160
-        })
-        .sum();
-    clamp_weight(files + 256)
-}
-
-fn clamp_weight(bytes: usize) -> u32 {
-    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

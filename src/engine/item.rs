@@ -1,7 +1,7 @@
 //! An item as the page shows it: its text and its row, and what each adds to a page (what
 //! the page budget counts). Tools implement [`ItemText`] and [`ItemRow`] for their items; the
-//! page cut (`page.rs`) measures with [`text_lens`] and [`row_lens`]; the MCP layer writes
-//! the same text with [`write_items`] and the same rows from [`ItemRow::cells`].
+//! page budget (`size.rs`) measures with [`text_lens`] and the rows' cells; the MCP layer
+//! writes the same text with [`write_items`] and the same rows from [`ItemRow::cells`].
 
 use std::fmt::Write as _;
 
@@ -125,46 +125,6 @@ pub enum Grouping {
     Repo,
     /// Nothing: `rows` (each row a repository).
     None,
-}
-
-/// How many characters each item adds to the structured page's compact JSON, as
-/// `mcp::view` writes it: its row with every column present (a cell the page leaves out
-/// would only make it shorter; an absent one in a listed column is `null`), and its group's
-/// opening when it starts a new group or part. What the page's budget measures.
-pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
-    let mut previous: Option<&T> = None;
-    items.iter().map(move |item| {
-        let cells = item.cells();
-        // `[` `]` and a comma after each cell but the last, plus the comma between rows.
-        let mut len = 2 + cells.len();
-        for cell in &cells {
-            len += cell.as_ref().map_or(4, json_chars);
-        }
-        let new_part = previous.is_none_or(|p| p.part() != item.part());
-        let new_group = new_part || previous.is_some_and(|p| p.group() != item.group());
-        if new_group && T::GROUPING != Grouping::None {
-            // `{"repo":"…","path":"…","branches":[…],"rows":[` `]},`
-            let g = item.group();
-            len += 12 + json_chars(&serde_json::Value::from(g.repo)) + 9;
-            if T::GROUPING == Grouping::File {
-                len += 8 + json_chars(&serde_json::Value::from(g.path));
-                if !g.branches.is_empty() {
-                    len += 12 + json_chars(&serde_json::Value::from(g.branches.to_vec()));
-                }
-            }
-        }
-        if new_part {
-            // The part's name and its `fields` list: every column, at most.
-            len += 40 + T::COLUMNS.iter().map(|c| c.name.len() + 3).sum::<usize>();
-        }
-        previous = Some(item);
-        len
-    })
-}
-
-/// Characters of `value`'s compact JSON.
-fn json_chars(value: &serde_json::Value) -> usize {
-    serde_json::to_string(value).map_or(0, |s| s.chars().count())
 }
 
 /// The items as a page's text: a line each (or a few, with context). Consecutive items of one

@@ -15,6 +15,7 @@ pub mod item;
 pub mod order;
 pub mod page;
 mod paging;
+pub mod size;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;

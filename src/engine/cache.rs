@@ -25,13 +25,15 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use super::answer::Answer;
 use super::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles,
 };
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
+use super::fetch::WindowSpec;
 use super::size::{answer_weight, raw_weight};
-use super::window::{Answer, Cut, WindowSpec};
+use super::window::Cut;
 
 /// Names one request's answers: everything that decides which items a backend answer
 /// flattens into, except the number of files.
@@ -224,7 +226,7 @@ impl WindowCache {
 
     /// The fewest files whose answer for `key` was too big to read, if seen within the time
     /// to live. Answers grow with the window, so no bigger window's answer fits either: the
-    /// size bound ([`super::window::fetch`]) is found once per request, not once per page.
+    /// size bound ([`super::fetch::fetch`]) is found once per request, not once per page.
     async fn too_big_from(&self, key: &AnswerKey) -> Option<u32> {
         match self.store.get(&Key::TooBig(key.clone())).await? {
             Value::Files(files) => Some(files),

@@ -9,8 +9,9 @@ use super::backend::{Backend, RankedFile, SearchStats};
 use super::cache::AnswerKey;
 use super::crashed;
 use super::error::Error;
+use super::fetch::{self, WindowSpec};
 use super::tool::{Collected, Run, Total, Want};
-use super::window::{self, Window, WindowSpec};
+use super::window::Window;
 
 impl<B: Backend> Pager<B> {
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
@@ -79,11 +80,11 @@ impl<B: Backend> Pager<B> {
         };
         let backend = self.backend.as_ref();
         let Some(cache) = &self.cache else {
-            return Ok(window::fetch_direct(backend, &spec, flatten, want.requests).await?);
+            return Ok(fetch::fetch_direct(backend, &spec, flatten, want.requests).await?);
         };
         let key = AnswerKey::new::<T>(want.request, &spec);
         let (spec_ref, flatten, key) = (&spec, &flatten, &key);
-        let w = window::fetch(spec_ref, |files| {
+        let w = fetch::fetch(spec_ref, |files| {
             cache.answer(backend, key, spec_ref, files, flatten, want.requests)
         })
         .await?;

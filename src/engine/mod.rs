@@ -5,12 +5,14 @@
 //! the rest the same way for all of them. It knows the backend only through [`Backend`] and
 //! knows nothing of MCP. See `docs/contract.md`, "Paging rules".
 
+pub mod answer;
 pub mod backend;
 pub mod cache;
 mod collect;
 pub mod config;
 pub mod cursor;
 pub mod error;
+pub mod fetch;
 pub mod item;
 pub mod order;
 pub mod page;

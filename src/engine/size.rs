@@ -5,10 +5,10 @@
 
 use serde::Serialize;
 
+use super::answer::Answer;
 use super::backend::RankedFiles;
 use super::item::{Grouping, ItemRow, ItemText, text_lens};
 use super::order::Position;
-use super::window::Answer;
 
 /// How many leading items fit in `max_chars`, in each of the forms a client may hand a model:
 /// the page's text and the items' JSON, measured apart (a client passes one or the other).

@@ -16,13 +16,14 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Pager;
+use super::answer::ItemList;
 use super::backend::Backend;
 use super::config::PagerConfig;
 use super::cursor::{RequestKey, Scope};
 use super::error::Error;
 use super::item::{ItemRow, ItemText};
 use super::order::Position;
-use super::window::{Cut, ItemList, Section};
+use super::window::{Cut, Section};
 
 /// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
 pub trait PagedArgs {

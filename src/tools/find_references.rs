@@ -13,13 +13,14 @@ use super::{
 };
 use super::{column, context_lines};
 use crate::engine::Pager;
+use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, Tool, Total, Want};
-use crate::engine::window::{Window, clamp_u32};
+use crate::engine::window::Window;
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -430,11 +431,11 @@ mod tests {
 
     // Whole walks through the pager, against a fake Zoekt.
 
+    use crate::engine::answer::ItemList;
     use crate::engine::backend::MatchedLine;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
-    use crate::engine::window::ItemList;
     use ReferenceRole::{Definition as Def, Reference as Ref};
 
     const FILTERS: &str = "lang:go";

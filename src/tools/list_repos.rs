@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{BRANCHES, ToolInfo, count, lines, paged_args, text};
+use crate::engine::answer::ItemList;
 use crate::engine::backend::{Backend, IndexedRepo};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
@@ -16,7 +17,7 @@ use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Locatio
 use crate::engine::order::{Position, file_key};
 use crate::engine::page::Page;
 use crate::engine::tool::{Collected, PageArgs, PagedArgs, Run, Tool, Total, Want};
-use crate::engine::window::{Cut, ItemList};
+use crate::engine::window::Cut;
 use crate::engine::{Pager, crashed};
 use crate::zoekt::query;
 use serde_json::Value;

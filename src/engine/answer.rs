@@ -1,0 +1,288 @@
+//! Zoekt's answer, ordered: the files of one answer re-sorted into the total order of
+//! `engine/order.rs` and flattened into items, with what is needed to read any smaller
+//! window out of it, and Zoekt's ordering quirks that decide where a window's trusted edge is.
+//!
+//! Zoekt sorts files with an unstable sort and no tie-break, and may move one "novel
+//! extension" file up to position 3 (`docs/zoekt.md`, "Ordering"). So files are re-sorted
+//! (score descending, then the hash of the file's identity), each item gets its [`Position`],
+//! and while Zoekt may hold more files, files tied with the lowest score, or a file that may
+//! have been boosted, say nothing about the edge.
+//!
+//! Zoekt's answer for `n` files is the first `n` files of its answer for more (its statistics
+//! do not depend on `n` either; `docs/zoekt.md`, "Windows"). So an [`Answer`] fetched for many
+//! files also answers, exactly, every smaller window ([`Answer::covers`]): the window cache
+//! (`engine/cache.rs`) serves a walk's pages from one growing answer, and every page is the
+//! one a fresh request would have given.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::backend::{RankedFile, RankedFiles, SearchStats};
+use super::order::{Position, file_key};
+
+/// Items in page order with their positions: what pages are cut from, shared (behind an
+/// `Arc`) by every page a cached answer serves.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemList<T> {
+    /// The items.
+    pub items: Vec<T>,
+    /// Each item's place in the total order (section 0; a [`Run`](super::tool::Run) relabels
+    /// the section).
+    pub positions: Vec<Position>,
+}
+
+/// One answer of Zoekt, ordered into page order and flattened into items, with what is
+/// needed to tell the window of any smaller request apart inside it.
+#[derive(Debug)]
+pub struct Answer<T> {
+    pub(crate) list: Arc<ItemList<T>>,
+    /// The files in page order: score and where their items end in `list`.
+    files: Vec<FileSpan>,
+    /// The scores of the files as Zoekt returned them, in its order: a smaller window is a
+    /// prefix of it.
+    zoekt_scores: Vec<f64>,
+    /// The third file Zoekt returned has an extension the first two lack (it may have been
+    /// boosted: see [`boosted_index`]).
+    third_is_novel: bool,
+    /// `MaxDocDisplayCount` sent.
+    asked: u32,
+    pub(crate) stats: SearchStats,
+    /// When Zoekt answered.
+    fetched_at: Instant,
+    /// Bytes the answer holds, as the cache that keeps it weighed them (0: not weighed).
+    weight: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FileSpan {
+    score: f64,
+    item_end: usize,
+}
+
+/// What Zoekt's answer for a given number of files is, read off a (possibly bigger) answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct View {
+    /// Zoekt returned fewer files than asked.
+    pub(crate) ran_out: bool,
+    /// Files certain to lead the order (in page order).
+    pub(crate) certain_files: usize,
+    /// Items of the files certain to lead the order.
+    pub(crate) certain_items: usize,
+    /// Items of every file of the window (the certain ones and the edge).
+    pub(crate) all_items: usize,
+}
+
+impl<T> Answer<T> {
+    /// An answer holding `list` and nothing else of Zoekt's (for tests of what reads
+    /// windows).
+    #[cfg(test)]
+    pub(crate) fn whole(list: ItemList<T>, stats: SearchStats) -> Answer<T> {
+        Answer {
+            list: Arc::new(list),
+            files: Vec::new(),
+            zoekt_scores: Vec::new(),
+            third_is_novel: false,
+            asked: 0,
+            stats,
+            fetched_at: Instant::now(),
+            weight: 0,
+        }
+    }
+
+    /// Orders `ranked`, Zoekt's answer to a request for `asked` files, and flattens it.
+    pub fn new<F>(ranked: &RankedFiles, asked: u32, flatten: F) -> Answer<T>
+    where
+        F: Fn(&RankedFile) -> Vec<T>,
+    {
+        let zoekt_scores: Vec<f64> = ranked.files.iter().map(|f| f.score).collect();
+        let third_is_novel = match ranked.files.as_slice() {
+            [a, b, c, ..] => {
+                let ext = extension(&c.path);
+                extension(&a.path) != ext && extension(&b.path) != ext
+            }
+            _ => false,
+        };
+        let mut list = ItemList {
+            items: Vec::new(),
+            positions: Vec::new(),
+        };
+        let mut files = Vec::new();
+        for (key, f) in page_order(&ranked.files) {
+            for (index, item) in flatten(f).into_iter().enumerate() {
+                list.items.push(item);
+                list.positions.push(Position {
+                    section: 0,
+                    section_start: 0,
+                    earlier_cut: false,
+                    score: f.score,
+                    file: key,
+                    index: clamp_u32(index),
+                });
+            }
+            files.push(FileSpan {
+                score: f.score,
+                item_end: list.items.len(),
+            });
+        }
+        Answer {
+            list: Arc::new(list),
+            files,
+            zoekt_scores,
+            third_is_novel,
+            asked,
+            stats: ranked.stats,
+            fetched_at: Instant::now(),
+            weight: 0,
+        }
+    }
+
+    /// The same answer, which Zoekt gave at `at` (a prefetched answer is ordered later).
+    pub fn fetched_at(mut self, at: Instant) -> Answer<T> {
+        self.fetched_at = at;
+        self
+    }
+
+    /// The same answer, weighing `weight` bytes (see [`Answer::weight`]).
+    pub fn weighed(mut self, weight: u32) -> Answer<T> {
+        self.weight = weight;
+        self
+    }
+
+    /// Bytes the answer holds, as the cache weighed them (0 when it was not).
+    pub fn weight(&self) -> u32 {
+        self.weight
+    }
+
+    /// How long ago Zoekt gave this answer.
+    pub fn age(&self) -> Duration {
+        self.fetched_at.elapsed()
+    }
+
+    /// What Zoekt's statistics say of this answer.
+    pub fn search_stats(&self) -> &SearchStats {
+        &self.stats
+    }
+
+    /// `MaxDocDisplayCount` this answer was fetched with.
+    pub fn asked(&self) -> u32 {
+        self.asked
+    }
+
+    /// Zoekt returned fewer files than asked: this is every file it has for the query.
+    pub fn ran_out(&self) -> bool {
+        self.zoekt_scores.len() < self.asked as usize
+    }
+
+    /// Whether this answer holds Zoekt's answer for `files` files: it asked for as many or
+    /// more, or it already holds every file.
+    pub fn covers(&self, files: u32) -> bool {
+        files <= self.asked || self.ran_out()
+    }
+
+    /// How many files the answer holds (each once).
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// The items, in page order.
+    pub fn list(&self) -> &Arc<ItemList<T>> {
+        &self.list
+    }
+
+    /// Zoekt's answer for `files` files, which this answer must cover.
+    pub(crate) fn view(&self, files: u32) -> View {
+        debug_assert!(self.covers(files));
+        let returned = self.zoekt_scores.len().min(files as usize);
+        let ran_out = returned < files as usize;
+        let all_items = self.list.items.len();
+        if ran_out {
+            return View {
+                ran_out,
+                certain_files: self.files.len(),
+                certain_items: all_items,
+                all_items,
+            };
+        }
+        let prefix = &self.zoekt_scores[..returned];
+        let boosted = boosted_index(prefix, self.third_is_novel);
+        let edge = prefix
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != boosted)
+            .map(|(_, s)| *s)
+            .min_by(f64::total_cmp);
+        let Some(edge) = edge else {
+            return View {
+                ran_out,
+                certain_files: 0,
+                certain_items: 0,
+                all_items: 0,
+            };
+        };
+        // Every file scoring above the window's edge is in the window, whatever its size; the
+        // files of the window at the edge are only all of this answer's when it is the same
+        // window (at `--max-window`, the only case that serves them).
+        let certain = self.files.partition_point(|f| f.score > edge);
+        let certain_items = certain.checked_sub(1).map_or(0, |i| self.files[i].item_end);
+        View {
+            ran_out,
+            certain_files: certain,
+            certain_items,
+            all_items: if files == self.asked {
+                all_items
+            } else {
+                certain_items
+            },
+        }
+    }
+}
+
+/// `n`, or `u32::MAX` when it does not fit.
+pub fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A file's extension as Zoekt's novelty boost sees it (Go's `path.Ext`): from the last dot of
+/// the last path element, or empty.
+pub(crate) fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rfind('.').map_or("", |i| &name[i..])
+}
+
+/// Which of Zoekt's first files (`scores`, in its order) may have been boosted, and so says
+/// nothing about the window's edge.
+///
+/// Zoekt sorts every file, moves the first one whose extension is not among the top two's up
+/// to position 3 (index 2), and only then cuts the list. Such a file may come from far below
+/// the cut. With a fourth file, a boosted third scores below it; in a window of exactly three
+/// there is no fourth to compare, so a third file with a new extension may have been boosted
+/// (docs/zoekt.md, "Ordering").
+pub(crate) fn boosted_index(scores: &[f64], third_is_novel: bool) -> Option<usize> {
+    match scores.len() {
+        3 => third_is_novel.then_some(2),
+        n if n > 3 => (scores[2] < scores[3]).then_some(2),
+        _ => None,
+    }
+}
+
+/// `files` in page order, each with its [`file_key`], one per identity: a file on several
+/// branches with one content is one file match; with different contents, each version is a
+/// file of its own. The key hashes exactly that identity (repository, path, sorted branches);
+/// repository and path guard against a 64-bit collision.
+pub(crate) fn page_order(files: &[RankedFile]) -> Vec<(u64, &RankedFile)> {
+    let mut seen = HashSet::new();
+    let mut keyed: Vec<(u64, &RankedFile)> = files
+        .iter()
+        .map(|f| (file_key(&f.repo, &f.path, &f.branches), f))
+        .filter(|(key, f)| seen.insert((*key, f.repo.as_str(), f.path.as_str())))
+        .collect();
+    keyed.sort_by(|(ka, a), (kb, b)| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| ka.cmp(kb))
+            // Only a 64-bit hash collision gets here.
+            .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
+    });
+    keyed
+}

@@ -1,8 +1,11 @@
 //! Everything about Zoekt itself: its JSON API ([`wire`]), a typed client ([`client`]), the
 //! building and escaping of query strings ([`query`]), and the adapter that makes the client
-//! the paging engine's backend ([`backend`]). Only the adapter knows the engine exists.
+//! the paging engine's backend ([`backend`]), and the checks an answer must pass ([`check`]).
+//! Only the adapter, and the query builder that produces the engine's `QueryError`, know the
+//! engine exists.
 
 pub mod backend;
+pub mod check;
 pub mod client;
 pub mod query;
 pub mod wire;

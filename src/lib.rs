@@ -2,9 +2,12 @@
 //! assistants.
 //!
 //! Data flows one way: request → plan → cursor → window fetch → flatten → cut → render.
-//! - [`tools`]: each tool in one module: its arguments, items, query and flattening.
 //! - the paging engine ([`Pager`]) decides what a page is, the same way for every tool. It
-//!   reaches the backend only through [`backend::Backend`] and knows nothing of MCP.
+//!   is the ground floor and imports nothing above it: it declares the two seams it calls,
+//!   [`backend::Backend`] (what it asks) and [`tool::Tool`] (what a paged tool does), and
+//!   knows nothing of MCP or Zoekt. See `docs/architecture.md`.
+//! - [`tools`]: each tool in one module: it implements [`tool::Tool`] (its arguments, items,
+//!   query and flattening) and adds its MCP face (name, schema, description, text).
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
 //!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
 //! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only
@@ -22,18 +25,20 @@ mod metrics;
 pub mod tools;
 pub mod zoekt;
 
-pub use config::{Config, HttpArgs};
+// The engine: the pager, its settings and its page.
 pub use engine::Pager;
-pub use engine::backend;
 pub use engine::cache::{CacheStats, WindowCache};
 pub use engine::config::{CacheConfig, Effort, PagerConfig, ReadLimits};
-pub use engine::cursor::{CursorError, RequestKey, Resume, Scope};
-pub use engine::error::{ArgumentError, Error};
-pub use engine::order::{ORDER_VERSION, Position, file_key};
 pub use engine::page::Page;
-pub use engine::tool::{Collected, PageArgs, Total, Want};
-pub use engine::window::{Cut, Window};
-pub use engine::{item, tool};
+pub use engine::tool::PageArgs;
+// The engine's two seams, as modules: what a backend implements, and what a paged tool does.
+pub use engine::{backend, tool};
+// The cursor, for those who mint and read cursors by hand (the fuzz target).
+pub use engine::cursor::RequestKey;
+pub use engine::order::Position;
+
+// The faces: settings of the process, MCP, metrics.
+pub use config::{Config, HttpArgs};
 pub use mcp::render::{error_text, page_text};
 pub use mcp::stdio;
 pub use mcp::view::page_view;

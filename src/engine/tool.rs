@@ -19,11 +19,15 @@ use super::Pager;
 use super::answer::ItemList;
 use super::backend::Backend;
 use super::config::PagerConfig;
-use super::cursor::{RequestKey, Scope};
-use super::error::Error;
-use super::item::{ItemRow, ItemText};
+use super::cursor::RequestKey;
 use super::order::Position;
 use super::window::{Cut, Section};
+
+// What else a tool author needs, in one place: how an item shows, what a tool may refuse,
+// and the cursor scope it owns.
+pub use super::cursor::Scope;
+pub use super::error::{ArgumentError, Error, QueryError};
+pub use super::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 
 /// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
 pub trait PagedArgs {

@@ -17,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 MUTANTS_VERSION=27.1.0
-FILES="${MUTANTS_FILES:-src/engine/cursor.rs src/engine/window.rs src/engine/page.rs src/engine/order.rs src/engine/text.rs}"
+FILES="${MUTANTS_FILES:-src/engine/cursor.rs src/engine/answer.rs src/engine/window.rs src/engine/fetch.rs src/engine/page.rs src/engine/order.rs src/engine/text.rs}"
 OUT="${CARGO_TARGET_DIR:-$ROOT/target}/mutants"
 
 say() { printf 'mutants.sh: %s\n' "$*" >&2; }

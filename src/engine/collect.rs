@@ -56,7 +56,7 @@ impl<B: Backend> Pager<B> {
         })
     }
 
-    /// The growing window fetch of one query (see `engine/window.rs`), for `needed` items,
+    /// The growing window fetch of one query (see `engine/fetch.rs`), for `needed` items,
     /// through the window cache when it is on.
     pub async fn window<T, F>(
         &self,

@@ -391,7 +391,8 @@ pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
         let new_part = previous.is_none_or(|p| p.part() != item.part());
         let new_group = new_part || previous.is_some_and(|p| p.group() != item.group());
         if new_group && T::GROUPING != Grouping::None {
-            // `{"repo":"…","path":"…","branches":[…],"rows":[` `]},`
+            // `["…","…",[` `],[…branches]],` (mcp::view's group lists), counted with room
+            // to spare: the budget stays an upper bound on what is sent.
             let g = item.group();
             len += 12 + json_chars(&serde_json::Value::from(g.repo)) + 9;
             if T::GROUPING == Grouping::File {

@@ -15,10 +15,11 @@ use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
 
 use zoekt_pager::tools::{AnswerTool, PagedArgs, PagedTool, ToolInfo, ToolVisitor, visit_all};
+
 use zoekt_pager::zoekt::ZoektClient;
 use zoekt_pager::{
-    Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, ToolError, WindowCache,
-    error_text, page_text,
+    Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, Suggestions, ToolError,
+    WindowCache, error_text, page_text_with,
 };
 
 /// Options of `record` (only in builds with the `harness` feature).
@@ -475,7 +476,8 @@ async fn walk<T: PagedTool>(
         if json {
             println!("{}", serde_json::to_string(&page).unwrap_or_default());
         } else {
-            println!("{}", page_text(T::NAME, &page));
+            let narrow = Suggestions::of::<T>(&args, &page);
+            println!("{}", page_text_with(T::NAME, &page, narrow.as_ref()));
         }
         // A held page (empty, its cursor the same place) asks again: a few times, a second
         // apart, then the walk stops where it is rather than loop on a shard that stays down.

@@ -12,6 +12,7 @@ pub mod cursor;
 pub mod error;
 pub mod order;
 pub mod page;
+pub mod suggest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;
@@ -173,6 +174,10 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = self.collect_settled::<T>(plan, &want).await?;
+        let narrowing = (self.cfg.suggest_filters
+            && suggest::is_broad(collected.total.value, limit, self.cfg.max_offset))
+        .then(|| collected.narrowing())
+        .flatten();
         let mut warnings = collected.warnings;
         let total = collected.total;
         if !total.exact {
@@ -185,7 +190,10 @@ impl<B: Backend> Pager<B> {
         // Pages a walk can reach: the cursor stops at --max-offset.
         let reachable = total.value.min(self.cfg.max_offset);
         if total.value > self.cfg.max_offset {
-            warnings.push(page::ceiling_warning(self.cfg.max_offset));
+            warnings.push(page::ceiling_warning(
+                self.cfg.max_offset,
+                narrowing.as_ref(),
+            ));
         }
         Ok(Page {
             items: Vec::new(),
@@ -200,6 +208,7 @@ impl<B: Backend> Pager<B> {
             pages: Some(reachable.div_ceil(u64::from(limit))),
             resynced: false,
             warnings,
+            narrowing,
             zoekt_requests: requests.load(Ordering::Relaxed),
         })
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
 use super::order::Position;
+use super::suggest::{self, FileFacts, Narrowing};
 use super::text::Snippet;
 use super::window::{Cut, ItemList, Section};
 use crate::tools::{ItemRow, ItemText, row_lens, text_lens};
@@ -61,6 +62,10 @@ pub struct Page<T> {
     /// Why the result may be partial, one sentence each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Ways to narrow a broad result (first pages and `count_only`, when on): not part of
+    /// the page's items, which never depend on it.
+    #[serde(skip)]
+    pub narrowing: Option<Narrowing>,
     /// Requests this page made to the backend (not part of the page: for metrics).
     #[serde(skip)]
     pub zoekt_requests: u32,
@@ -149,6 +154,20 @@ impl<T> Run<T> {
         self.section.relabel(self.list.positions[i])
     }
 
+    /// The files whose items are all in the run, each with how many items it gave.
+    fn files(&self) -> impl Iterator<Item = (&FileFacts, usize)> {
+        let mut start = 0;
+        self.list
+            .files
+            .iter()
+            .take_while(|f| f.item_end <= self.len)
+            .map(move |f| {
+                let items = f.item_end - start;
+                start = f.item_end;
+                (f, items)
+            })
+    }
+
     /// How many of the run's items come at or before `after` in `order`.
     fn not_after(&self, after: &Position) -> usize {
         self.list.positions[..self.len]
@@ -157,6 +176,14 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
+    /// Ways to narrow the result, counted over the collected files (see `engine/suggest.rs`):
+    /// exact when they are the whole result.
+    pub fn narrowing(&self) -> Option<Narrowing> {
+        let files: Vec<(&FileFacts, usize)> = self.runs.iter().flat_map(Run::files).collect();
+        let exact = self.total.exact && self.ran_out;
+        suggest::narrowing(&files, self.total.value, exact)
+    }
+
     /// How many items were collected.
     pub fn len(&self) -> usize {
         self.runs.iter().map(|r| r.len).sum()
@@ -272,6 +299,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         page.push(item);
         positions.push(position);
     }
+    let offset_here = collected.first + begin as u64;
+    let ceiling_here = offset_here.saturating_add(u64::from(slice.limit)) >= cfg.max_offset;
+    let narrowing = (cfg.suggest_filters
+        && (offset_here == 0 || ceiling_here)
+        && suggest::is_broad(collected.total.value, slice.limit, cfg.max_offset))
+    .then(|| collected.narrowing())
+    .flatten();
     let Collected {
         first,
         ran_out,
@@ -280,7 +314,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         mut warnings,
         ..
     } = collected;
-    let kept = fitting_prefix(&page, cfg.page_chars());
+    // Suggestions take their room out of the page's token budget, in either form.
+    let reserved = if narrowing.is_some() {
+        suggest::MAX_CHARS
+    } else {
+        0
+    };
+    let kept = fitting_prefix(&page, cfg.page_chars().saturating_sub(reserved));
     let size_capped = kept < page.len();
     page.truncate(kept);
     // Zoekt's answer, cut by time or by crashed shards, ended before this page's place in
@@ -322,7 +362,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         _ => None,
     };
     if more_items && next_cursor.is_none() && !page.is_empty() {
-        warnings.push(ceiling_warning(cfg.max_offset));
+        warnings.push(ceiling_warning(cfg.max_offset, narrowing.as_ref()));
     }
     if retry && next_cursor.is_some() {
         warnings.push(
@@ -353,13 +393,24 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         pages: None,
         resynced,
         warnings,
+        // Shown on first pages; on others it only named the best way in the ceiling warning.
+        narrowing: narrowing.filter(|_| offset == 0),
         zoekt_requests: 0,
     }
 }
 
 /// Said when results go on past the paging ceiling (`--max-offset`).
-pub(crate) fn ceiling_warning(max_offset: u64) -> String {
-    format!("paging stops at item {max_offset}; narrow the query to see the rest")
+pub(crate) fn ceiling_warning(max_offset: u64, narrowing: Option<&Narrowing>) -> String {
+    match narrowing.and_then(|n| n.ways.first().map(|w| (n, w))) {
+        Some((n, best)) => format!(
+            "paging stops at item {max_offset}; narrow the query to see the rest, for \
+             example to {} ({}{} items)",
+            best.by,
+            if n.exact { "" } else { "about " },
+            best.items
+        ),
+        None => format!("paging stops at item {max_offset}; narrow the query to see the rest"),
+    }
 }
 
 /// How many leading items fit in `max_chars`, in each of the forms a client may hand a model:
@@ -433,7 +484,15 @@ mod tests {
 
     fn run(positions: Vec<Position>, len: usize, section: Section) -> Run<u32> {
         let items = (0..positions.len() as u32).collect();
-        Run::new(Arc::new(ItemList { items, positions }), len, section)
+        Run::new(
+            Arc::new(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            }),
+            len,
+            section,
+        )
     }
 
     #[test]
@@ -452,6 +511,7 @@ mod tests {
             vec![Run::all(ItemList {
                 items: vec![0, 1],
                 positions: vec![at(0.0, 3, 0), at(0.0, 7, 0)],
+                files: Vec::new(),
             })],
             false,
         );

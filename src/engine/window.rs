@@ -31,6 +31,7 @@ use super::backend::{
 };
 use super::config::Effort;
 use super::order::{Position, file_key};
+use super::suggest::FileFacts;
 
 /// One window fetch to run.
 #[derive(Debug, Clone)]
@@ -73,6 +74,9 @@ pub struct ItemList<T> {
     /// Each item's place in the total order (section 0; a [`Run`](super::page::Run) relabels
     /// the section).
     pub positions: Vec<Position>,
+    /// The files the items came from, in page order, and where each one's items end: what
+    /// [`super::suggest`] counts to suggest ways to narrow (empty for lists not made of files).
+    pub files: Vec<FileFacts>,
 }
 
 /// One answer of Zoekt, ordered into page order and flattened into items, with what is
@@ -133,6 +137,7 @@ impl<T> Answer<T> {
         let mut list = ItemList {
             items: Vec::new(),
             positions: Vec::new(),
+            files: Vec::new(),
         };
         let mut files = Vec::new();
         for (key, f) in page_order(&ranked.files) {
@@ -149,6 +154,12 @@ impl<T> Answer<T> {
             }
             files.push(FileSpan {
                 score: f.score,
+                item_end: list.items.len(),
+            });
+            list.files.push(FileFacts {
+                repo: f.repo.clone(),
+                path: f.path.clone(),
+                language: f.language.clone(),
                 item_end: list.items.len(),
             });
         }

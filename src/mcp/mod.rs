@@ -3,6 +3,7 @@
 //! paging engine's, and every tool is declared once, in its own module.
 
 pub mod errors;
+pub mod narrow;
 pub mod render;
 pub mod resources;
 mod schema;
@@ -34,7 +35,8 @@ use crate::engine::page::PageArgs;
 use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, ItemText, PagedTool, ToolInfo, ToolVisitor, visit_all};
 pub use errors::{ErrorCode, ToolError};
-use render::{error_text, page_text};
+use narrow::Suggestions;
+use render::{error_text, page_text_with};
 use resources::Target;
 
 /// How a call ended, for metrics: `Ok(Some((items, requests)))` a page of that many items
@@ -367,8 +369,12 @@ async fn page_call<T: PagedTool, B: Backend>(
                 "page served"
             );
             let outcome = (page.count, page.zoekt_requests);
-            let text = page_text(T::NAME, &page);
-            let structured = view::page_view(T::NAME, &page);
+            let narrow = Suggestions::of::<T>(&parsed, &page);
+            let text = page_text_with(T::NAME, &page, narrow.as_ref());
+            let mut structured = view::page_view(T::NAME, &page);
+            if let (Some(narrow), Value::Object(map)) = (&narrow, &mut structured) {
+                map.extend(narrow.json().map(|(k, v)| (k.to_string(), v)));
+            }
             (success(text, &structured), Ok(Some(outcome)))
         }
         Err(e) => failure(T::NAME, &ToolError::from(&e)),

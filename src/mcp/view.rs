@@ -276,6 +276,37 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
               after the last item served.",
         ),
     );
+    let narrowed = |count: &str, about: &str| {
+        json!({"type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The `query` argument to call the \
+                    same tool with: the caller's query and one filter."},
+                "filters": {"type": "string", "description": "The `filters` argument to call \
+                    the same tool with: the caller's filters and one more."},
+                count: {"type": "integer", "minimum": 1, "description": about},
+            },
+            "required": [count],
+            "minProperties": 2,
+            "maxProperties": 2,
+            "additionalProperties": false})
+    };
+    properties.insert(
+        "narrow".into(),
+        json!({"type": "array", "minItems": 1, "maxItems": 8,
+            "items": {"anyOf": [
+                narrowed("results", "Results the narrowed call holds."),
+                narrowed("results_estimate", "Results the narrowed call holds, estimated from \
+                    the best-ranked files (see narrow_note)."),
+            ]},
+            "description": "On a broad result's first page (and with count_only): ways to \
+                narrow it, best first, each a ready call of the same tool (the argument to \
+                set) with the results it holds."}),
+    );
+    properties.insert(
+        "narrow_note".into(),
+        json!({"type": "string", "description": "What the counts of `narrow` are: exact, or \
+            estimated from how many best-ranked files."}),
+    );
     properties.insert(
         "warnings".into(),
         json!({"type": "array", "items": {"type": "string"}, "minItems": 1,

@@ -167,6 +167,12 @@ pub trait PagedTool: ToolInfo<Args: PagedArgs> {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
+    /// The argument to set, and its new value, for this call narrowed by `filter` (a Zoekt
+    /// query atom, from [`crate::zoekt::query::narrowing_filter`]): how a suggested way to
+    /// narrow reads as a ready call. `None`: the tool suggests none.
+    fn narrowed(_args: &Self::Args, _filter: &str) -> Option<(&'static str, String)> {
+        None
+    }
     /// Every item from position 0 up to `want.needed` (or all there are), in page order,
     /// with their positions. A tool with sections may start at the section holding
     /// `want.after` (see [`Collected::first`]).

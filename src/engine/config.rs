@@ -441,6 +441,7 @@ mod tests {
                 "max_window",
                 "shard_max_match_count",
                 "snippet_length",
+                "suggest_filters",
                 "total_max_match_count"
             ]
         );

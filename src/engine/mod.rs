@@ -176,7 +176,7 @@ impl<B: Backend> Pager<B> {
         let collected = self.collect_settled::<T>(plan, &want).await?;
         let narrowing = (self.cfg.suggest_filters
             && suggest::is_broad(collected.total.value, limit, self.cfg.max_offset))
-        .then(|| collected.narrowing())
+        .then(|| collected.narrowing(usize::MAX))
         .flatten();
         let mut warnings = collected.warnings;
         let total = collected.total;

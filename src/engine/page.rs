@@ -154,16 +154,17 @@ impl<T> Run<T> {
         self.section.relabel(self.list.positions[i])
     }
 
-    /// The files whose items are all in the run, each with how many items it gave.
+    /// The files of the run's items, in order, each with how many of them it gave.
     fn files(&self) -> impl Iterator<Item = (&FileFacts, usize)> {
         let mut start = 0;
         self.list
             .files
             .iter()
-            .take_while(|f| f.item_end <= self.len)
+            .take_while(move |_| start < self.len)
             .map(move |f| {
-                let items = f.item_end - start;
-                start = f.item_end;
+                let end = f.item_end.min(self.len);
+                let items = end - start;
+                start = end;
                 (f, items)
             })
     }
@@ -176,12 +177,25 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
-    /// Ways to narrow the result, counted over the collected files (see `engine/suggest.rs`):
-    /// exact when they are the whole result.
-    pub fn narrowing(&self) -> Option<Narrowing> {
-        let files: Vec<(&FileFacts, usize)> = self.runs.iter().flat_map(Run::files).collect();
-        let exact = self.total.exact && self.ran_out;
-        suggest::narrowing(&files, self.total.value, exact)
+    /// Ways to narrow the result, counted over its first `max_items` items (see
+    /// `engine/suggest.rs`): exact when they are the whole result.
+    ///
+    /// A number of items, not the window: the items are the same whatever window (or cached
+    /// answer) served them, so the suggestions are too, with the cache on or off.
+    pub fn narrowing(&self, max_items: usize) -> Option<Narrowing> {
+        let mut left = max_items;
+        let mut files: Vec<(&FileFacts, usize)> = Vec::new();
+        for (f, items) in self.runs.iter().flat_map(Run::files) {
+            if left == 0 {
+                break;
+            }
+            files.push((f, items.min(left)));
+            left -= items.min(left);
+        }
+        let taken = max_items - left;
+        let exact =
+            self.total.exact && self.ran_out && self.first == 0 && taken as u64 == self.total.value;
+        suggest::narrowing(&files, exact)
     }
 
     /// How many items were collected.
@@ -304,7 +318,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     let narrowing = (cfg.suggest_filters
         && (offset_here == 0 || ceiling_here)
         && suggest::is_broad(collected.total.value, slice.limit, cfg.max_offset))
-    .then(|| collected.narrowing())
+    .then(|| collected.narrowing(slice.needed()))
     .flatten();
     let Collected {
         first,

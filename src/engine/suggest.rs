@@ -6,10 +6,10 @@
 //! a round trip. Code-search UIs answer this with filter lists and counts; this is that list,
 //! for a reader that is a model.
 //!
-//! The counts come from the fetched window, never from an extra request: the window holds the
-//! best-ranked files first, so a count is exact when the window holds the whole result, and
-//! otherwise an estimate scaled from the share of the window's items (said so, and rounded
-//! so as not to look more precise than it is). Suggestions never change which items a page
+//! The counts come from the fetched window, never from an extra request: exact when the window
+//! holds the whole result, and otherwise counts among the window's items, said so ("12 of
+//! the first 31 results"). The window holds the best-ranked files, not a random sample, so a
+//! count is never scaled up to the whole result: that would claim more than is known. Suggestions never change which items a page
 //! holds: they are read after the page is cut. The engine states each narrowing as data
 //! ([`Narrow`]); the tools write it as a query in the backend's syntax.
 
@@ -55,8 +55,8 @@ impl std::fmt::Display for NarrowBy {
 pub struct Narrow {
     /// What it selects.
     pub by: NarrowBy,
-    /// Items it holds: exact when [`Narrowing::exact`], else an estimate scaled from the
-    /// files read to the whole result, rounded to one significant digit (two from 100 files).
+    /// Items it holds: in the whole result when [`Narrowing::exact`], else among the items
+    /// of the files read (the best-ranked ones: not a random sample, so never scaled up).
     pub items: u64,
 }
 
@@ -69,6 +69,8 @@ pub struct Narrowing {
     pub exact: bool,
     /// How many files the counts were read from (the best-ranked ones).
     pub files_read: usize,
+    /// How many items those files hold.
+    pub items_read: usize,
 }
 
 /// The most characters suggestions take in either form of a page (the MCP layer drops ways
@@ -82,8 +84,6 @@ pub const BROAD_PAGES: u64 = 3;
 const MAX_SHARE: f64 = 0.5;
 /// One that leaves at most a third cuts the result at least three times: it comes first.
 const CUTTING_SHARE: f64 = 1.0 / 3.0;
-/// Estimates read from fewer files than this are given to one significant digit, else two.
-const PRECISE_SAMPLE: usize = 100;
 /// Most suggestions of one kind (repositories, languages, directories).
 const MAX_OF_A_KIND: usize = 3;
 
@@ -93,10 +93,10 @@ pub fn is_broad(total: u64, limit: u32, max_offset: u64) -> bool {
     total > BROAD_PAGES.saturating_mul(u64::from(limit.max(1))) || total > max_offset
 }
 
-/// The ways to narrow a result of `total` items, read off `files` (the files fetched, best
-/// first, each with its items' count). `exact`: those files are the whole result. `None`
-/// when no way would cut it (one repository, one language and one directory everywhere).
-pub fn narrowing(files: &[(&FileFacts, usize)], total: u64, exact: bool) -> Option<Narrowing> {
+/// The ways to narrow a result, read off `files` (the files fetched, best first, each with
+/// its items' count). `exact`: those files are the whole result. `None` when no way would
+/// cut it (one repository, one language and one directory everywhere).
+pub fn narrowing(files: &[(&FileFacts, usize)], exact: bool) -> Option<Narrowing> {
     let read: usize = files.iter().map(|(_, items)| items).sum();
     if read == 0 {
         return None;
@@ -146,11 +146,20 @@ pub fn narrowing(files: &[(&FileFacts, usize)], total: u64, exact: bool) -> Opti
         .map(|(by, (items, _, which))| (by, items, which))
         .filter(|(_, items, _)| (*items as f64) <= read as f64 * MAX_SHARE)
         .collect();
-    // Best first: cutting at least three times, then most items; then a stable order.
+    // Best first: those that cut what was read at least three times; among them the most
+    // specific kinds (a repository, then a directory, then a language: the first results are
+    // the best-ranked, not a sample, and a narrow kind cuts the whole result surely), then
+    // the most items; then a stable order.
+    let specific = |by: &NarrowBy| match by {
+        NarrowBy::Repo(_) => 0,
+        NarrowBy::Directory(_) => 1,
+        NarrowBy::Language(_) => 2,
+    };
     candidates.sort_by(|a, b| {
         let cuts = |items: usize| (items as f64) <= read as f64 * CUTTING_SHARE;
         cuts(b.1)
             .cmp(&cuts(a.1))
+            .then(specific(&a.0).cmp(&specific(&b.0)))
             .then(b.1.cmp(&a.1))
             .then(a.0.cmp(&b.0))
     });
@@ -167,21 +176,16 @@ pub fn narrowing(files: &[(&FileFacts, usize)], total: u64, exact: bool) -> Opti
             continue;
         }
         of_kind[kind] += 1;
-        let items = if exact {
-            items as u64
-        } else {
-            let digits = if files.len() < PRECISE_SAMPLE { 1 } else { 2 };
-            significant(items as f64 / read as f64 * total as f64, digits)
-        };
         ways.push(Narrow {
             by,
-            items: items.max(1),
+            items: items as u64,
         });
     }
     (!ways.is_empty()).then_some(Narrowing {
         ways,
         exact,
         files_read: files.len(),
+        items_read: read,
     })
 }
 
@@ -198,15 +202,6 @@ fn fingerprint(i: usize) -> u64 {
 fn parent_dir(dir: &str) -> Option<&str> {
     let inner = dir.strip_suffix('/')?;
     inner.rfind('/').map(|i| &dir[..=i])
-}
-
-/// `x` rounded to `digits` significant digits (an estimate says no more than it knows).
-fn significant(x: f64, digits: i32) -> u64 {
-    if x < 1.0 {
-        return 1;
-    }
-    let scale = 10f64.powi((x.log10().floor() as i32 + 1 - digits).max(0));
-    ((x / scale).round() * scale) as u64
 }
 
 #[cfg(test)]
@@ -237,24 +232,23 @@ mod tests {
             file("e", "top2.rs", "Rust"),
         ];
         let sample: Vec<(&FileFacts, usize)> = files.iter().zip([3, 3, 2, 2, 1, 1]).collect();
-        let n = narrowing(&sample, 12, true).expect("ways");
+        let n = narrowing(&sample, true).expect("ways");
         assert!(n.exact);
         assert_eq!(n.files_read, 6);
-        // `src/` and `src/net/` hold the same 6 items: only the deeper one is named. `lib/`
-        // holds 4 (a third: it cuts three times). Repository `a` holds half: it cuts less,
-        // so it comes after everything that cuts three times. Ties: repositories, languages,
-        // directories, and a way that selects the very files of one before it is left out
-        // (`lib/` are the Python files, `src/net/` the Go files, repository `a` too). At most
-        // 3 of a kind.
+        // `src/` and `src/net/` hold the same 6 items: only the deeper one is named. Those
+        // that cut three times or more come first (a third of 12 items at most), the most
+        // specific kinds first (repositories, directories, languages), then by items; a way
+        // that selects the very files of one before it is left out (`Python` are the files
+        // of `lib/`, `Go` those of `src/net/`). At most 3 of a kind: not repository `e`.
         assert_eq!(
             ways(&n),
             [
-                ("language Python".to_string(), 4),
                 ("repository b".to_string(), 2),
                 ("repository c".to_string(), 2),
-                ("language Rust".to_string(), 2),
                 ("repository d".to_string(), 1),
-                ("language Go".to_string(), 6),
+                ("directory lib/".to_string(), 4),
+                ("language Rust".to_string(), 2),
+                ("directory src/net/".to_string(), 6),
             ]
         );
     }
@@ -263,27 +257,22 @@ mod tests {
     fn a_result_all_in_one_place_has_no_way_to_narrow() {
         let files = [file("a", "x/1.go", "Go"), file("a", "x/2.go", "Go")];
         let sample: Vec<(&FileFacts, usize)> = files.iter().map(|f| (f, 5)).collect();
-        assert_eq!(narrowing(&sample, 10, true), None);
-        assert_eq!(narrowing(&[], 10, true), None);
+        assert_eq!(narrowing(&sample, true), None);
+        assert_eq!(narrowing(&[], true), None);
     }
 
     #[test]
-    fn estimates_scale_to_the_total_and_say_no_more_than_the_sample_knows() {
+    fn counts_from_part_of_the_result_stay_counts_of_that_part() {
         let files = [
             file("a", "1.go", "Go"),
             file("b", "2.go", "Go"),
             file("c", "3.go", "Go"),
         ];
-        let sample: Vec<(&FileFacts, usize)> = files.iter().map(|f| (f, 1)).collect();
-        let n = narrowing(&sample, 23_964, false).expect("ways");
+        let sample: Vec<(&FileFacts, usize)> = files.iter().map(|f| (f, 2)).collect();
+        let n = narrowing(&sample, false).expect("ways");
         assert!(!n.exact);
-        // A third of 23,964 from 3 files: one significant digit.
-        assert!(n.ways.iter().all(|w| w.items == 8_000), "{:?}", ways(&n));
-        assert_eq!(significant(7_988.0, 2), 8_000);
-        assert_eq!(significant(5_649.0, 2), 5_600);
-        assert_eq!(significant(5_649.0, 1), 6_000);
-        assert_eq!(significant(42.4, 2), 42);
-        assert_eq!(significant(0.2, 1), 1);
+        assert_eq!((n.files_read, n.items_read), (3, 6));
+        assert!(n.ways.iter().all(|w| w.items == 2), "{:?}", ways(&n));
     }
 
     #[test]

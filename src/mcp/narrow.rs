@@ -22,7 +22,8 @@ pub struct NarrowCall {
     pub arg: &'static str,
     /// Its new value: the caller's plus one filter.
     pub value: String,
-    /// Results the narrowed call holds (exact, or an estimate: see [`Suggestions::exact`]).
+    /// Results the narrowed call holds: all of them when [`Suggestions::exact`], else those
+    /// among the first [`Suggestions::items_read`] results.
     pub results: u64,
 }
 
@@ -35,6 +36,8 @@ pub struct Suggestions {
     pub exact: bool,
     /// How many best-ranked files the counts were read from.
     pub files_read: usize,
+    /// How many results those files hold.
+    pub items_read: usize,
 }
 
 impl Suggestions {
@@ -45,6 +48,7 @@ impl Suggestions {
             ways,
             exact,
             files_read,
+            items_read,
         } = page.narrowing.as_ref()?;
         let calls: Vec<NarrowCall> = ways
             .iter()
@@ -61,6 +65,7 @@ impl Suggestions {
             calls,
             exact: *exact,
             files_read: *files_read,
+            items_read: *items_read,
         };
         while !s.calls.is_empty()
             && (s.json_chars() > MAX_JSON_CHARS
@@ -77,9 +82,9 @@ impl Suggestions {
             "Ways to narrow, with the results each holds".into()
         } else {
             format!(
-                "Ways to narrow, with the results each holds, estimated from the {} best-ranked \
-                 files",
-                self.files_read
+                "Ways to narrow, with how many of the first {} results (in the {} best-ranked \
+                 files) each holds",
+                self.items_read, self.files_read
             )
         }
     }
@@ -89,22 +94,23 @@ impl Suggestions {
         let mut out = format!("{}:", self.basis());
         for c in &self.calls {
             let value = serde_json::to_string(&c.value).unwrap_or_default();
-            let about = if self.exact { "" } else { "about " };
-            out.push_str(&format!(
-                "\n  {}={value} ({about}{} results)",
-                c.arg, c.results
-            ));
+            let holds = if self.exact {
+                format!("{} results", c.results)
+            } else {
+                format!("{} of the first {}", c.results, self.items_read)
+            };
+            out.push_str(&format!("\n  {}={value} ({holds})", c.arg));
         }
         out
     }
 
     /// The structured page's entries: `narrow`, a list of `{ARG: value, results}` (or
-    /// `results_estimate`), and `narrow_note`, the text's heading.
+    /// `results_seen`, among the first results), and `narrow_note`, the text's heading.
     pub fn json(&self) -> [(&'static str, Value); 2] {
         let count = if self.exact {
             "results"
         } else {
-            "results_estimate"
+            "results_seen"
         };
         let calls = self
             .calls

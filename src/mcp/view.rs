@@ -295,8 +295,8 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         json!({"type": "array", "minItems": 1, "maxItems": 8,
             "items": {"anyOf": [
                 narrowed("results", "Results the narrowed call holds."),
-                narrowed("results_estimate", "Results the narrowed call holds, estimated from \
-                    the best-ranked files (see narrow_note)."),
+                narrowed("results_seen", "Results the narrowed call holds among the first \
+                    results of this one (see narrow_note): a count of part of the result."),
             ]},
             "description": "On a broad result's first page (and with count_only): ways to \
                 narrow it, best first, each a ready call of the same tool (the argument to \
@@ -304,8 +304,8 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     );
     properties.insert(
         "narrow_note".into(),
-        json!({"type": "string", "description": "What the counts of `narrow` are: exact, or \
-            estimated from how many best-ranked files."}),
+        json!({"type": "string", "description": "What the counts of `narrow` are: of the \
+            whole result, or of its first results (how many, in how many files)."}),
     );
     properties.insert(
         "warnings".into(),

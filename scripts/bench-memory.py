@@ -86,8 +86,10 @@ def rows(page):
     n = 0
     for part in [page] + [page[k] for k in ("definitions", "references") if k in page]:
         n += len(part.get("rows", []))
+        # A group is a list; its rows are the entry that `fields` names with a list.
+        at = next((i for i, f in enumerate(part.get("fields", [])) if isinstance(f, list)), None)
         for group in part.get("files", []) + part.get("repos", []):
-            n += len(group["rows"])
+            n += len(group[at])
     return n
 
 

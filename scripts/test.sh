@@ -17,8 +17,8 @@
 # `cargo test --lib --test replay`.
 #
 # Then the Node tests in tests/ts, against the same fixture Zoekt: the real binary through the
-# TypeScript MCP SDK's client (stdio and HTTP), and the official MCP conformance suite against
-# the sidecar. Their npm packages, Node 22 included, come from scripts/ts-deps.sh (npm ci from
+# TypeScript MCP SDK's client (stdio and HTTP), the official MCP conformance suite against
+# the sidecar, and the MCP Inspector's CLI calling every tool. Their npm packages, Node 22 included, come from scripts/ts-deps.sh (npm ci from
 # tests/ts/package-lock.json; a no-op once done). Then the Python SDK's client walks every paged
 # tool (tests/py; its packages from scripts/py-deps.sh, a pinned virtual environment).
 #
@@ -104,10 +104,10 @@ else
   for arg in "$@"; do if [ "$arg" = --release ]; then profile=release; fi; done
   target_dir="$(cargo metadata --format-version 1 --no-deps \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
-  say "Node tests (tests/ts): the TypeScript SDK client, the MCP conformance suite"
+  say "Node tests (tests/ts): the TypeScript SDK client, the MCP conformance suite, the MCP Inspector CLI"
   (cd tests/ts && ZOEKT_PAGER_BIN="$target_dir/$profile/zoekt-pager" \
     node_modules/.bin/node --test --test-reporter=spec --test-concurrency=1 \
-    sdk-client.test.mjs conformance.test.mjs)
+    sdk-client.test.mjs conformance.test.mjs inspector.test.mjs)
   say "Python SDK test (tests/py): every paged tool walked with the SDK's schema checks"
   "$(scripts/py-deps.sh)" tests/py/walk_with_python_sdk.py \
     "$target_dir/$profile/zoekt-pager" "$ZOEKT_PAGER_LIVE_URL"

@@ -23,7 +23,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$node" ] && "$nod
   exit 0
 fi
 
-say "npm ci in tests/ts (Node 22 as an npm package, @modelcontextprotocol/sdk, @modelcontextprotocol/conformance; cache $NPM_CONFIG_CACHE)"
+say "npm ci in tests/ts (Node 22 as an npm package, @modelcontextprotocol/sdk, /conformance, /inspector; cache $NPM_CONFIG_CACHE)"
 started=$SECONDS
 # --foreground-scripts: show the `node` package's own install (it fetches the Node binary).
 (cd "$DIR" && npm ci --prefer-offline --no-audit --no-fund --foreground-scripts)

@@ -39,7 +39,8 @@ pub use engine::order::Position;
 
 // The faces: settings of the process, MCP, metrics.
 pub use config::{Config, HttpArgs};
-pub use mcp::render::{error_text, page_text};
+pub use mcp::narrow::Suggestions;
+pub use mcp::render::{error_text, page_text, page_text_with};
 pub use mcp::stdio;
 pub use mcp::view::page_view;
 pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError};

@@ -11,7 +11,7 @@ use clap::{ArgMatches, FromArgMatches};
 
 use zoekt_pager::tool::PagedArgs;
 use zoekt_pager::tools::{AnswerTool, PagedTool, ToolVisitor};
-use zoekt_pager::{Pager, ToolError, error_text, page_text};
+use zoekt_pager::{Pager, Suggestions, ToolError, error_text, page_text_with};
 
 use crate::Backend;
 
@@ -99,7 +99,8 @@ async fn walk<T: PagedTool>(
         if json {
             println!("{}", serde_json::to_string(&page).unwrap_or_default());
         } else {
-            println!("{}", page_text(T::NAME, &page));
+            let narrow = Suggestions::of::<T>(&args, &page);
+            println!("{}", page_text_with(T::NAME, &page, narrow.as_ref()));
         }
         // A held page (empty, its cursor the same place) asks again: a few times, a second
         // apart, then the walk stops where it is rather than loop on a shard that stays down.

@@ -101,8 +101,12 @@ async fn count_only_is_exact_from_one_zoekt_request() {
     assert_eq!(flat_page(&sc)["items"], json!([]));
     assert!(sc.get("next_cursor").is_none(), "{sc}");
     let body = text(&r);
+    // Its footer (after the suggested ways to narrow, which count_only carries too).
     assert!(
-        body.starts_with("Count only: 100 items, 4 pages at limit 30."),
+        body.lines()
+            .last()
+            .unwrap()
+            .starts_with("Count only: 100 items, 4 pages at limit 30."),
         "{body}"
     );
     assert_eq!(tap.new_searches().len(), 1, "count_only costs one request");

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::backend::{RankedFile, RankedFiles, SearchStats};
 use super::order::{Position, file_key};
+use super::suggest::FileFacts;
 
 /// Items in page order with their positions: what pages are cut from, shared (behind an
 /// `Arc`) by every page a cached answer serves.
@@ -30,6 +31,9 @@ pub struct ItemList<T> {
     /// Each item's place in the total order (section 0; a [`Run`](super::tool::Run) relabels
     /// the section).
     pub positions: Vec<Position>,
+    /// The files the items came from, in page order, and where each one's items end: what
+    /// [`super::suggest`] counts to suggest ways to narrow (empty for lists not made of files).
+    pub files: Vec<FileFacts>,
 }
 
 /// One answer of Zoekt, ordered into page order and flattened into items, with what is
@@ -106,6 +110,7 @@ impl<T> Answer<T> {
         let mut list = ItemList {
             items: Vec::new(),
             positions: Vec::new(),
+            files: Vec::new(),
         };
         let mut files = Vec::new();
         for (key, f) in page_order(&ranked.files) {
@@ -122,6 +127,12 @@ impl<T> Answer<T> {
             }
             files.push(FileSpan {
                 score: f.score,
+                item_end: list.items.len(),
+            });
+            list.files.push(FileFacts {
+                repo: f.repo.clone(),
+                path: f.path.clone(),
+                language: f.language.clone(),
                 item_end: list.items.len(),
             });
         }

@@ -35,6 +35,18 @@ pub struct PagerConfig {
         global = true
     )]
     pub max_offset: u64,
+    /// Suggest ways to narrow a broad result (`on`), with counts, on its first page and with
+    /// `count_only`; `off` sends pure pages. Items and cursors are the same either way.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_SUGGEST_FILTERS",
+        default_value = "on",
+        value_parser = on_or_off,
+        action = clap::ArgAction::Set,
+        global = true
+    )]
+    #[serde(default = "suggest_filters_default")]
+    pub suggest_filters: bool,
     /// Largest number of files asked of Zoekt in one request (MaxDocDisplayCount ceiling).
     #[arg(
         long,
@@ -224,6 +236,7 @@ impl PagerConfig {
         default_limit: 30,
         max_limit: 100,
         max_offset: 5_000,
+        suggest_filters: true,
         max_window: 5_000,
         max_context_lines: 10,
         effort: Effort {
@@ -349,6 +362,20 @@ const PAGE_FRAME_CHARS: usize = 1_500;
 /// Characters an item takes besides its source lines (JSON keys, repository, path, name...).
 const ITEM_FIELDS_CHARS: usize = 1_000;
 
+/// `on` or `off`, as a flag's value.
+fn on_or_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{value:?}: say on or off")),
+    }
+}
+
+/// Recordings made before the setting existed were made without suggestions.
+fn suggest_filters_default() -> bool {
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,6 +441,7 @@ mod tests {
                 "max_window",
                 "shard_max_match_count",
                 "snippet_length",
+                "suggest_filters",
                 "total_max_match_count"
             ]
         );

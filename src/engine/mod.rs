@@ -18,6 +18,7 @@ pub mod order;
 pub mod page;
 mod paging;
 pub mod size;
+pub mod suggest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;

@@ -1,5 +1,6 @@
 //! The page cut and its totals: from the ordered items of a request to one page of them.
 
+use super::suggest::{self, Narrowing};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -52,6 +53,10 @@ pub struct Page<T> {
     /// Requests this page made to the backend (not part of the page: for metrics).
     #[serde(skip)]
     pub zoekt_requests: u32,
+    /// Ways to narrow a broad result (first pages and `count_only`, when on): not part of
+    /// the page's items, which never depend on it.
+    #[serde(skip)]
+    pub narrowing: Option<Narrowing>,
 }
 
 /// Where a page starts, how big it is and how its items show, once validated.
@@ -128,6 +133,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         page.push(item);
         positions.push(position);
     }
+    let offset_here = collected.first + begin as u64;
+    let ceiling_here = offset_here.saturating_add(u64::from(slice.limit)) >= cfg.max_offset;
+    let narrowing = (cfg.suggest_filters
+        && (offset_here == 0 || ceiling_here)
+        && suggest::is_broad(collected.total.value, slice.limit, cfg.max_offset))
+    .then(|| collected.narrowing(slice.needed()))
+    .flatten();
     let Collected {
         first,
         ran_out,
@@ -136,7 +148,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         mut warnings,
         ..
     } = collected;
-    let kept = fitting_prefix(&page, cfg.page_chars());
+    // Suggestions take their room out of the page's token budget, in either form.
+    let reserved = if narrowing.is_some() {
+        suggest::MAX_CHARS
+    } else {
+        0
+    };
+    let kept = fitting_prefix(&page, cfg.page_chars().saturating_sub(reserved));
     let size_capped = kept < page.len();
     page.truncate(kept);
     // Zoekt's answer, cut by time or by crashed shards, ended before this page's place in
@@ -178,7 +196,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         _ => None,
     };
     if more_items && next_cursor.is_none() && !page.is_empty() {
-        warnings.push(ceiling_warning(cfg.max_offset));
+        warnings.push(ceiling_warning(cfg.max_offset, narrowing.as_ref()));
     }
     if retry && next_cursor.is_some() {
         warnings.push(
@@ -210,10 +228,25 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         resynced,
         warnings,
         zoekt_requests: 0,
+        // Shown on first pages; on others it only named the best way in the ceiling warning.
+        narrowing: narrowing.filter(|_| offset == 0),
     }
 }
 
 /// Said when results go on past the paging ceiling (`--max-offset`).
-pub(crate) fn ceiling_warning(max_offset: u64) -> String {
-    format!("paging stops at item {max_offset}; narrow the query to see the rest")
+pub(crate) fn ceiling_warning(max_offset: u64, narrowing: Option<&Narrowing>) -> String {
+    match narrowing.and_then(|n| n.ways.first().map(|w| (n, w))) {
+        Some((n, best)) => format!(
+            "paging stops at item {max_offset}; narrow the query to see the rest, for \
+             example to {} ({} items{})",
+            best.by,
+            best.items,
+            if n.exact {
+                ""
+            } else {
+                " among the first results"
+            }
+        ),
+        None => format!("paging stops at item {max_offset}; narrow the query to see the rest"),
+    }
 }

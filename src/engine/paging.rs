@@ -3,6 +3,7 @@
 //! shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
 //! bigger windows, a few rounds at most.
 
+use super::suggest;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::backend::Backend;
@@ -97,6 +98,10 @@ impl<B: Backend> Pager<B> {
             requests,
         };
         let collected = self.collect_settled::<T>(plan, &want).await?;
+        let narrowing = (self.cfg.suggest_filters
+            && suggest::is_broad(collected.total.value, limit, self.cfg.max_offset))
+        .then(|| collected.narrowing(usize::MAX))
+        .flatten();
         let mut warnings = collected.warnings;
         let total = collected.total;
         if !total.exact {
@@ -109,7 +114,10 @@ impl<B: Backend> Pager<B> {
         // Pages a walk can reach: the cursor stops at --max-offset.
         let reachable = total.value.min(self.cfg.max_offset);
         if total.value > self.cfg.max_offset {
-            warnings.push(page::ceiling_warning(self.cfg.max_offset));
+            warnings.push(page::ceiling_warning(
+                self.cfg.max_offset,
+                narrowing.as_ref(),
+            ));
         }
         Ok(Page {
             items: Vec::new(),
@@ -125,6 +133,7 @@ impl<B: Backend> Pager<B> {
             resynced: false,
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),
+            narrowing,
         })
     }
 

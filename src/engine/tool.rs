@@ -8,6 +8,7 @@
 //! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
 //! is not part of this seam: it lives with the tool in `src/tools/`.
 
+use super::suggest::{self, FileFacts, Narrowing};
 use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
@@ -56,6 +57,13 @@ pub trait Tool: Send + Sync + 'static {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
+    /// The argument to set, and its new value, for this call narrowed by `filter` (a query
+    /// atom in the backend's syntax that selects one repository, language or directory): how
+    /// a suggested way to narrow ([`suggest`]) reads as a ready call. `None`: the tool
+    /// suggests none.
+    fn narrowed(_args: &Self::Args, _filter: &str) -> Option<(&'static str, String)> {
+        None
+    }
     /// Every item from position 0 up to `want.needed` (or all there are), in page order,
     /// with their positions. A tool with sections may start at the section holding
     /// `want.after` (see [`Collected::first`]).
@@ -159,6 +167,21 @@ impl<T> Run<T> {
         self.section.relabel(self.list.positions[i])
     }
 
+    /// The files of the run's items, in order, each with how many of them it gave.
+    fn files(&self) -> impl Iterator<Item = (&FileFacts, usize)> {
+        let mut start = 0;
+        self.list
+            .files
+            .iter()
+            .take_while(move |_| start < self.len)
+            .map(move |f| {
+                let end = f.item_end.min(self.len);
+                let items = end - start;
+                start = end;
+                (f, items)
+            })
+    }
+
     /// How many of the run's items come at or before `after` in `order`.
     fn not_after(&self, after: &Position) -> usize {
         self.list.positions[..self.len]
@@ -167,6 +190,27 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
+    /// Ways to narrow the result, counted over its first `max_items` items (see
+    /// `engine/suggest.rs`): exact when they are the whole result.
+    ///
+    /// A number of items, not the window: the items are the same whatever window (or cached
+    /// answer) served them, so the suggestions are too, with the cache on or off.
+    pub fn narrowing(&self, max_items: usize) -> Option<Narrowing> {
+        let mut left = max_items;
+        let mut files: Vec<(&FileFacts, usize)> = Vec::new();
+        for (f, items) in self.runs.iter().flat_map(Run::files) {
+            if left == 0 {
+                break;
+            }
+            files.push((f, items.min(left)));
+            left -= items.min(left);
+        }
+        let taken = max_items - left;
+        let exact =
+            self.total.exact && self.ran_out && self.first == 0 && taken as u64 == self.total.value;
+        suggest::narrowing(&files, exact)
+    }
+
     /// How many items were collected.
     pub fn len(&self) -> usize {
         self.runs.iter().map(|r| r.len).sum()
@@ -240,7 +284,15 @@ mod tests {
 
     fn run(positions: Vec<Position>, len: usize, section: Section) -> Run<u32> {
         let items = (0..positions.len() as u32).collect();
-        Run::new(Arc::new(ItemList { items, positions }), len, section)
+        Run::new(
+            Arc::new(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            }),
+            len,
+            section,
+        )
     }
 
     #[test]
@@ -259,6 +311,7 @@ mod tests {
             vec![Run::all(ItemList {
                 items: vec![0, 1],
                 positions: vec![at(0.0, 3, 0), at(0.0, 7, 0)],
+                files: Vec::new(),
             })],
             false,
         );

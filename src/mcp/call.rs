@@ -14,7 +14,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::errors::{self, ErrorCode, ToolError};
-use super::render::{error_text, page_text};
+use super::narrow::Suggestions;
+use super::render::{error_text, page_text_with};
 use super::view;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
@@ -54,8 +55,12 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
                 "page served"
             );
             let outcome = (page.count, page.zoekt_requests);
-            let text = page_text(T::NAME, &page);
-            let structured = view::page_view(T::NAME, &page);
+            let narrow = Suggestions::of::<T>(&parsed, &page);
+            let text = page_text_with(T::NAME, &page, narrow.as_ref());
+            let mut structured = view::page_view(T::NAME, &page);
+            if let (Some(narrow), Value::Object(map)) = (&narrow, &mut structured) {
+                map.extend(narrow.json().map(|(k, v)| (k.to_string(), v)));
+            }
             (success(text, &structured), Ok(Some(outcome)))
         }
         Err(e) => failure(T::NAME, &ToolError::from(&e)),

@@ -4,6 +4,7 @@
 
 mod call;
 pub mod errors;
+pub mod narrow;
 pub mod render;
 pub mod resources;
 mod schema;

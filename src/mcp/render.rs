@@ -2,6 +2,7 @@
 //! [`ItemText`]), then a footer telling a model where it is and how to get the next page.
 //! Written for a model to read, so it is terse and never repeats what the line already says.
 
+use super::narrow::Suggestions;
 use std::fmt::Write as _;
 
 use super::errors::ToolError;
@@ -11,8 +12,21 @@ use crate::engine::page::Page;
 /// The whole text block of a page of `tool`: its items, the sentence that says where the
 /// walk is ([`walk_sentence`]), and its warnings.
 pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
+    page_text_with(tool, page, None)
+}
+
+/// [`page_text`] with the page's suggested ways to narrow, between its items and its footer.
+pub fn page_text_with<T: ItemText>(
+    tool: &str,
+    page: &Page<T>,
+    narrow: Option<&Suggestions>,
+) -> String {
     let mut out = String::new();
     write_items(&page.items, &mut out);
+    if let Some(narrow) = narrow {
+        out.push_str(&narrow.text());
+        out.push('\n');
+    }
     out.push_str(&walk_sentence(tool, page));
     for w in &page.warnings {
         let _ = write!(out, "\nWarning: {w}");
@@ -124,6 +138,7 @@ mod tests {
             size_capped: false,
             pages: None,
             resynced: false,
+            narrowing: None,
             zoekt_requests: 0,
             warnings: if complete {
                 vec![]

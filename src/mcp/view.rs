@@ -47,10 +47,13 @@ pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>) -> Value {
     if page.offset > 0 {
         out.insert("offset".into(), json!(page.offset));
     }
-    out.insert("total".into(), json!(page.total.value));
-    if !page.total.exact {
-        out.insert("total_estimated".into(), json!(true));
-    }
+    // One name or the other, so that a model reading the number reads whether it is exact.
+    let total = if page.total.exact {
+        "total"
+    } else {
+        "total_estimate"
+    };
+    out.insert(total.into(), json!(page.total.value));
     if let Some(pages) = page.pages {
         out.insert("pages".into(), json!(pages));
     }
@@ -91,7 +94,7 @@ fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
         Grouping::Repo => false,
     };
     let key = if by_file { "files" } else { "repos" };
-    let grouped = part(&fields, key, grouped(items, rows.clone(), by_file));
+    let grouped = grouped_part(items, &fields, key, rows.clone(), by_file);
     let flat = flat(items, &fields, rows, by_file);
     if json_len(&flat) < json_len(&grouped) {
         flat
@@ -116,30 +119,56 @@ fn row(mut cells: Vec<Value>) -> Value {
     Value::Array(cells)
 }
 
-/// Runs of items with the same group, each `{repo, path?, branches?, rows}`.
-fn grouped<T: ItemRow>(items: &[T], rows: Vec<Vec<Value>>, by_file: bool) -> Vec<Value> {
-    let mut groups: Vec<Value> = Vec::new();
+/// Runs of items with the same group, each a list `[repo, path, rows, branches]` (`[repo,
+/// rows]` for file listings), under `fields` that mirror it: `["repo", "path", [row fields],
+/// "branches"]`. A list, not an object, because a group's keys would cost a model about 20
+/// characters a file, more than the text's header line; the list reads as plainly under its
+/// named fields. `branches` comes last so that a group without any simply ends early.
+fn grouped_part<T: ItemRow>(
+    items: &[T],
+    fields: &[&str],
+    key: &str,
+    rows: Vec<Vec<Value>>,
+    by_file: bool,
+) -> Map<String, Value> {
+    let mut groups: Vec<Vec<Value>> = Vec::new();
     let mut current = None;
+    let mut branches = false;
     for (item, cells) in items.iter().zip(rows) {
         let place = item.group();
         if current != Some(place) {
-            let mut group = Map::new();
-            group.insert("repo".into(), json!(place.repo));
+            let mut group = vec![json!(place.repo)];
             if by_file {
-                group.insert("path".into(), json!(place.path));
-                if !place.branches.is_empty() {
-                    group.insert("branches".into(), json!(place.branches));
-                }
+                group.push(json!(place.path));
             }
-            group.insert("rows".into(), json!([]));
-            groups.push(Value::Object(group));
+            group.push(json!([]));
+            if by_file && !place.branches.is_empty() {
+                group.push(json!(place.branches));
+                branches = true;
+            }
+            groups.push(group);
             current = Some(place);
         }
-        if let Some(Value::Array(rows)) = groups.last_mut().and_then(|g| g.get_mut("rows")) {
+        let rows_at = if by_file { 2 } else { 1 };
+        if let Some(Value::Array(rows)) = groups.last_mut().map(|g| &mut g[rows_at]) {
             rows.push(row(cells));
         }
     }
-    groups
+    let mut names = vec![json!("repo")];
+    if by_file {
+        names.push(json!("path"));
+    }
+    names.push(json!(fields));
+    if branches {
+        names.push(json!("branches"));
+    }
+    let mut out = Map::new();
+    out.insert("fields".into(), Value::Array(names));
+    out.insert(
+        key.into(),
+        Value::Array(groups.into_iter().map(Value::Array).collect()),
+    );
+    out
 }
 
 /// Every row flat, each led by where its item is (`repo`, and `path` and `branches` for items
@@ -216,11 +245,11 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     );
     properties.insert(
         "total".into(),
-        count("Items in the whole result: exact, unless total_estimated."),
+        count("Items in the whole result, exactly (absent when only an estimate is known)."),
     );
     properties.insert(
-        "total_estimated".into(),
-        flag("The total is an estimate from Zoekt's counts (see warnings)."),
+        "total_estimate".into(),
+        count("Items in the whole result, estimated from Zoekt's counts (see warnings)."),
     );
     properties.insert(
         "pages".into(),
@@ -247,6 +276,37 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
               after the last item served.",
         ),
     );
+    let narrowed = |count: &str, about: &str| {
+        json!({"type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "The `query` argument to call the \
+                    same tool with: the caller's query and one filter."},
+                "filters": {"type": "string", "description": "The `filters` argument to call \
+                    the same tool with: the caller's filters and one more."},
+                count: {"type": "integer", "minimum": 1, "description": about},
+            },
+            "required": [count],
+            "minProperties": 2,
+            "maxProperties": 2,
+            "additionalProperties": false})
+    };
+    properties.insert(
+        "narrow".into(),
+        json!({"type": "array", "minItems": 1, "maxItems": 8,
+            "items": {"anyOf": [
+                narrowed("results", "Results the narrowed call holds."),
+                narrowed("results_seen", "Results the narrowed call holds among the first \
+                    results of this one (see narrow_note): a count of part of the result."),
+            ]},
+            "description": "On a broad result's first page (and with count_only): ways to \
+                narrow it, best first, each a ready call of the same tool (the argument to \
+                set) with the results it holds."}),
+    );
+    properties.insert(
+        "narrow_note".into(),
+        json!({"type": "string", "description": "What the counts of `narrow` are: of the \
+            whole result, or of its first results (how many, in how many files)."}),
+    );
     properties.insert(
         "warnings".into(),
         json!({"type": "array", "items": {"type": "string"}, "minItems": 1,
@@ -255,7 +315,8 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     let Value::Object(schema) = json!({
         "type": "object",
         "properties": properties,
-        "required": ["total", "next"],
+        "required": ["next"],
+        "oneOf": [{"required": ["total"]}, {"required": ["total_estimate"]}],
         "additionalProperties": false,
     }) else {
         unreachable!("a literal object")
@@ -265,27 +326,32 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
 
 /// The schema of one part: its `fields` and its rows, in groups or flat.
 fn part_schema<T: ItemRow>() -> Value {
-    let mut names: Vec<&str> = match T::GROUPING {
-        Grouping::None => vec![],
-        Grouping::File => vec!["repo", "path", "branches"],
-        Grouping::Repo => vec!["repo"],
+    let lead: &[&str] = match T::GROUPING {
+        Grouping::None => &[],
+        Grouping::File => &["repo", "path", "branches"],
+        Grouping::Repo => &["repo"],
     };
-    names.extend(T::COLUMNS.iter().map(|c| c.name));
-    let mut columns: Vec<String> = match T::GROUPING {
+    let columns: Vec<&str> = T::COLUMNS.iter().map(|c| c.name).collect();
+    let mut described: Vec<String> = match T::GROUPING {
         Grouping::None => vec![],
-        Grouping::File => vec!["repo, path, branches (flat rows only): where the item is".into()],
-        Grouping::Repo => vec!["repo (flat rows only): the file's repository".into()],
+        Grouping::File => vec!["repo, path, branches: where the item is".into()],
+        Grouping::Repo => vec!["repo: the file's repository".into()],
     };
-    columns.extend(T::COLUMNS.iter().map(describe));
+    described.extend(T::COLUMNS.iter().map(describe));
+    let flat_names: Vec<&str> = [lead, &columns[..]].concat();
+    let row_fields = json!({"type": "array", "items": {"enum": columns}, "uniqueItems": true});
+    // Flat rows name every cell; groups name their entries and, in an inner list, the cells
+    // of their rows.
     let fields = json!({
         "type": "array",
-        "items": {"enum": names},
-        "uniqueItems": true,
+        "items": {"anyOf": [{"enum": flat_names}, row_fields]},
         "description": format!(
-            "The cells of each row, in order: only the columns some item on the page has. A \
-             row may end early: its missing cells are absent; an absent cell before a present \
-             one is null. Columns: {}.",
-            columns.join("; ")
+            "Names what each row (or each group) holds, in order. Flat rows: the row's cells. \
+             Groups: the group's entries, with the inner list naming the cells of its rows. \
+             Only columns some item on the page has are named. A row or group may end early: \
+             its missing entries are absent; an absent cell before a present one is null. \
+             Columns: {}.",
+            described.join("; ")
         ),
     });
     let cell_types: Vec<Value> = [
@@ -307,31 +373,8 @@ fn part_schema<T: ItemRow>() -> Value {
         "items": {"type": "array", "items": {"anyOf": cell_types}},
         "description": "One row per item, in page order: its cells, as `fields` names them.",
     });
-    let group = |file: bool| {
-        let mut props = Map::new();
-        props.insert(
-            "repo".into(),
-            json!({"type": "string", "description": "Repository name."}),
-        );
-        let mut required = vec!["repo", "rows"];
-        if file {
-            props.insert(
-                "path".into(),
-                json!({"type": "string", "description": "Path inside the repository."}),
-            );
-            props.insert(
-                "branches".into(),
-                json!({"type": "array", "items": {"type": "string"}, "minItems": 1,
-                    "description": "Branches holding this version of the file (indexes \
-                        with branches only)."}),
-            );
-            required.push("path");
-        }
-        props.insert("rows".into(), rows.clone());
-        json!({"type": "object", "properties": props, "required": required,
-            "additionalProperties": false})
-    };
-    let (key, groups) = match T::GROUPING {
+    let text = json!({"type": "string"});
+    let (key, group, about) = match T::GROUPING {
         Grouping::None => {
             return json!({
                 "type": "object",
@@ -342,21 +385,35 @@ fn part_schema<T: ItemRow>() -> Value {
         }
         Grouping::File => (
             "files",
-            json!({"type": "array", "items": group(true),
-                "description": "Runs of consecutive items of one file, each naming it once \
-                    (or, when that is shorter, `rows` alone, each led by repo and path)."}),
+            json!({
+                "type": "array",
+                "prefixItems": [text, text, rows, {"type": "array", "items": text, "minItems": 1}],
+                "minItems": 3,
+                "maxItems": 4,
+            }),
+            "Runs of consecutive items of one file, each `[repo, path, rows, branches]` (no \
+             branches: the group ends after rows); or, when that is shorter, `rows` alone, \
+             each led by repo and path.",
         ),
         Grouping::Repo => (
             "repos",
-            json!({"type": "array", "items": group(false),
-                "description": "Runs of consecutive files of one repository, each naming it \
-                    once; each row is one file (or, when that is shorter, `rows` alone, each \
-                    led by repo)."}),
+            json!({
+                "type": "array",
+                "prefixItems": [text, rows],
+                "minItems": 2,
+                "maxItems": 2,
+            }),
+            "Runs of consecutive files of one repository, each `[repo, rows]`, a row per file; \
+             or, when that is shorter, `rows` alone, each led by repo.",
         ),
     };
     json!({
         "type": "object",
-        "properties": {"fields": fields, key: groups, "rows": rows},
+        "properties": {
+            "fields": fields,
+            key: {"type": "array", "items": group, "description": about},
+            "rows": rows,
+        },
         "required": ["fields"],
         "oneOf": [{"required": [key]}, {"required": ["rows"]}],
         "additionalProperties": false,

@@ -73,6 +73,13 @@ impl Tool for FilesWithMatches {
     /// The Zoekt query.
     type Plan = String;
 
+    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+        Some((
+            "query",
+            crate::zoekt::query::and_filter(&args.query, filter),
+        ))
+    }
+
     fn plan(args: &FilesWithMatchesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
         Ok(query::search_query(&args.query)?)
     }

@@ -110,6 +110,16 @@ impl Tool for FindReferences {
     type Item = ReferenceItem;
     type Plan = Plan;
 
+    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+        let filters = args.filters.as_deref().unwrap_or("").trim();
+        let narrowed = if filters.is_empty() {
+            filter.to_string()
+        } else {
+            format!("{filters} {filter}")
+        };
+        Some(("filters", narrowed))
+    }
+
     fn plan(args: &FindReferencesArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let qs = query::references_queries(&args.symbol, args.filters.as_deref().unwrap_or(""))?;
         Ok(Plan {
@@ -693,7 +703,11 @@ mod tests {
                 ..Default::default()
             };
             Window::whole(
-                ItemList { items, positions },
+                ItemList {
+                    items,
+                    positions,
+                    files: Vec::new(),
+                },
                 ran_out,
                 stats,
                 Default::default(),

@@ -112,7 +112,11 @@ impl Tool for ListRepos {
             exact: list.crashes == 0,
         };
         Ok(Collected {
-            runs: vec![Run::all(ItemList { items, positions })],
+            runs: vec![Run::all(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            })],
             first: 0,
             ranked: false,
             ran_out: true,

@@ -84,6 +84,13 @@ impl Tool for Search {
     type Item = LineItem;
     type Plan = Plan;
 
+    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+        Some((
+            "query",
+            crate::zoekt::query::and_filter(&args.query, filter),
+        ))
+    }
+
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::search_query(&args.query)?;
         let context_lines = super::checked_context_lines(args.context_lines, cfg)?;

@@ -58,6 +58,13 @@ impl Tool for SearchFiles {
     /// The Zoekt query.
     type Plan = String;
 
+    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+        Some((
+            "query",
+            crate::zoekt::query::and_filter(&args.query, filter),
+        ))
+    }
+
     fn plan(args: &SearchFilesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
         Ok(query::files_query(&args.query)?)
     }

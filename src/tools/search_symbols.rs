@@ -102,6 +102,13 @@ impl Tool for SearchSymbols {
     type Item = SymbolItem;
     type Plan = Plan;
 
+    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+        Some((
+            "query",
+            crate::zoekt::query::and_filter(&args.query, filter),
+        ))
+    }
+
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
         let context_lines = super::checked_context_lines(args.context_lines, cfg)?;

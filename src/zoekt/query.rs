@@ -9,6 +9,8 @@
 
 /// Atoms that narrow WHICH files are searched without producing matches of their own kind
 /// that would confuse a tool. Checked after an optional leading `-`.
+use crate::engine::suggest::NarrowBy;
+
 const FILTER_PREFIXES: &[&str] = &[
     "lang:",
     "repo:",
@@ -287,6 +289,39 @@ pub fn escape_token_regex(text: &str) -> String {
     out
 }
 
+/// The query atom that selects what `by` names, safe to append to any query: a repository
+/// anchored at both ends, a language by name, or paths under a directory, each escaped so
+/// that it parses as one token and matches only itself.
+pub fn narrowing_filter(by: &NarrowBy) -> String {
+    match by {
+        NarrowBy::Repo(repo) => format!("repo:^{}$", escape_token_regex(repo)),
+        // Language names are not regexes; a few hold spaces ("Protocol Buffer"): quoted then.
+        NarrowBy::Language(lang)
+            if lang
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+#-_.'".contains(c)) =>
+        {
+            format!("lang:{lang}")
+        }
+        NarrowBy::Language(lang) => {
+            let quoted = lang.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("lang:\"{quoted}\"")
+        }
+        NarrowBy::Directory(dir) => format!("file:^{}", escape_token_regex(dir)),
+    }
+}
+
+/// `query` and `filter`, both to hold: the query in parentheses when it has a top-level `or`
+/// (Zoekt binds `a or b c` as `a or (b c)`).
+pub fn and_filter(query: &str, filter: &str) -> String {
+    let has_or = tokenize(query).is_ok_and(|t| t.iter().any(|t| t.eq_ignore_ascii_case("or")));
+    match (query.trim(), has_or) {
+        ("", _) => filter.to_string(),
+        (q, true) => format!("({q}) {filter}"),
+        (q, false) => format!("{q} {filter}"),
+    }
+}
+
 /// The query that selects exactly one file: repository and path anchored at both ends,
 /// escaped, and case-sensitive (Zoekt's case "auto" would make an all-lower-case path match
 /// `README.MD` too). Callers still compare the names they get back.
@@ -460,5 +495,36 @@ mod tests {
         // A caller's case: filter cannot switch off case sensitivity.
         let q = references_queries("get", "case:no").unwrap();
         assert_eq!(q.usages, r"case:yes (sym:^get$ or content:\bget\b)");
+    }
+
+    #[test]
+    fn narrowing_filters_parse_as_one_atom_and_match_only_their_name() {
+        use crate::engine::suggest::NarrowBy;
+        let cases = [
+            (
+                NarrowBy::Repo("github.com/o/x.y".into()),
+                "repo:^github\\x{2e}com/o/x\\x{2e}y$",
+            ),
+            (NarrowBy::Language("Go".into()), "lang:Go"),
+            (NarrowBy::Language("C++".into()), "lang:C++"),
+            (
+                NarrowBy::Language("Protocol Buffer".into()),
+                "lang:\"Protocol Buffer\"",
+            ),
+            (
+                NarrowBy::Directory("src/a b/".into()),
+                "file:^src/a\\x{20}b/",
+            ),
+        ];
+        for (by, want) in cases {
+            let filter = narrowing_filter(&by);
+            assert_eq!(filter, want);
+            // The pager's own parser keeps it as one filter.
+            let parsed = parse(&format!("foo {filter}")).unwrap();
+            assert_eq!(parsed.filters, std::slice::from_ref(&filter), "{filter}");
+        }
+        assert_eq!(and_filter("a or b", "lang:Go"), "(a or b) lang:Go");
+        assert_eq!(and_filter("foo", "lang:Go"), "foo lang:Go");
+        assert_eq!(and_filter("  ", "lang:Go"), "lang:Go");
     }
 }

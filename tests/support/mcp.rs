@@ -134,18 +134,20 @@ pub fn flat_page(sc: &Value) -> Value {
         let Some(fields) = part.get("fields").and_then(Value::as_array) else {
             continue;
         };
-        let item_of = |place: &serde_json::Map<String, Value>, row: &Value| {
+        let item_of = |place: &serde_json::Map<String, Value>, names: &[Value], row: &Value| {
             let mut item = place.clone();
             if let Some(role) = role {
                 item.insert("role".into(), json!(role));
             }
-            for (name, cell) in fields.iter().zip(row.as_array().expect("a row is a list")) {
+            for (name, cell) in names.iter().zip(row.as_array().expect("a row is a list")) {
                 if !cell.is_null() {
                     item.insert(name.as_str().expect("a field name").into(), cell.clone());
                 }
             }
             Value::Object(item)
         };
+        // Groups are lists under `fields` that mirror them: a name per entry, and the inner
+        // list of names for the entry that holds the rows.
         for key in ["files", "repos"] {
             for group in part
                 .get(key)
@@ -153,10 +155,23 @@ pub fn flat_page(sc: &Value) -> Value {
                 .into_iter()
                 .flatten()
             {
-                let mut place = group.as_object().expect("a group").clone();
-                let rows = place.remove("rows").expect("a group has rows");
+                let mut place = serde_json::Map::new();
+                let mut rows = None;
+                for (name, entry) in fields
+                    .iter()
+                    .zip(group.as_array().expect("a group is a list"))
+                {
+                    match name {
+                        Value::Array(row_names) => rows = Some((row_names, entry)),
+                        _ => {
+                            place
+                                .insert(name.as_str().expect("a field name").into(), entry.clone());
+                        }
+                    }
+                }
+                let (row_names, rows) = rows.expect("a group has rows");
                 for row in rows.as_array().expect("rows") {
-                    items.push(item_of(&place, row));
+                    items.push(item_of(&place, row_names, row));
                 }
             }
         }
@@ -166,14 +181,17 @@ pub fn flat_page(sc: &Value) -> Value {
             .into_iter()
             .flatten()
         {
-            items.push(item_of(&serde_json::Map::new(), row));
+            items.push(item_of(&serde_json::Map::new(), fields, row));
         }
     }
     let mut page = json!({
         "count": items.len(),
         "offset": sc.get("offset").cloned().unwrap_or(json!(0)),
         "has_more": sc.get("next_cursor").is_some(),
-        "total": {"value": sc["total"], "exact": sc.get("total_estimated").is_none()},
+        "total": match sc.get("total") {
+            Some(exact) => json!({"value": exact, "exact": true}),
+            None => json!({"value": sc["total_estimate"], "exact": false}),
+        },
         "complete": sc.get("warnings").is_none(),
         "items": items,
     });

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""What suggested ways to narrow cost and how close their counts are (README, "Narrowing a
+broad result").
+
+For each broad query of each content tool, over MCP stdio against a real Zoekt, with the
+window cache off so that every call asks Zoekt:
+- page 1 latency p50 with suggestions on and off (two servers, calls interleaved), and raw
+  Zoekt's own time for the same first window in the same run;
+- characters of the suggestions' JSON (`narrow` and `narrow_note`);
+- each suggestion's stated count against raw Zoekt's count for the narrowed query (matches,
+  or files for the tools whose items are files), and how much the best one cuts.
+
+Usage: scripts/bench-narrow.py --bin target/release/zoekt-pager --zoekt gen=URL [--zoekt ...]
+       [--rounds 15] [--markdown out.md]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import time
+import urllib.request
+
+# Per corpus (NAME of --zoekt NAME=URL): (tool, arguments, raw Zoekt query with {f} for the
+# filter, items are files). `gen`: scripts/gen-corpus.py; `many`: scripts/gen-many-repos.py.
+CALLS = {
+    "gen": [
+        ("search_symbols", {"query": "genSym"}, "{f} sym:genSym", False),
+        ("search", {"query": "genSym"}, "genSym {f}", False),
+        ("files_with_matches", {"query": "genSym"}, "genSym {f}", True),
+        ("search_files", {"query": "unit_"}, "{f} file:unit_", True),
+        ("find_references", {"symbol": "int"}, "case:yes {f} (sym:^int$ or content:\\bint\\b)", True),
+    ],
+    "many": [
+        ("search_symbols", {"query": "handle"}, "{f} sym:handle", False),
+        ("search", {"query": "logEvent"}, "logEvent {f}", False),
+        ("files_with_matches", {"query": "logEvent"}, "logEvent {f}", True),
+        ("search_files", {"query": "unit_"}, "{f} file:unit_", True),
+        # logEvent is called, never defined: every item is a line, once each.
+        ("find_references", {"symbol": "logEvent"},
+         "case:yes {f} (sym:^logEvent$ or content:\\blogEvent\\b)", False),
+    ],
+}
+
+
+class Server:
+    def __init__(self, binary, zoekt, env):
+        e = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="warn", ZOEKT_PAGER_CACHE_BYTES="0", **env)
+        self.p = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  env=e, text=True)
+        self.next_id = 1
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "bench-narrow", "version": "1"}})
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        self.p.stdin.flush()
+
+    def request(self, method, params):
+        i = self.next_id
+        self.next_id += 1
+        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+        self.p.stdin.flush()
+        while True:
+            msg = json.loads(self.p.stdout.readline())
+            if msg.get("id") == i:
+                return msg["result"]
+
+    def timed(self, tool, args):
+        t = time.perf_counter()
+        r = self.request("tools/call", {"name": tool, "arguments": args})
+        return time.perf_counter() - t, r
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def raw(url, q, max_docs):
+    body = {"Q": q, "Opts": {"MaxDocDisplayCount": max_docs, "ShardMaxMatchCount": 10000,
+                             "MaxWallTime": 10_000_000_000}}
+    t = time.perf_counter()
+    req = urllib.request.Request(url + "/api/search", data=json.dumps(body).encode(), method="POST")
+    r = json.load(urllib.request.urlopen(req))["Result"]
+    return time.perf_counter() - t, r["FileCount"], r["MatchCount"]
+
+
+def ms(xs):
+    return statistics.median(xs) * 1000
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--zoekt", action="append", required=True, metavar="NAME=URL")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--markdown")
+    a = ap.parse_args()
+    cost_rows, count_rows = [], []
+    for spec in a.zoekt:
+        name, url = spec.split("=", 1)
+        on, off = Server(a.bin, url, {}), Server(a.bin, url, {"ZOEKT_PAGER_SUGGEST_FILTERS": "off"})
+        for tool, args, rawq, files in CALLS[name]:
+            args = dict(args, limit=30)
+            t_on, t_off, t_raw = [], [], []
+            for _ in range(a.rounds):
+                t, r_on = on.timed(tool, args)
+                t_on.append(t)
+                t, _ = off.timed(tool, args)
+                t_off.append(t)
+                # The first window of a page at limit 30: 31 items needed, 34 files asked.
+                t_raw.append(raw(url, rawq.format(f=""), 34)[0])
+            sc = r_on["structuredContent"]
+            narrow = sc.get("narrow", [])
+            _, counted = on.timed(tool, dict(args, count_only=True))
+            counted_narrow = counted["structuredContent"].get("narrow", [])
+            chars = len(json.dumps({"narrow": narrow, "narrow_note": sc.get("narrow_note", "")},
+                                   separators=(",", ":"))) if narrow else 0
+            _, of, om = raw(url, rawq.format(f=""), 1)
+            original = of if files else om
+            cuts = []
+            for page, w in [("page 1", w) for w in narrow] + [("count_only", w) for w in counted_narrow]:
+                arg, value = next((k, v) for k, v in w.items() if not k.startswith("results"))
+                stated = w.get("results", w.get("results_seen"))
+                kind = "exact" if "results" in w else "seen"
+                filt = value[len(args.get(arg, "")):].strip() if value.startswith(args.get(arg, "")) else value
+                _, nf, nm = raw(url, rawq.format(f=filt), 1)
+                held = nf if files else nm
+                if page == "page 1":
+                    cuts.append(original / held if held else float("inf"))
+                count_rows.append((name, tool, page, filt, kind, stated, held))
+            cost_rows.append((name, tool, len(narrow), chars, ms(t_off), ms(t_on), ms(t_on) - ms(t_off),
+                              ms(t_raw), cuts[0] if cuts else 0))
+            print(f"{name} {tool:18} ways {len(narrow)} json {chars:4} chars, p50 off {ms(t_off):6.1f} ms, "
+                  f"on {ms(t_on):6.1f} ms, raw Zoekt {ms(t_raw):6.1f} ms, best cuts {cuts[0] if cuts else 0:.1f}x",
+                  flush=True)
+        on.close()
+        off.close()
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write("| corpus | tool | ways | JSON chars | page 1 p50 off (ms) | on (ms) | on - off (ms) "
+                    "| raw Zoekt p50 (ms) | best way cuts |\n|---|---|---|---|---|---|---|---|---|\n")
+            for n, t, w, c, off_, on_, d, r, cut in cost_rows:
+                f.write(f"| {n} | {t} | {w} | {c} | {off_:.1f} | {on_:.1f} | {d:+.1f} | {r:.1f} | {cut:.1f}x |\n")
+            f.write("\n| corpus | tool | call | filter | count | stated | raw Zoekt | stated / raw |\n"
+                    "|---|---|---|---|---|---|---|---|\n")
+            for n, t, page, filt, kind, stated, held in count_rows:
+                f.write(f"| {n} | {t} | {page} | `{filt}` | {kind} | {stated} | {held} | "
+                        f"{stated / held if held else 0:.2f} |\n")
+
+
+if __name__ == "__main__":
+    main()

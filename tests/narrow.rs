@@ -1,0 +1,292 @@
+//! Suggested ways to narrow a broad result (README, "Narrowing a broad result"): through the
+//! real binary over stdio (rmcp's client) against the real Zoekt on the generated corpus
+//! (six repositories, three languages, `pkgNNN/` directories).
+//!
+//! Each suggestion is taken at its word: called as the same tool with the argument it names,
+//! it must be accepted and return items, and raw Zoekt (not the code under test) must count
+//! fewer results for it than for the original query; the best one at least three times
+//! fewer. Suggestions never change a walk: pages with them on and off hold the same items
+//! and cursors.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::mcp::*;
+
+/// Raw Zoekt's counts for `q` (files, matches), with the pager's per-shard cap and every
+/// file searched: the truth a narrowed query's total is held against.
+async fn raw_counts(url: &str, q: &str) -> (u64, u64) {
+    let body = json!({
+        "Q": q,
+        "Opts": {"MaxDocDisplayCount": 1, "ShardMaxMatchCount": 10_000,
+                 "MaxWallTime": 10_000_000_000u64}
+    });
+    let r: Value = reqwest::Client::new()
+        .post(format!("{url}/api/search"))
+        .json(&body)
+        .send()
+        .await
+        .expect("raw Zoekt")
+        .json()
+        .await
+        .expect("raw Zoekt's JSON");
+    let r = &r["Result"];
+    assert_eq!(r["FilesSkipped"], json!(0), "{q}: raw truth must be whole");
+    assert_eq!(r["ShardsSkipped"], json!(0), "{q}");
+    (
+        r["FileCount"].as_u64().expect("FileCount"),
+        r["MatchCount"].as_u64().expect("MatchCount"),
+    )
+}
+
+/// A broad call of a content tool, and how raw Zoekt writes it with one more filter.
+struct Broad {
+    tool: &'static str,
+    args: Value,
+    /// Raw Zoekt's query for the call with `filter` added ("" for none).
+    raw: fn(&str) -> String,
+    /// The tool's items are files (else matches).
+    items_are_files: bool,
+}
+
+fn broad_calls() -> Vec<Broad> {
+    vec![
+        Broad {
+            tool: "search_symbols",
+            args: json!({"query": "genSym"}),
+            raw: |f| format!("{f} sym:genSym"),
+            items_are_files: false,
+        },
+        Broad {
+            tool: "search",
+            args: json!({"query": "genSym"}),
+            raw: |f| format!("genSym {f}"),
+            items_are_files: false,
+        },
+        Broad {
+            tool: "files_with_matches",
+            args: json!({"query": "genSym"}),
+            raw: |f| format!("genSym {f}"),
+            items_are_files: true,
+        },
+        Broad {
+            tool: "search_files",
+            args: json!({"query": "unit_"}),
+            raw: |f| format!("{f} file:unit_"),
+            items_are_files: true,
+        },
+        // `int`: every Go function's parameter and result. Its items are lines and
+        // definitions, which raw Zoekt does not count apart from matches: held against raw
+        // Zoekt's file counts, which a directory or repository narrows alike.
+        Broad {
+            tool: "find_references",
+            args: json!({"symbol": "int"}),
+            raw: |f| format!("case:yes {f} (sym:^int$ or content:\\bint\\b)"),
+            items_are_files: true,
+        },
+    ]
+}
+
+#[tokio::test]
+async fn broad_results_suggest_ways_that_each_narrow_them() {
+    let url = support::big_zoekt("broad_results_suggest_ways_that_each_narrow_them");
+    let client = spawn_stdio(&url, &[]).await;
+    for b in broad_calls() {
+        let mut args = b.args.clone();
+        args["limit"] = json!(30);
+        let r = call(&client, b.tool, args.clone()).await;
+        let sc = r.structured_content.clone().expect("structured content");
+        let text = text(&r);
+        let narrow = sc
+            .get("narrow")
+            .and_then(Value::as_array)
+            .unwrap_or_else(|| panic!("{}: no narrow in {sc}", b.tool));
+        assert!(narrow.len() >= 3, "{}: {narrow:?}", b.tool);
+        assert!(
+            serde_json::to_string(&json!({"narrow": narrow, "narrow_note": sc["narrow_note"]}))
+                .unwrap()
+                .len()
+                <= 600 + 20,
+            "{}: suggestions over 600 characters",
+            b.tool
+        );
+        let (files, matches) = raw_counts(&url, &(b.raw)("")).await;
+        let original = if b.items_are_files { files } else { matches };
+        for (rank, way) in narrow.iter().enumerate() {
+            let w = way.as_object().unwrap();
+            let (arg, value) = w
+                .iter()
+                .find(|(k, _)| !k.starts_with("results"))
+                .expect("the argument to set");
+            let value = value.as_str().unwrap();
+            // The text says the same call.
+            let quoted = format!("{arg}={}", serde_json::to_string(value).unwrap());
+            assert!(
+                text.contains(&quoted),
+                "{}: {quoted} not in the text",
+                b.tool
+            );
+            // The same tool takes it and finds items.
+            let mut narrowed = args.clone();
+            narrowed[arg] = json!(value);
+            let page = call(&client, b.tool, narrowed.clone()).await;
+            assert_ne!(page.is_error, Some(true), "{}: {}", b.tool, text_of(&page));
+            let page_sc = page.structured_content.clone().unwrap();
+            assert!(
+                flat_page(&page_sc)["count"].as_u64().unwrap() > 0,
+                "{} {narrowed}: empty",
+                b.tool
+            );
+            // Raw Zoekt counts fewer results for it.
+            let original_value = match b.args.get(arg.as_str()) {
+                Some(v) => v.as_str().unwrap(),
+                None => "",
+            };
+            let filter = value.strip_prefix(original_value).unwrap_or(value).trim();
+            let (nf, nm) = raw_counts(&url, &(b.raw)(filter)).await;
+            let holds = if b.items_are_files { nf } else { nm };
+            assert!(
+                holds > 0 && holds < original,
+                "{} {filter}: {holds} of {original}",
+                b.tool
+            );
+            if rank == 0 {
+                assert!(
+                    original >= 3 * holds,
+                    "{}: the best way {filter} cuts {original} only to {holds}",
+                    b.tool
+                );
+            }
+            if let Some(exact) = w.get("results").and_then(Value::as_u64) {
+                assert!(
+                    exact.abs_diff(holds) * 10 <= holds,
+                    "{} {filter}: said {exact}, raw Zoekt {holds}",
+                    b.tool
+                );
+            }
+        }
+    }
+}
+
+fn text_of(r: &rmcp::model::CallToolResult) -> String {
+    text(r)
+}
+
+#[tokio::test]
+async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
+    let url =
+        support::big_zoekt("count_only_suggests_too_and_the_ceiling_warning_names_the_best_way");
+    let client = spawn_stdio(&url, &[]).await;
+    let r = call(
+        &client,
+        "search_symbols",
+        json!({"query": "genSym", "count_only": true}),
+    )
+    .await;
+    let sc = r.structured_content.clone().unwrap();
+    let narrow = sc["narrow"].as_array().expect("count_only suggests");
+    assert!(narrow.len() >= 3, "{narrow:?}");
+    // count_only reads up to --max-window files: counts from them, said so.
+    assert!(
+        sc["narrow_note"]
+            .as_str()
+            .unwrap()
+            .contains("best-ranked files"),
+        "{sc}"
+    );
+    let best = narrow[0]["query"].as_str().unwrap();
+    let best_filter = best.strip_prefix("genSym ").unwrap();
+    let ceiling = sc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|w| w.starts_with("paging stops at item"))
+        .expect("the ceiling warning");
+    // The warning names it in words: `repository gen-go-a`, `language Go`, `directory x/`.
+    let named = ["repo:^", "lang:", "file:^"]
+        .iter()
+        .find_map(|p| best_filter.strip_prefix(p))
+        .unwrap()
+        .trim_end_matches('$')
+        .replace("\\x{2d}", "-");
+    assert!(
+        ceiling.contains(&named),
+        "{ceiling} does not name {best_filter}"
+    );
+}
+
+#[tokio::test]
+async fn a_result_that_fits_on_a_page_or_suggestions_off_has_none() {
+    let url = support::big_zoekt("a_result_that_fits_on_a_page_or_suggestions_off_has_none");
+    let client = spawn_stdio(&url, &[]).await;
+    let one = call(&client, "search_symbols", json!({"query": "genSym9738"})).await;
+    let sc = one.structured_content.clone().unwrap();
+    assert_eq!(flat_page(&sc)["count"], json!(1), "{sc}");
+    assert!(sc.get("narrow").is_none() && !text(&one).contains("Ways to narrow"));
+    let off = spawn_stdio(&url, &[("ZOEKT_PAGER_SUGGEST_FILTERS", "off")]).await;
+    for args in [
+        json!({"query": "genSym"}),
+        json!({"query": "genSym", "count_only": true}),
+    ] {
+        let r = call(&off, "search_symbols", args).await;
+        let sc = r.structured_content.clone().unwrap();
+        assert!(sc.get("narrow").is_none(), "{sc}");
+        assert!(!text(&r).contains("Ways to narrow"));
+    }
+}
+
+/// Every page of a walk, as sent (`structuredContent`), limits cycling through `limits`.
+async fn pages(client: &Client, tool: &str, args: &Value, limits: &[u32]) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut a = args.clone();
+        a["limit"] = json!(limits[out.len() % limits.len()]);
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let r = call(client, tool, a).await;
+        let sc = r.structured_content.clone().expect("structured content");
+        cursor = sc["next_cursor"].as_str().map(String::from);
+        out.push(sc);
+        if cursor.is_none() || out.len() > 200 {
+            return out;
+        }
+    }
+}
+
+#[tokio::test]
+async fn walks_are_the_same_with_suggestions_on_and_off() {
+    let url = support::fixture_zoekt("walks_are_the_same_with_suggestions_on_and_off");
+    let on = spawn_stdio(&url, &[]).await;
+    let off = spawn_stdio(&url, &[("ZOEKT_PAGER_SUGGEST_FILTERS", "off")]).await;
+    let mut suggested = 0;
+    for (tool, args) in [
+        ("search_symbols", json!({"query": "pagerItem"})),
+        ("search", json!({"query": "pagerItem\\d+"})),
+        ("files_with_matches", json!({"query": "pagerItem"})),
+        ("search_files", json!({"query": "\\."})),
+        ("find_references", json!({"symbol": "get"})),
+    ] {
+        let with = pages(&on, tool, &args, &[7, 30, 3]).await;
+        let without = pages(&off, tool, &args, &[7, 30, 3]).await;
+        suggested += with.iter().filter(|p| p.get("narrow").is_some()).count();
+        let strip = |pages: Vec<Value>| -> Vec<Value> {
+            pages
+                .into_iter()
+                .map(|mut p| {
+                    let page = p.as_object_mut().unwrap();
+                    page.remove("narrow");
+                    page.remove("narrow_note");
+                    p
+                })
+                .collect()
+        };
+        assert_eq!(strip(with), strip(without), "{tool} {args}");
+    }
+    assert!(
+        suggested >= 4,
+        "{suggested} walks had suggestions: the comparison proves little"
+    );
+}

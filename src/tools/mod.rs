@@ -3,11 +3,14 @@
 //! A tool module declares everything about its tool in one place: its name and cursor scope,
 //! its arguments (the MCP input schema and the CLI subcommand both derive from them), its item
 //! type (the output schema), how its arguments become a backend query, how a file becomes
-//! items, and how an item reads as one line of text. The paging engine, the MCP layer, the CLI
-//! and the regression harness all read [`visit_all`]; none of them names a tool.
+//! items, and how an item reads as one line of text. The MCP layer, the CLI and the
+//! regression harness all read [`visit_all`]; none of them names a tool, and the engine knows
+//! none (it calls the seam it declares, `engine::tool::Tool`). What the tools share is
+//! [`shared`]; this file is the table.
 //!
-//! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing [`PagedTool`],
-//! declare the module below, and add one line to [`visit_all`]. See `docs/tools.md`.
+//! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing the engine's
+//! `Tool` and [`ToolInfo`] (so it is a [`PagedTool`]), declare the module below, and add one
+//! line to [`visit_all`]. See `docs/tools.md`.
 
 pub mod files_with_matches;
 pub mod find_references;

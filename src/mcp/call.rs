@@ -22,6 +22,10 @@ use crate::engine::backend::Backend;
 use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, PagedTool};
 
+/// The log target of a call's lines: the MCP layer's, as before the call path had a file of
+/// its own (a filter or a log reader that names `zoekt_pager::mcp` still sees them).
+const LOG_TARGET: &str = "zoekt_pager::mcp";
+
 /// How a call ended, for metrics: `Ok(Some((items, requests)))` a page of that many items
 /// that made that many Zoekt requests, `Ok(None)` another successful answer, `Err(code)` a
 /// tool error.
@@ -45,6 +49,7 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
     match pager.page::<T>(&parsed).await {
         Ok(page) => {
             tracing::info!(
+                target: LOG_TARGET,
                 tool = T::NAME,
                 items = page.count,
                 offset = page.offset,
@@ -80,6 +85,7 @@ pub(crate) async fn answer_call<T: AnswerTool, B: Backend>(
     match T::answer(&pager, &parsed).await {
         Ok(value) => {
             tracing::info!(
+                target: LOG_TARGET,
                 tool = T::NAME,
                 ms = started.elapsed().as_millis() as u64,
                 "answer served"
@@ -112,7 +118,7 @@ fn success<T: Serialize>(text: String, value: &T) -> CallToolResult {
 }
 
 pub(crate) fn failure(tool: &str, e: &ToolError) -> (CallToolResult, Outcome) {
-    tracing::warn!(tool, code = e.code.as_str(), "tool error");
+    tracing::warn!(target: LOG_TARGET, tool, code = e.code.as_str(), "tool error");
     (error_result(e), Err(e.code))
 }
 

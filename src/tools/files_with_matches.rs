@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::first_match_column;
-use super::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
+use super::shared::first_match_column;
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;

@@ -8,10 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
-use super::{
+use super::shared::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
-use super::{column, context_lines};
+use super::shared::{column, context_lines};
 use crate::engine::Pager;
 use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};
@@ -126,7 +126,7 @@ impl Tool for FindReferences {
             symbol: args.symbol.trim().to_string(),
             definitions: qs.definitions,
             usages: qs.usages,
-            context_lines: super::checked_context_lines(args.context_lines, cfg)?,
+            context_lines: super::shared::checked_context_lines(args.context_lines, cfg)?,
         })
     }
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AnswerTool, ToolInfo};
+use super::shared::{AnswerTool, ToolInfo};
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::error::Error;

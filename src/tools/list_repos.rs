@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{BRANCHES, ToolInfo, count, lines, paged_args, text};
+use super::shared::{BRANCHES, ToolInfo, count, lines, paged_args, text};
 use crate::engine::answer::ItemList;
 use crate::engine::backend::{Backend, IndexedRepo};
 use crate::engine::config::PagerConfig;

@@ -3,11 +3,14 @@
 //! A tool module declares everything about its tool in one place: its name and cursor scope,
 //! its arguments (the MCP input schema and the CLI subcommand both derive from them), its item
 //! type (the output schema), how its arguments become a backend query, how a file becomes
-//! items, and how an item reads as one line of text. The paging engine, the MCP layer, the CLI
-//! and the regression harness all read [`visit_all`]; none of them names a tool.
+//! items, and how an item reads as one line of text. The MCP layer, the CLI and the
+//! regression harness all read [`visit_all`]; none of them names a tool, and the engine knows
+//! none (it calls the seam it declares, `engine::tool::Tool`). What the tools share is
+//! [`shared`]; this file is the table.
 //!
-//! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing [`PagedTool`],
-//! declare the module below, and add one line to [`visit_all`]. See `docs/tools.md`.
+//! Adding a paged tool: write `src/tools/<name>.rs` with a type implementing the engine's
+//! `Tool` and [`ToolInfo`] (so it is a [`PagedTool`]), declare the module below, and add one
+//! line to [`visit_all`]. See `docs/tools.md`.
 
 pub mod files_with_matches;
 pub mod find_references;
@@ -17,288 +20,10 @@ pub mod read_file;
 pub mod search;
 pub mod search_files;
 pub mod search_symbols;
+pub mod shared;
 
-use std::future::Future;
-
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-use crate::engine::Pager;
-use crate::engine::backend::{Backend, MatchedLine};
-use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
-use crate::engine::error::{ArgumentError, Error};
-use crate::engine::item::{CellKind, Column};
-use crate::engine::text::clip_text_keep_indent;
-use crate::engine::tool::Tool;
-
-/// What every tool has: a name and the words that present it.
-pub trait ToolInfo: Send + Sync + 'static {
-    /// The name everywhere: MCP tool, CLI subcommand, metrics label, error texts.
-    const NAME: &'static str;
-    /// A short human title.
-    const TITLE: &'static str;
-    /// What the tool does and how to call it, for a model choosing tools.
-    const DESCRIPTION: &'static str;
-    /// What the tool does, as the end of "NAME ...", for the server's instructions.
-    const SUMMARY: &'static str;
-}
-
-/// What a tool's arguments are for the MCP layer and the CLI: the MCP input schema (serde +
-/// schemars) and the CLI subcommand (clap).
-pub trait ToolArgs: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static {}
-
-impl<A: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static> ToolArgs for A {}
-
-/// A paged tool with its face: the engine's seam ([`Tool`]: scope, plan, key, collect) and
-/// the words and arguments the MCP layer and the CLI present ([`ToolInfo`], [`ToolArgs`]).
-/// Every type that has both is one.
-pub trait PagedTool: ToolInfo + Tool<Args: ToolArgs> {}
-
-impl<T: ToolInfo + Tool<Args: ToolArgs>> PagedTool for T {}
-
-/// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
-/// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
-/// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
-/// `snippets;` and also takes `include_snippet` and `snippet_length`.
-macro_rules! paged_args {
-    (
-        snippets;
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
-        }
-    ) => {
-        paged_args! {
-            @build [include_snippet snippet_length]
-            $(#[$meta])*
-            pub struct $name {
-                $($(#[$field_meta])* pub $field: $ty,)*
-                /// Show the source lines (default true); false leaves only where each item is.
-                #[serde(default)]
-                #[arg(long)]
-                pub include_snippet: Option<bool>,
-                /// Most characters of each source line shown, `…` included when cut (default:
-                /// the server's `--snippet-length`, 120 unless set). Changes what items show,
-                /// never which item comes next.
-                #[serde(default)]
-                #[arg(long)]
-                pub snippet_length: Option<u32>,
-            }
-        }
-    };
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
-        }
-    ) => {
-        paged_args! {
-            @build []
-            $(#[$meta])*
-            pub struct $name {
-                $($(#[$field_meta])* pub $field: $ty,)*
-            }
-        }
-    };
-    (
-        @build [$($snippet:ident)*]
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
-        }
-    ) => {
-        $(#[$meta])*
-        pub struct $name {
-            $($(#[$field_meta])* pub $field: $ty,)*
-            /// Items per page.
-            #[serde(default)]
-            #[arg(long)]
-            pub limit: Option<u32>,
-            /// `next_cursor` from the previous page of the same call.
-            #[serde(default)]
-            #[arg(long)]
-            pub cursor: Option<String>,
-            /// Return no items, only the total (exact, or an estimate with its reason) and the
-            /// number of pages at `limit`. Counts the whole result (a cursor is ignored) with
-            /// one Zoekt request per query.
-            #[serde(default)]
-            #[arg(long)]
-            pub count_only: Option<bool>,
-        }
-
-        impl $crate::engine::tool::PagedArgs for $name {
-            // The update fills the snippet fields of tools without them; with them it is empty.
-            #[allow(clippy::needless_update)]
-            fn paging(&self) -> $crate::engine::tool::PageArgs {
-                $crate::engine::tool::PageArgs {
-                    limit: self.limit,
-                    cursor: self.cursor.clone(),
-                    count_only: self.count_only.unwrap_or(false),
-                    $($snippet: self.$snippet,)*
-                    ..Default::default()
-                }
-            }
-            fn set_paging(&mut self, paging: $crate::engine::tool::PageArgs) {
-                self.limit = paging.limit;
-                self.cursor = paging.cursor;
-                self.count_only = Some(paging.count_only).filter(|c| *c);
-                $(self.$snippet = paging.$snippet;)*
-            }
-        }
-    };
-}
-use paged_args;
-
-/// A tool that answers with one value rather than pages.
-pub trait AnswerTool: ToolInfo {
-    /// The arguments.
-    type Args: ToolArgs;
-    /// The answer (the output schema).
-    type Output: Serialize + JsonSchema + Send + Sync + 'static;
-
-    /// Runs the call.
-    fn answer<B: Backend>(
-        pager: &Pager<B>,
-        args: &Self::Args,
-    ) -> impl Future<Output = Result<Self::Output, Error>> + Send;
-    /// The answer as text for a model to read.
-    fn text(output: &Self::Output) -> String;
-}
-
-/// The 1-based line number of an item in a file.
-pub const LINE: Column = Column {
-    name: "line",
-    kind: CellKind::Count,
-    about: "1-based line number",
-};
-/// The 1-based character column of the match on its line.
-pub const COLUMN: Column = Column {
-    name: "column",
-    kind: CellKind::Count,
-    about: "1-based character column of the match on the line",
-};
-/// The item's source line.
-pub const TEXT: Column = Column {
-    name: "text",
-    kind: CellKind::Text,
-    about: "the line, trimmed and shortened to snippet_length",
-};
-/// Context lines before an item's line.
-pub const BEFORE: Column = Column {
-    name: "before",
-    kind: CellKind::Lines,
-    about: "lines before it, oldest first (with context_lines)",
-};
-/// Context lines after an item's line.
-pub const AFTER: Column = Column {
-    name: "after",
-    kind: CellKind::Lines,
-    about: "lines after it (with context_lines)",
-};
-/// A file's path inside its repository.
-pub const PATH: Column = Column {
-    name: "path",
-    kind: CellKind::Text,
-    about: "path inside the repository",
-};
-/// The branches holding a version of a file or a repository.
-pub const BRANCHES: Column = Column {
-    name: "branches",
-    kind: CellKind::Lines,
-    about: "branches holding this version (indexes with branches only)",
-};
-/// The language Zoekt detected.
-pub const LANGUAGE: Column = Column {
-    name: "language",
-    kind: CellKind::Text,
-    about: "language Zoekt detected",
-};
-
-/// A cell holding `n`.
-pub fn count(n: impl Into<u64>) -> Option<serde_json::Value> {
-    Some(serde_json::Value::from(n.into()))
-}
-
-/// A cell holding `s`, or none when it is empty.
-pub fn text(s: &str) -> Option<serde_json::Value> {
-    (!s.is_empty()).then(|| serde_json::Value::from(s))
-}
-
-/// A cell holding `lines`, or none when there are none.
-pub fn lines(lines: &[String]) -> Option<serde_json::Value> {
-    (!lines.is_empty()).then(|| serde_json::Value::from(lines.to_vec()))
-}
-
-/// The `context_lines` argument of a tool, checked against `--max-context-lines`.
-pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
-    let context_lines = given.unwrap_or(0);
-    if context_lines > cfg.max_context_lines {
-        return Err(ArgumentError::ContextLines {
-            given: context_lines,
-            max: cfg.max_context_lines,
-        }
-        .into());
-    }
-    Ok(context_lines)
-}
-
-/// 1-based character column of a byte offset into `line` (clamped, never panics on a
-/// non-boundary offset).
-pub(crate) fn column(line: &str, byte_offset: u32) -> u32 {
-    let mut off = (byte_offset as usize).min(line.len());
-    while !line.is_char_boundary(off) {
-        off -= 1;
-    }
-    line[..off].chars().count() as u32 + 1
-}
-
-/// 1-based character column of the first match on `line` (column 1 when it has no fragment).
-pub(crate) fn first_match_column(line: &MatchedLine) -> u32 {
-    let first = line.fragments.iter().map(|f| f.byte_offset).min();
-    column(&line.text, first.unwrap_or(0))
-}
-
-/// A context block (newline-separated lines) as clipped lines; none when absent or empty.
-pub(crate) fn context_lines(block: Option<&str>) -> Vec<String> {
-    block
-        .filter(|b| !b.is_empty())
-        .map(|b| {
-            b.strip_suffix('\n')
-                .unwrap_or(b)
-                .split('\n')
-                .map(clip_text_keep_indent)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Writes a source line between its context lines, each context line marked `| ` (a blank
-/// one just `|`).
-pub(crate) fn write_in_context(
-    out: &mut String,
-    before: &[String],
-    line: impl FnOnce(&mut String),
-    after: &[String],
-) {
-    let context = |out: &mut String, l: &str| {
-        out.push('|');
-        if !l.is_empty() {
-            out.push(' ');
-            out.push_str(l);
-        }
-    };
-    for b in before {
-        context(out, b);
-        out.push('\n');
-    }
-    line(out);
-    for a in after {
-        out.push('\n');
-        context(out, a);
-    }
-}
+pub use shared::{AnswerTool, PagedTool, ToolArgs, ToolInfo};
 
 /// Something that wants to know every tool, with its type.
 pub trait ToolVisitor {
@@ -355,19 +80,6 @@ pub(crate) fn tool_of_scope(scope: Scope) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn context_blocks_keep_indentation() {
-        assert_eq!(context_lines(Some("  a\n\tb\n")), ["  a", "\tb"]);
-        assert!(context_lines(Some("")).is_empty());
-        assert!(context_lines(None).is_empty());
-    }
-
-    #[test]
-    fn columns_count_characters() {
-        assert_eq!(column("éé x", 4), 3);
-        assert_eq!(column("é", 1), 1); // inside a char: clamped, no panic
-    }
 
     #[test]
     fn names_and_cursor_scopes_are_unique() {

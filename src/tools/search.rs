@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::shared::{
     AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
-use super::{context_lines, first_match_column};
+use super::shared::{context_lines, first_match_column};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -93,7 +93,7 @@ impl Tool for Search {
 
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::search_query(&args.query)?;
-        let context_lines = super::checked_context_lines(args.context_lines, cfg)?;
+        let context_lines = super::shared::checked_context_lines(args.context_lines, cfg)?;
         Ok(Plan {
             query,
             context_lines,

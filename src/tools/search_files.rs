@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{BRANCHES, LANGUAGE, PATH, ToolInfo, lines, paged_args, text};
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, lines, paged_args, text};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
+use super::shared::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
-use super::{column, context_lines};
+use super::shared::{column, context_lines};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -111,7 +111,7 @@ impl Tool for SearchSymbols {
 
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
-        let context_lines = super::checked_context_lines(args.context_lines, cfg)?;
+        let context_lines = super::shared::checked_context_lines(args.context_lines, cfg)?;
         let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
         let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
         Ok(Plan {

@@ -29,6 +29,7 @@ pub use engine::cache::{CacheStats, WindowCache};
 pub use engine::config::{CacheConfig, Effort, PagerConfig, ReadLimits};
 pub use engine::cursor::{CursorError, RequestKey, Resume, Scope};
 pub use engine::error::{ArgumentError, Error};
+pub use engine::fanout::{FanOut, MAX_BACKENDS, Member};
 pub use engine::order::{ORDER_VERSION, Position, file_key};
 pub use engine::page::{Collected, Page, PageArgs, Total, Want};
 pub use engine::window::{Cut, Window};

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod config;
 pub mod cursor;
 pub mod error;
+pub mod fanout;
 pub mod order;
 pub mod page;
 #[cfg(test)]
@@ -370,6 +371,10 @@ impl<B: Backend> Pager<B> {
         }
         if cut.crashes > 0 {
             warnings.push(crashed(cut.crashes));
+        }
+        if cut.missing_backends != 0 {
+            let names = self.backend.backend_names(cut.missing_backends);
+            warnings.push(fanout::missing_warning(&names));
         }
         if let Some(cap) = cut.total_cap {
             warnings.push(format!(

@@ -315,6 +315,9 @@ pub struct Cut {
     /// The cross-shard cap (`--total-max-match-count`, off by default) was passed: Zoekt
     /// stopped sending shards to search at a point that depends on timing.
     pub total_cap: Option<u32>,
+    /// Backends of a fan-out that did not answer (a bit per backend): their results are
+    /// missing, and asking again later may find them.
+    pub missing_backends: u64,
 }
 
 impl Cut {
@@ -326,6 +329,7 @@ impl Cut {
             files_skipped: stats.files_skipped,
             crashes: stats.crashes,
             total_cap: (total > 0 && stats.match_count > u64::from(total)).then_some(total),
+            missing_backends: stats.missing_backends,
         }
     }
 
@@ -341,13 +345,17 @@ impl Cut {
             files_skipped: self.files_skipped + other.files_skipped,
             crashes: self.crashes + other.crashes,
             total_cap: self.total_cap.or(other.total_cap),
+            missing_backends: self.missing_backends | other.missing_backends,
         }
     }
 
     /// The same request may find more later: the cut depends on timing or on shards still
     /// loading, not only on the per-shard cap.
     pub fn is_transient(&self) -> bool {
-        self.shards_skipped > 0 || self.crashes > 0 || self.total_cap.is_some()
+        self.shards_skipped > 0
+            || self.crashes > 0
+            || self.total_cap.is_some()
+            || self.missing_backends != 0
     }
 }
 
@@ -985,12 +993,14 @@ mod tests {
             files_skipped: 2,
             crashes: 3,
             total_cap: None,
+            missing_backends: 0b01,
         };
         let b = Cut {
             shards_skipped: 10,
             files_skipped: 20,
             crashes: 30,
             total_cap: Some(5),
+            missing_backends: 0b10,
         };
         assert_eq!(
             a.merged(b),
@@ -999,6 +1009,7 @@ mod tests {
                 files_skipped: 22,
                 crashes: 33,
                 total_cap: Some(5),
+                missing_backends: 0b11,
             }
         );
         let effort = Effort {

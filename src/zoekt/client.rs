@@ -175,7 +175,6 @@ impl ZoektClient {
         opts: ClientOptions,
         transport: &super::tls::Transport,
     ) -> Result<Self, ZoektError> {
-        super::tls::install_crypto_provider();
         let http = reqwest::Client::builder()
             .tls_certs_merge(transport.roots.iter().cloned())
             .default_headers(transport.headers.clone())

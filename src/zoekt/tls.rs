@@ -1,5 +1,5 @@
 //! Reaching Zoekt beyond plain http on loopback: several base URLs, https through rustls
-//! (ring; no OpenSSL) with the platform's roots plus a private CA, and headers (say, an
+//! (reqwest's, on aws-lc-rs; no OpenSSL) with the platform's roots plus a private CA, and headers (say, an
 //! `Authorization` an authenticating proxy wants) sent on every request.
 //!
 //! Header values are secrets: they are marked sensitive (reqwest and `Debug` print them as
@@ -129,13 +129,6 @@ pub fn parse_headers(text: &str) -> Result<HeaderMap, String> {
     Ok(headers)
 }
 
-/// Makes ring the process's rustls crypto provider (reqwest is built without one, so that
-/// no C crypto library is needed). Idempotent.
-pub fn install_crypto_provider() {
-    // Already installed (a second client, a test): that one stays.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 /// Checks one Zoekt base URL: http or https, a host, no user or password (secrets go in
 /// headers, where they are never logged), no query or fragment. Returns it without a
 /// trailing slash.
@@ -222,8 +215,8 @@ pub fn explain_failure(reason: String) -> String {
 pub fn refused(status: u16, message: &str) -> String {
     let said = crate::engine::text::clipped(message.trim(), 120);
     format!(
-        "HTTP {status}: Zoekt (or a proxy in front of it) refused the request{}: check the \
-         headers of --zoekt-header-file / ZOEKT_PAGER_ZOEKT_HEADERS",
+        "Zoekt (or a proxy in front of it) refused the request with HTTP {status}{}: check \
+         the headers of --zoekt-header-file / ZOEKT_PAGER_ZOEKT_HEADERS",
         if said.is_empty() {
             String::new()
         } else {

@@ -9,8 +9,14 @@
 #   target/gen-branches        -> ZOEKT_PAGER_LIVE_BRANCHES_URL (scripts/gen-branches.sh: one git
 #                                                                repository, branches main and dev)
 #
+#   the fixture index's and the tie index's shards, dealt into three folders each, one
+#   webserver per folder -> ZOEKT_PAGER_LIVE_SPLIT_URLS, ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS
+#                           (comma-separated: one index partitioned over several webservers)
+#
 # Ports: ZOEKT_PORT (6070), ZOEKT_BIG_PORT (6071), ZOEKT_TIES_PORT (6072), ZOEKT_BRANCHES_PORT
-# (6073).
+# (6073), ZOEKT_SPLIT_PORTS (6074,6075,6076), ZOEKT_SPLIT_TIES_PORTS (6077,6078,6079), and for
+# the servers tests start themselves: ZOEKT_SPLIT_RESTART_PORT (6080, the split test's own
+# restartable webserver), ZOEKT_TLS_PROXY_PORT (6081, the https test's TLS proxy).
 #
 # Live tests are mandatory: failing to get or start Zoekt fails this script, and a live test
 # run without its variable fails. Only the replay and unit tests need no Zoekt and no Go:
@@ -36,6 +42,10 @@ SMALL_PORT="${ZOEKT_PORT:-6070}"
 BIG_PORT="${ZOEKT_BIG_PORT:-6071}"
 TIES_PORT="${ZOEKT_TIES_PORT:-6072}"
 BRANCHES_PORT="${ZOEKT_BRANCHES_PORT:-6073}"
+IFS=, read -r -a SPLIT_PORTS <<<"${ZOEKT_SPLIT_PORTS:-6074,6075,6076}"
+IFS=, read -r -a SPLIT_TIES_PORTS <<<"${ZOEKT_SPLIT_TIES_PORTS:-6077,6078,6079}"
+ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT="${ZOEKT_SPLIT_RESTART_PORT:-6080}"
+ZOEKT_PAGER_TLS_PROXY_PORT="${ZOEKT_TLS_PROXY_PORT:-6081}"
 # The big corpus is cut into shards of at most this many bytes (zoekt-index -shard_limit), so
 # that Zoekt's per-shard match cap (the pager's 10,000) binds in EVERY shard for `x` and the
 # 100,000 total cap is passed: its six repositories of 1.22-1.29 MB become 3 shards each, 18 in
@@ -67,6 +77,31 @@ stop_all() {
   zoekt big "$BIG_PORT" down || true
   zoekt ties "$TIES_PORT" down || true
   zoekt branches "$BRANCHES_PORT" down || true
+  local i
+  for i in 0 1 2; do
+    zoekt "split/$i" "${SPLIT_PORTS[$i]}" down || true
+    zoekt "split-ties/$i" "${SPLIT_TIES_PORTS[$i]}" down || true
+  done
+}
+
+# split NAME INDEX PORT PORT PORT: deals the shards of INDEX (sorted by name) into three index
+# folders, .zoekt/NAME/{0,1,2}/shards, serves each on its port, and prints the three URLs
+# comma-separated. Shards are hard links (copies where links fail): the index stays as it is.
+split() {
+  local name="$1" index="$2"; shift 2
+  local ports=("$@") i=0 shard urls=()
+  for i in 0 1 2; do rm -rf "$ROOT/.zoekt/$name/$i/shards"; mkdir -p "$ROOT/.zoekt/$name/$i/shards"; done
+  i=0
+  for shard in $(ls "$index" | grep '\.zoekt$' | sort); do
+    ln "$index/$shard" "$ROOT/.zoekt/$name/$((i % 3))/shards/" 2>/dev/null \
+      || cp "$index/$shard" "$ROOT/.zoekt/$name/$((i % 3))/shards/"
+    i=$((i + 1))
+  done
+  [ "$i" -ge 3 ] || { say "$index has $i shards: too few to split over three webservers"; exit 1; }
+  for i in 0 1 2; do
+    urls+=("$(zoekt "$name/$i" "${ports[$i]}" serve "$ROOT/.zoekt/$name/$i/shards")")
+  done
+  (IFS=,; echo "${urls[*]}")
 }
 trap stop_all EXIT
 
@@ -88,9 +123,15 @@ paths="$(zoekt small "$SMALL_PORT" paths)"
 ZOEKT_PAGER_LIVE_WEBSERVER="$(sed -n 1p <<<"$paths")"
 ZOEKT_PAGER_LIVE_INDEX_DIR="$(sed -n 2p <<<"$paths")"
 ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR="$(ZOEKT_SHARD_LIMIT=10000 zoekt many-shards 0 index "$BIG_CORPUS")"
+# One index partitioned over three webservers, against the one webserver holding it all.
+ZOEKT_PAGER_LIVE_SPLIT_URLS="$(split split "$ZOEKT_PAGER_LIVE_INDEX_DIR" "${SPLIT_PORTS[@]}")"
+ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR="$ROOT/.zoekt/split/2/shards"
+ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS="$(split split-ties "$ROOT/.zoekt/ties/index" "${SPLIT_TIES_PORTS[@]}")"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
   ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
-  ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR
+  ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_URLS ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS \
+  ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT ZOEKT_PAGER_TLS_PROXY_PORT
+say "split over three webservers: $ZOEKT_PAGER_LIVE_SPLIT_URLS (fixtures), $ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS (ties)"
 say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)," \
   "$ZOEKT_PAGER_LIVE_TIES_URL (ties), $ZOEKT_PAGER_LIVE_BRANCHES_URL (branches main, dev)"
 

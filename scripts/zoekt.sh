@@ -9,6 +9,7 @@
 #                                     holding .git is indexed with zoekt-git-index (its
 #                                     committed branches, see ZOEKT_GIT_BRANCHES), any other
 #                                     with zoekt-index (the files on disk, no branches)
+#   scripts/zoekt.sh serve INDEX      serve an existing index folder (no indexing), as `up`
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
 #   scripts/zoekt.sh paths            print the webserver binary and the index folder, a line each
@@ -185,6 +186,28 @@ wait_ready() {
   return 1
 }
 
+# Serves the index folder $INDEX (already filled) on $PORT until /readyz says it is loaded.
+start_webserver() {
+  # The watchdog would exit the server after failed self-checks; off for a test server.
+  ZOEKT_WATCHDOG_ERRORS=0 nohup "$BIN/zoekt-webserver" -listen "127.0.0.1:$PORT" \
+    -index "$INDEX" -rpc -html=false >"$LOG" 2>&1 &
+  echo $! >"$PIDFILE"
+  wait_ready || { down; exit 1; }
+  say "Zoekt $ZOEKT_VERSION is ready at $URL"
+  echo "$URL"
+}
+
+serve() {
+  INDEX="$(cd "${1:?serve needs an index folder}" && pwd)"
+  install_zoekt
+  down >/dev/null 2>&1 || true
+  if curl -s -o /dev/null --max-time 2 "$URL/"; then
+    say "something already answers at $URL: stop it, or choose another port with ZOEKT_PORT"; exit 1
+  fi
+  mkdir -p "$STATE"
+  start_webserver
+}
+
 up() {
   local corpus="${1:-$ROOT/fixtures/corpus}"
   corpus="$(cd "$corpus" && pwd)"
@@ -197,13 +220,7 @@ up() {
   fi
   mkdir -p "$STATE"; : >"$STATE/index.log"
   index_corpus "$corpus"
-  # The watchdog would exit the server after failed self-checks; off for a test server.
-  ZOEKT_WATCHDOG_ERRORS=0 nohup "$BIN/zoekt-webserver" -listen "127.0.0.1:$PORT" \
-    -index "$INDEX" -rpc -html=false >"$LOG" 2>&1 &
-  echo $! >"$PIDFILE"
-  wait_ready || { down; exit 1; }
-  say "Zoekt $ZOEKT_VERSION is ready at $URL"
-  echo "$URL"
+  start_webserver
 }
 
 down() {
@@ -223,6 +240,7 @@ case "${1:-}" in
   ctags) install_ctags ;;
   install) install_ctags; install_zoekt ;;
   up) shift; up "$@" ;;
+  serve) shift; serve "$@" ;;
   # Indexes a corpus into this state folder's index without serving it (for a test that
   # starts its own webserver over it); prints the index folder.
   index) shift; install_ctags; install_zoekt; mkdir -p "$STATE"; : >"$STATE/index.log"

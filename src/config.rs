@@ -13,14 +13,19 @@ use crate::zoekt::ClientOptions;
 /// limits, and logging.
 #[derive(Debug, Clone, Args)]
 pub struct Config {
-    /// Base URL of a zoekt-webserver started with -rpc.
+    /// Base URL of a zoekt-webserver started with -rpc (http:// or https://); several,
+    /// comma-separated or the flag repeated, when the index is partitioned over several
+    /// webservers (each page is searched on all of them and merged).
     #[arg(
         long,
         env = "ZOEKT_URL",
         default_value = "http://127.0.0.1:6070",
         global = true
     )]
-    pub zoekt_url: String,
+    pub zoekt_url: Vec<String>,
+    /// TLS roots, headers and the fan-out's policy.
+    #[command(flatten)]
+    pub transport: crate::zoekt::TransportArgs,
     /// How to talk to Zoekt.
     #[command(flatten)]
     pub client: ClientOptions,
@@ -69,22 +74,15 @@ impl Config {
         if self.call_timeout_ms == 0 {
             return Err("--call-timeout-ms must be at least 1".into());
         }
-        // This build speaks plain HTTP only (reqwest without TLS): an https:// URL would pass
-        // here and then fail on every call, so it is refused up front.
-        if self.zoekt_url.starts_with("https://") {
-            return Err(
-                "--zoekt-url: https:// is not supported (this build speaks plain HTTP to Zoekt); \
-                 run the pager next to zoekt-webserver and give its http:// address"
-                    .into(),
-            );
-        }
-        if !self.zoekt_url.starts_with("http://") {
-            return Err(format!(
-                "--zoekt-url must start with http:// (got {})",
-                crate::mcp::errors::excerpt(&self.zoekt_url)
-            ));
-        }
+        self.zoekt_urls()?;
         Ok(())
+    }
+}
+
+impl Config {
+    /// Every Zoekt base URL given, checked (the message names the bad one).
+    pub fn zoekt_urls(&self) -> Result<Vec<String>, String> {
+        crate::zoekt::tls::check_urls(&self.zoekt_url)
     }
 }
 
@@ -248,23 +246,29 @@ mod tests {
     }
 
     #[test]
-    fn only_plain_http_zoekt_urls_are_accepted() {
-        let with = |url: &str| {
-            Flags::try_parse_from(["x", "--zoekt-url", url])
-                .unwrap()
-                .config
-                .validate()
+    fn zoekt_urls_are_http_or_https_comma_separated_or_repeated() {
+        let with = |args: &[&str]| {
+            let mut argv = vec!["x"];
+            argv.extend_from_slice(args);
+            Flags::try_parse_from(argv).unwrap().config
         };
-        assert_eq!(with("http://zoekt:6070"), Ok(()));
-        assert!(
-            with("https://zoekt:6070")
-                .unwrap_err()
-                .contains("https:// is not supported")
+        let c = with(&[]);
+        assert_eq!(c.zoekt_urls().unwrap(), ["http://127.0.0.1:6070"]);
+        let c = with(&["--zoekt-url", "http://zoekt:6070"]);
+        assert_eq!(c.validate(), Ok(()));
+        let c = with(&[
+            "--zoekt-url",
+            "https://a:443,http://b:6070",
+            "--zoekt-url",
+            "http://c:6070",
+        ]);
+        assert_eq!(
+            c.zoekt_urls().unwrap(),
+            ["https://a:443", "http://b:6070", "http://c:6070"]
         );
-        assert!(
-            with("zoekt:6070")
-                .unwrap_err()
-                .contains("must start with http://")
-        );
+        let e = with(&["--zoekt-url", "http://a:6070,zoekt:6070"])
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("zoekt:6070"), "{e}");
     }
 }

@@ -33,6 +33,8 @@ pub use engine::page::Page;
 pub use engine::tool::PageArgs;
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
+// Several Zoekts as one backend.
+pub use engine::fanout::{FanOut, MAX_BACKENDS, Member};
 // The cursor, for those who mint and read cursors by hand (the fuzz target).
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;

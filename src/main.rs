@@ -17,7 +17,9 @@ use print::RunTool;
 
 use zoekt_pager::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 use zoekt_pager::zoekt::ZoektClient;
-use zoekt_pager::{Config, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache};
+use zoekt_pager::{
+    Config, FanOut, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache,
+};
 
 /// Options of `record` (only in builds with the `harness` feature).
 #[cfg(feature = "harness")]
@@ -105,7 +107,9 @@ fn tool_command<T: ToolInfo, A: ToolArgs>() -> Command {
 }
 
 /// The backend every command asks: Zoekt, with its latency counted.
-type Backend = Instrumented<ZoektClient>;
+/// Every Zoekt of `--zoekt-url`, each timed under its own `backend` label; one is passed
+/// through the fan-out untouched.
+type Backend = FanOut<Instrumented<ZoektClient>>;
 
 /// Logs go to stderr (stdout is the MCP channel in stdio mode). Other crates are held at
 /// `warn`: their debug logs print request bodies, and those hold cursors and file content.
@@ -151,20 +155,16 @@ async fn main() -> ExitCode {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
     }
-    let client = match ZoektClient::new(&config.zoekt_url, config.client.clone()) {
-        Ok(c) => c,
+    let cache = WindowCache::new(&config.cache);
+    let metrics = Arc::new(Metrics::with_cache(cache.clone()));
+    let backend = match backends(&config, &metrics) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("zoekt-pager: {e}");
             return ExitCode::from(2);
         }
     };
-    let cache = WindowCache::new(&config.cache);
-    let metrics = Arc::new(Metrics::with_cache(cache.clone()));
-    let pager = Pager::new(
-        Instrumented::new(client, Arc::clone(&metrics)),
-        config.pager.clone(),
-    )
-    .with_cache(cache);
+    let pager = Pager::new(backend, config.pager.clone()).with_cache(cache);
     let Some((name, sub)) = matches.subcommand() else {
         return ExitCode::from(2);
     };
@@ -189,9 +189,13 @@ async fn main() -> ExitCode {
                 Ok(a) => a,
                 Err(e) => e.exit(),
             };
+            if pager.backend().members().len() > 1 {
+                eprintln!("zoekt-pager record: give one --zoekt-url (recordings are of one Zoekt)");
+                return ExitCode::from(2);
+            }
             record(
                 &config,
-                pager.backend().inner(),
+                pager.backend().members()[0].backend.inner(),
                 &args.scenarios,
                 &args.out,
                 args.source,
@@ -214,16 +218,37 @@ async fn main() -> ExitCode {
     }
 }
 
+/// A client for every Zoekt URL, with the TLS roots and headers of the settings.
+fn backends(config: &Config, metrics: &Arc<Metrics>) -> Result<Backend, String> {
+    let transport = config.transport.load()?;
+    let mut members = Vec::new();
+    for url in config.zoekt_urls()? {
+        let client = ZoektClient::with_transport(&url, config.client.clone(), &transport)
+            .map_err(|e| e.to_string())?;
+        let timed = Instrumented::new(client, Arc::clone(metrics)).labelled(&url);
+        members.push((url, timed));
+    }
+    FanOut::new(members, config.transport.require_all_backends)
+}
+
+/// The Zoekt URLs served, for the start-up log line.
+fn zoekt_names(pager: &Pager<Backend>) -> String {
+    let names: Vec<&str> = pager
+        .backend()
+        .members()
+        .iter()
+        .map(|m| m.name.as_str())
+        .collect();
+    names.join(",")
+}
+
 async fn serve_stdio(
     pager: Pager<Backend>,
     metrics: Arc<Metrics>,
     call_timeout: Duration,
     text_only: bool,
 ) -> ExitCode {
-    tracing::info!(
-        zoekt = pager.backend().inner().base_url(),
-        "serving MCP on stdio"
-    );
+    tracing::info!(zoekt = zoekt_names(&pager), "serving MCP on stdio");
     let server = PagerServer::with_metrics(pager, metrics)
         .with_call_timeout(call_timeout)
         .with_text_only(text_only);
@@ -287,7 +312,7 @@ async fn serve_http(
     }
     tracing::info!(
         %bound,
-        zoekt = pager.backend().inner().base_url(),
+        zoekt = zoekt_names(&pager),
         auth = opts.token.is_some(),
         "serving MCP over HTTP at /mcp"
     );

@@ -46,6 +46,8 @@ struct ZoektLabels {
     endpoint: String,
     /// `ok` or the error kind.
     outcome: String,
+    /// Which Zoekt (its base URL, which holds no secret: `zoekt::tls::check_url`).
+    backend: String,
 }
 
 /// Every metric of the process; cheap to share behind an `Arc`.
@@ -105,7 +107,7 @@ impl Metrics {
         );
         registry.register(
             "zoekt_request_seconds",
-            "Latency of requests to Zoekt by endpoint and outcome",
+            "Latency of requests to Zoekt by endpoint, outcome and backend",
             zoekt_seconds.clone(),
         );
         let zoekt_requests_per_page: Family<ToolLabel, Histogram, fn() -> Histogram> =
@@ -173,11 +175,12 @@ impl Metrics {
             .observe(f64::from(zoekt_requests));
     }
 
-    fn zoekt_request(&self, endpoint: &str, outcome: &str, seconds: f64) {
+    fn zoekt_request(&self, endpoint: &str, outcome: &str, backend: &str, seconds: f64) {
         self.zoekt_seconds
             .get_or_create(&ZoektLabels {
                 endpoint: endpoint.to_string(),
                 outcome: outcome.to_string(),
+                backend: backend.to_string(),
             })
             .observe(seconds);
     }
@@ -250,12 +253,23 @@ impl Collector for CacheCollector {
 pub struct Instrumented<B> {
     inner: B,
     metrics: Arc<Metrics>,
+    backend: String,
 }
 
 impl<B> Instrumented<B> {
     /// Times every request `inner` makes, into `metrics`.
     pub fn new(inner: B, metrics: Arc<Metrics>) -> Self {
-        Instrumented { inner, metrics }
+        Instrumented {
+            inner,
+            metrics,
+            backend: String::new(),
+        }
+    }
+
+    /// The same, its samples labelled `backend="{name}"`.
+    pub fn labelled(mut self, name: &str) -> Self {
+        self.backend = name.to_string();
+        self
     }
 
     /// The backend being timed.
@@ -274,8 +288,12 @@ impl<B> Instrumented<B> {
             Ok(_) => "ok",
             Err(e) => e.kind.as_str(),
         };
-        self.metrics
-            .zoekt_request(endpoint, outcome, started.elapsed().as_secs_f64());
+        self.metrics.zoekt_request(
+            endpoint,
+            outcome,
+            &self.backend,
+            started.elapsed().as_secs_f64(),
+        );
         result
     }
 }
@@ -307,7 +325,7 @@ mod tests {
         m.tool_call("search_symbols", "INVALID_CURSOR");
         m.cursor_error("INVALID_CURSOR");
         m.page_served("search_symbols", 30, 0);
-        m.zoekt_request("search", "ok", 0.004);
+        m.zoekt_request("search", "ok", "http://z:6070", 0.004);
         let text = m.render();
         assert!(
             text.contains(r#"zoekt_pager_tool_calls_total{tool="search_symbols",outcome="ok"} 1"#),
@@ -316,7 +334,7 @@ mod tests {
         assert!(text.contains(r#"zoekt_pager_cursor_errors_total{code="INVALID_CURSOR"} 1"#));
         assert!(text.contains(r#"zoekt_pager_items_total{tool="search_symbols"} 30"#));
         assert!(text.contains(
-            r#"zoekt_pager_zoekt_request_seconds_bucket{le="0.004",endpoint="search",outcome="ok"} 1"#
+            r#"zoekt_pager_zoekt_request_seconds_bucket{le="0.004",endpoint="search",outcome="ok",backend="http://z:6070"} 1"#
         ));
         assert!(text.trim_end().ends_with("# EOF"));
     }

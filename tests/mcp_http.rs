@@ -453,7 +453,9 @@ async fn metrics_counters_move_after_calls() {
     let cursor_errors = r#"zoekt_pager_cursor_errors_total{code="INVALID_CURSOR"}"#;
     let pages = r#"zoekt_pager_pages_total{tool="search_symbols"}"#;
     let items = r#"zoekt_pager_items_total{tool="search_symbols"}"#;
-    let zoekt = r#"zoekt_pager_zoekt_request_seconds_count{endpoint="search",outcome="ok"}"#;
+    let zoekt = &format!(
+        r#"zoekt_pager_zoekt_request_seconds_count{{endpoint="search",outcome="ok",backend="{url}"}}"#
+    );
     let before = sidecar.get("/metrics").await.1;
     call(
         &client,

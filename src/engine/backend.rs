@@ -104,6 +104,9 @@ pub struct SearchStats {
     pub shards_skipped: u64,
     /// Shards that crashed or are still loading.
     pub crashes: u64,
+    /// Backends of a fan-out that did not answer (a bit per backend, by its index): their
+    /// files are missing from the answer (`engine/fanout.rs`).
+    pub missing_backends: u64,
 }
 
 /// The indexed repositories a query selects.
@@ -115,6 +118,10 @@ pub struct RepoListing {
     pub crashes: u64,
     /// Totals over the whole index.
     pub stats: IndexStats,
+    /// Backends of a fan-out that did not answer (a bit per backend, by its index).
+    pub missing_backends: u64,
+    /// What the listing's maker says of it (a fan-out: repositories served twice).
+    pub warnings: Vec<String>,
 }
 
 impl RepoListing {
@@ -236,4 +243,10 @@ pub trait Backend: Send + Sync + 'static {
     ) -> impl Future<Output = Result<RepoListing, BackendError>> + Send;
     /// Whether the backend can serve searches now.
     fn readiness(&self) -> impl Future<Output = Result<Readiness, BackendError>> + Send;
+    /// The names of the backends in `mask` (a fan-out's [`SearchStats::missing_backends`]);
+    /// a single backend has none.
+    fn backend_names(&self, mask: u64) -> Vec<String> {
+        let _ = mask;
+        Vec::new()
+    }
 }

@@ -120,6 +120,10 @@ impl<B: Backend> Pager<B> {
         if cut.crashes > 0 {
             warnings.push(crashed(cut.crashes));
         }
+        if cut.missing_backends != 0 {
+            let names = self.backend.backend_names(cut.missing_backends);
+            warnings.push(super::fanout::missing_warning(&names));
+        }
         if let Some(cap) = cut.total_cap {
             warnings.push(format!(
                 "Zoekt passed the total match cap (--total-max-match-count {cap}) and stopped \

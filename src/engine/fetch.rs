@@ -548,12 +548,14 @@ mod tests {
             files_skipped: 2,
             crashes: 3,
             total_cap: None,
+            missing_backends: 0b01,
         };
         let b = Cut {
             shards_skipped: 10,
             files_skipped: 20,
             crashes: 30,
             total_cap: Some(5),
+            missing_backends: 0b10,
         };
         assert_eq!(
             a.merged(b),
@@ -562,6 +564,7 @@ mod tests {
                 files_skipped: 22,
                 crashes: 33,
                 total_cap: Some(5),
+                missing_backends: 0b11,
             }
         );
         let effort = Effort {

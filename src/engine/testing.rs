@@ -85,6 +85,11 @@ impl FakeBackend {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
     }
 
+    /// Searches stop failing (undoes [`FakeBackend::fail`]).
+    pub(crate) fn heal(&self) {
+        *self.failure.lock().expect("failure lock") = None;
+    }
+
     /// From now on, readiness says `ready`, whatever the cuts.
     pub(crate) fn set_ready(&self, ready: bool) {
         *self.ready.lock().expect("ready lock") = Some(ready);
@@ -155,6 +160,7 @@ impl Backend for FakeBackend {
             shards_skipped: cut.shards_skipped,
             files_skipped: cut.files_skipped,
             crashes: cut.crashes,
+            missing_backends: cut.missing_backends,
         };
         files.sort_by(|a, b| b.score.total_cmp(&a.score));
         if search.max_files > 0 {

@@ -59,6 +59,9 @@ pub struct Cut {
     /// The cross-shard cap (`--total-max-match-count`, off by default) was passed: Zoekt
     /// stopped sending shards to search at a point that depends on timing.
     pub total_cap: Option<u32>,
+    /// Backends of a fan-out that did not answer (a bit per backend): their results are
+    /// missing, and asking again later may find them.
+    pub missing_backends: u64,
 }
 
 impl Cut {
@@ -70,6 +73,7 @@ impl Cut {
             files_skipped: stats.files_skipped,
             crashes: stats.crashes,
             total_cap: (total > 0 && stats.match_count > u64::from(total)).then_some(total),
+            missing_backends: stats.missing_backends,
         }
     }
 
@@ -85,13 +89,17 @@ impl Cut {
             files_skipped: self.files_skipped + other.files_skipped,
             crashes: self.crashes + other.crashes,
             total_cap: self.total_cap.or(other.total_cap),
+            missing_backends: self.missing_backends | other.missing_backends,
         }
     }
 
     /// The same request may find more later: the cut depends on timing or on shards still
     /// loading, not only on the per-shard cap.
     pub fn is_transient(&self) -> bool {
-        self.shards_skipped > 0 || self.crashes > 0 || self.total_cap.is_some()
+        self.shards_skipped > 0
+            || self.crashes > 0
+            || self.total_cap.is_some()
+            || self.missing_backends != 0
     }
 }
 

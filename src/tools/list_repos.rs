@@ -91,6 +91,11 @@ impl Tool for ListRepos {
         if list.crashes > 0 {
             warnings.push(crashed(list.crashes));
         }
+        if list.missing_backends != 0 {
+            let names = pager.backend().backend_names(list.missing_backends);
+            warnings.push(crate::engine::fanout::missing_warning(&names));
+        }
+        warnings.extend(list.warnings.iter().cloned());
         let mut items: Vec<RepoItem> = list.repos.into_iter().map(repo_item).collect();
         items.sort_by(|a, b| a.name.cmp(&b.name));
         items.dedup_by(|a, b| a.name == b.name);
@@ -109,7 +114,7 @@ impl Tool for ListRepos {
             .collect();
         let total = Total {
             value: items.len() as u64,
-            exact: list.crashes == 0,
+            exact: list.crashes == 0 && list.missing_backends == 0,
         };
         Ok(Collected {
             runs: vec![Run::all(ItemList {
@@ -122,6 +127,7 @@ impl Tool for ListRepos {
             ran_out: true,
             cut: Cut {
                 crashes: list.crashes,
+                missing_backends: list.missing_backends,
                 ..Cut::default()
             },
             total,

@@ -91,6 +91,7 @@ pub fn ranked_files(result: SearchResult) -> RankedFiles {
             files_skipped: result.files_skipped,
             shards_skipped: result.shards_skipped,
             crashes: result.crashes,
+            missing_backends: 0,
         },
         files: result.files.into_iter().map(ranked_file).collect(),
     }
@@ -147,6 +148,8 @@ fn symbol(s: SymbolInfo) -> Symbol {
 pub fn listing(list: RepoList) -> RepoListing {
     RepoListing {
         crashes: list.crashes,
+        missing_backends: 0,
+        warnings: Vec::new(),
         stats: IndexStats {
             repos: list.stats.repos,
             documents: list.stats.documents,

@@ -166,7 +166,19 @@ pub struct ZoektClient {
 impl ZoektClient {
     /// `base_url` is e.g. `http://127.0.0.1:6070` (a trailing slash is fine).
     pub fn new(base_url: &str, opts: ClientOptions) -> Result<Self, ZoektError> {
+        Self::with_transport(base_url, opts, &super::tls::Transport::default())
+    }
+
+    /// [`ZoektClient::new`], trusting `transport`'s extra roots for https and sending its
+    /// headers on every request.
+    pub fn with_transport(
+        base_url: &str,
+        opts: ClientOptions,
+        transport: &super::tls::Transport,
+    ) -> Result<Self, ZoektError> {
         let http = reqwest::Client::builder()
+            .tls_certs_merge(transport.roots.iter().cloned())
+            .default_headers(transport.headers.clone())
             .timeout(opts.timeout)
             .connect_timeout(opts.timeout.min(Duration::from_secs(5)))
             .pool_idle_timeout(Duration::from_secs(90))
@@ -235,10 +247,14 @@ impl ZoektClient {
     /// `GET /readyz`: 200 once shards are loaded, 503 before.
     pub async fn readyz(&self) -> Result<Readiness, ZoektError> {
         let (status, text) = self.get("/readyz").await?;
+        // Zoekt's reason is a line; a body of megabytes must not become the answer.
+        let mut detail = excerpt(text.trim().as_bytes());
+        if matches!(status.as_u16(), 401 | 403) {
+            detail = super::tls::refused(status.as_u16(), &detail);
+        }
         Ok(Readiness {
             readyz_status: status.as_u16(),
-            // Zoekt's reason is a line; a body of megabytes must not become the answer.
-            detail: excerpt(text.trim().as_bytes()),
+            detail,
         })
     }
 
@@ -296,7 +312,10 @@ impl ZoektClient {
         let status = resp.status();
         let bytes = self.read_body(resp, timeout).await?;
         if !status.is_success() {
-            let message = zoekt_error_text(&bytes);
+            let mut message = zoekt_error_text(&bytes);
+            if matches!(status.as_u16(), 401 | 403) {
+                message = super::tls::refused(status.as_u16(), &message);
+            }
             return Err(if status == StatusCode::BAD_REQUEST {
                 ZoektError::Query { message }
             } else {
@@ -343,7 +362,7 @@ impl ZoektClient {
                     Err(e) if e.is_timeout() => Err(timeout_error(timeout)),
                     Err(e) => Err(ZoektError::Unreachable {
                         url: url.to_string(),
-                        reason: root_cause(&e),
+                        reason: super::tls::explain_failure(root_cause(&e)),
                     }),
                 };
             }

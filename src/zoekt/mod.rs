@@ -8,6 +8,8 @@ pub mod backend;
 pub mod check;
 pub mod client;
 pub mod query;
+pub mod tls;
 pub mod wire;
 
 pub use client::{ClientOptions, Readiness, ZoektClient, ZoektError};
+pub use tls::{Transport, TransportArgs};

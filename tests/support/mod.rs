@@ -12,6 +12,7 @@ pub mod keys;
 pub mod mcp;
 pub mod oracle;
 pub mod sidecar;
+pub mod tls_proxy;
 
 use std::path::PathBuf;
 
@@ -356,8 +357,32 @@ impl OwnWebserver {
         }
     }
 
+    /// The pinned webserver over the index folder `index_var` names, on `port` (a port the
+    /// test run set aside for it, never a free one picked at random).
+    pub fn at(port: u16, index_var: &str, test: &str) -> OwnWebserver {
+        OwnWebserver {
+            port,
+            bin: live_url("ZOEKT_PAGER_LIVE_WEBSERVER", test),
+            index: live_url(index_var, test),
+        }
+    }
+
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Waits (up to 60 s) until its `/readyz` says 200.
+    pub async fn wait_ready(&self) {
+        let client = reqwest::Client::new();
+        for _ in 0..600 {
+            if let Ok(r) = client.get(format!("{}/readyz", self.url())).send().await
+                && r.status() == 200
+            {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("zoekt-webserver at {} was not ready in 60 s", self.url());
     }
 
     pub fn start(&self) -> RunningWebserver {

@@ -1,0 +1,723 @@
+//! Many backends as one: an index partitioned over several zoekt-webservers, each serving its
+//! own shards, searched at once and merged into the answer one backend holding every shard
+//! would give.
+//!
+//! Each window goes to every backend with the same effort caps (a file's score does not depend
+//! on which server holds it), and the answers merge in the pager's order (score descending,
+//! then the file key: `engine/order.rs`). The merged answer is then an ordinary answer to the
+//! window (`engine/window.rs`), which trusts the files scoring above its lowest score while
+//! it holds as many files as asked:
+//! - each backend is asked for one file more than the window (at least four), and a third
+//!   file its novelty boost pulled up from below the cut (it scores below the fourth; see
+//!   `docs/zoekt.md`, "Sort") from below every other file of the answer is set aside. What
+//!   is left is that backend's true top files by score, at least as many as the window, so
+//!   every file of the backend scoring above the lowest of them is among them;
+//! - the union is sorted and cut to the window. A backend that did not run out gave at least
+//!   a window of files scoring at or above its own lowest, so the merged window's lowest
+//!   score is no higher than any backend's: every file anywhere scoring above it is in the
+//!   merged window, which is what the window's trusted edge assumes;
+//! - the merged answer holds fewer files than asked only when every backend ran out: then it
+//!   is every file there is, as a single backend's short answer is.
+//!
+//! Statistics add up. A backend that fails (unreachable, timed out, or refused) leaves the
+//! answer with its bit in [`SearchStats::missing_backends`]: the page is served from the
+//! others with a warning naming it, is never exact, is not cached, and its cursor asks again
+//! from where it ends, so the walk resumes once the backend is back. With
+//! `--require-all-backends` the page fails instead. One backend is passed through untouched:
+//! the same requests, answers, pages and cursors as without a fan-out.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::backend::{
+    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
+    RepoListing, SearchStats,
+};
+use super::order::file_key;
+
+/// The most backends one fan-out takes (one bit each in [`SearchStats::missing_backends`]).
+pub const MAX_BACKENDS: usize = 64;
+
+/// Several backends, each a partition of one index, as one [`Backend`].
+#[derive(Debug)]
+pub struct FanOut<B> {
+    members: Vec<Member<B>>,
+    require_all: bool,
+}
+
+/// One backend of a fan-out and the name warnings and errors give it (its base URL).
+#[derive(Debug)]
+pub struct Member<B> {
+    /// How warnings, errors and metrics name it.
+    pub name: String,
+    /// The backend.
+    pub backend: Arc<B>,
+}
+
+impl<B: Backend> FanOut<B> {
+    /// The backends, named, in the order given (1 to [`MAX_BACKENDS`]). With `require_all`, a
+    /// backend that fails fails the call instead of being reported missing.
+    pub fn new(members: Vec<(String, B)>, require_all: bool) -> Result<FanOut<B>, String> {
+        if members.is_empty() || members.len() > MAX_BACKENDS {
+            return Err(format!(
+                "between 1 and {MAX_BACKENDS} Zoekt URLs are needed (got {})",
+                members.len()
+            ));
+        }
+        Ok(FanOut {
+            members: members
+                .into_iter()
+                .map(|(name, backend)| Member {
+                    name,
+                    backend: Arc::new(backend),
+                })
+                .collect(),
+            require_all,
+        })
+    }
+
+    /// The backends, in order.
+    pub fn members(&self) -> &[Member<B>] {
+        &self.members
+    }
+
+    /// The names of the backends whose bits `mask` holds.
+    pub fn names(&self, mask: u64) -> Vec<String> {
+        self.members
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, m)| m.name.clone())
+            .collect()
+    }
+
+    /// `e`, from backend `i`, with the backend named in its message.
+    fn named(&self, i: usize, e: BackendError) -> BackendError {
+        BackendError {
+            kind: e.kind,
+            message: format!("backend {}: {}", self.members[i].name, e.message),
+        }
+    }
+
+    /// Sorts the answers of every backend into the merged answer, or the error that stops it.
+    fn merge<T>(
+        &self,
+        answers: Vec<Result<T, BackendError>>,
+    ) -> Result<(Vec<(usize, T)>, u64), BackendError> {
+        let mut missing = 0u64;
+        let mut first_missing = None;
+        let mut got = Vec::with_capacity(answers.len());
+        for (i, answer) in answers.into_iter().enumerate() {
+            match answer {
+                Ok(a) => got.push((i, a)),
+                Err(e) if !self.require_all && can_miss(e.kind) => {
+                    tracing::warn!(backend = %self.members[i].name, error = %e.message, "backend missing from the answer");
+                    missing |= 1 << i;
+                    first_missing.get_or_insert((i, e));
+                }
+                Err(e) => return Err(self.named(i, e)),
+            }
+        }
+        if got.is_empty() {
+            let (i, e) = first_missing.expect("a backend answered or failed");
+            return Err(self.named(i, e));
+        }
+        Ok((got, missing))
+    }
+}
+
+/// Failures a fan-out survives by serving the others: the backend is away or refused us, and
+/// asking again later may work. A bad query fails everywhere; an answer too big is what the
+/// window fetch needs to see (it bounds the window); a malformed one may be a broken backend
+/// whose partial truth must not pass as a page.
+fn can_miss(kind: BackendErrorKind) -> bool {
+    matches!(
+        kind,
+        BackendErrorKind::Unreachable
+            | BackendErrorKind::Timeout
+            | BackendErrorKind::ServerError
+            | BackendErrorKind::NotReady
+    )
+}
+
+/// The warning for backends that did not answer.
+pub fn missing_warning(names: &[String]) -> String {
+    format!(
+        "Zoekt backend(s) {} did not answer: results from them are missing and the total is \
+         not exact; calling again (with this cursor) once they are back finds them",
+        names.join(", ")
+    )
+}
+
+/// The backend's answer less a third file its novelty boost pulled up from below the cut,
+/// when it did not run out: what is left is its true top files by score, so every file of
+/// the backend scoring above the lowest of them is among them.
+///
+/// A boosted third file scores below the fourth. It came from below the cut only if it also
+/// scores below every other file of the answer; otherwise it was inside the window anyway
+/// (only moved up) and stays.
+fn without_boost(mut files: Vec<RankedFile>, ran_out: bool) -> Vec<RankedFile> {
+    if !ran_out && files.len() > 3 && files[2].score < files[3].score {
+        let lowest_other = files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 2)
+            .map(|(_, f)| f.score)
+            .min_by(f64::total_cmp)
+            .unwrap_or(f64::NEG_INFINITY);
+        if files[2].score < lowest_other {
+            files.remove(2);
+        }
+    }
+    files
+}
+
+/// The window's worth of files of the union, in the pager's order, each file once (a
+/// repository on two backends: the higher-scoring copy).
+fn merged_files(mut files: Vec<RankedFile>, max_files: u32) -> Vec<RankedFile> {
+    let key = |f: &RankedFile| file_key(&f.repo, &f.path, &f.branches);
+    files.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| key(a).cmp(&key(b)))
+            .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
+    });
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert((f.repo.clone(), f.path.clone(), f.branches.clone())));
+    if max_files > 0 {
+        files.truncate(max_files as usize);
+    }
+    files
+}
+
+fn add(total: &mut SearchStats, s: &SearchStats) {
+    total.file_count += s.file_count;
+    total.match_count += s.match_count;
+    total.files_skipped += s.files_skipped;
+    total.shards_skipped += s.shards_skipped;
+    total.crashes += s.crashes;
+    total.missing_backends |= s.missing_backends;
+}
+
+impl<B: Backend> Backend for FanOut<B> {
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        if let [only] = self.members.as_slice() {
+            return only.backend.search(search).await;
+        }
+        // Zero asks Zoekt for every file: nothing to extend.
+        let asked = if search.max_files == 0 {
+            0
+        } else {
+            search.max_files.saturating_add(1).max(4)
+        };
+        let each_search = FileSearch {
+            max_files: asked,
+            ..search.clone()
+        };
+        let answers = each(&self.members, |b| {
+            let search = each_search.clone();
+            async move { b.search(&search).await }
+        })
+        .await;
+        let (got, missing) = self.merge(answers)?;
+        let mut stats = SearchStats {
+            missing_backends: missing,
+            ..SearchStats::default()
+        };
+        let mut files = Vec::new();
+        for (_, ranked) in got {
+            add(&mut stats, &ranked.stats);
+            let ran_out = asked == 0 || ranked.files.len() < asked as usize;
+            files.extend(without_boost(ranked.files, ran_out));
+        }
+        Ok(RankedFiles {
+            files: merged_files(files, search.max_files),
+            stats,
+        })
+    }
+
+    async fn repos(
+        &self,
+        query: &str,
+        wall_time: std::time::Duration,
+    ) -> Result<RepoListing, BackendError> {
+        if let [only] = self.members.as_slice() {
+            return only.backend.repos(query, wall_time).await;
+        }
+        let answers = each(&self.members, |b| {
+            let query = query.to_string();
+            async move { b.repos(&query, wall_time).await }
+        })
+        .await;
+        let (got, missing) = self.merge(answers)?;
+        let mut out = RepoListing {
+            missing_backends: missing,
+            ..RepoListing::default()
+        };
+        // Which backend serves each repository first; a second one is reported, and its
+        // entry dropped (never counted twice).
+        let mut served_by: HashMap<String, usize> = HashMap::new();
+        let mut twice: Vec<(String, usize, usize)> = Vec::new();
+        for (i, list) in got {
+            out.crashes += list.crashes;
+            out.missing_backends |= list.missing_backends;
+            out.warnings.extend(list.warnings);
+            out.stats.shards += list.stats.shards;
+            out.stats.index_bytes += list.stats.index_bytes;
+            for repo in list.repos {
+                match served_by.get(&repo.name) {
+                    Some(&first) if first != i => {
+                        if !twice.iter().any(|(n, ..)| *n == repo.name) {
+                            twice.push((repo.name.clone(), first, i));
+                        }
+                    }
+                    Some(_) => out.repos.push(repo),
+                    None => {
+                        served_by.insert(repo.name.clone(), i);
+                        out.repos.push(repo);
+                    }
+                }
+            }
+        }
+        let names: std::collections::BTreeSet<&str> =
+            out.repos.iter().map(|r| r.name.as_str()).collect();
+        out.stats.repos = names.len() as u64;
+        out.stats.documents = {
+            let mut seen = std::collections::HashSet::new();
+            out.repos
+                .iter()
+                .filter(|r| seen.insert(r.name.as_str()))
+                .map(|r| r.documents)
+                .sum()
+        };
+        for (name, a, b) in twice {
+            out.warnings.push(format!(
+                "repository {name} is served by two backends ({} and {}): counted once; its \
+                 files may show up from either, so give each repository to one backend",
+                self.members[a].name, self.members[b].name
+            ));
+        }
+        Ok(out)
+    }
+
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
+        if let [only] = self.members.as_slice() {
+            return only.backend.readiness().await;
+        }
+        let answers = each(&self.members, |b| async move { b.readiness().await }).await;
+        let mut not_ready = Vec::new();
+        let mut first_error = None;
+        let mut errors = 0;
+        for (i, answer) in answers.into_iter().enumerate() {
+            let name = &self.members[i].name;
+            match answer {
+                Ok(r) if r.is_ready() => {}
+                Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
+                Err(e) => {
+                    errors += 1;
+                    not_ready.push(format!("{name} ({})", e.message));
+                    first_error.get_or_insert((i, e));
+                }
+            }
+        }
+        if let Some((i, e)) = first_error
+            && errors == self.members.len()
+        {
+            // Nothing answered at all: the same error as a single backend's.
+            return Err(self.named(i, e));
+        }
+        Ok(if not_ready.is_empty() {
+            Readiness {
+                status: 200,
+                detail: format!("all {} backends ready", self.members.len()),
+            }
+        } else {
+            Readiness {
+                status: 503,
+                detail: format!(
+                    "{} of {} backends not ready: {}",
+                    not_ready.len(),
+                    self.members.len(),
+                    not_ready.join("; ")
+                ),
+            }
+        })
+    }
+
+    fn backend_names(&self, mask: u64) -> Vec<String> {
+        self.names(mask)
+    }
+}
+
+/// Runs `call` on every backend at once, each on its own task (decoding answers is CPU work
+/// that must not queue behind another backend's), and gives the outputs in backend order.
+/// Dropping the future (a cancelled call) aborts the tasks.
+async fn each<B, T, F, Fut>(members: &[Member<B>], call: F) -> Vec<Result<T, BackendError>>
+where
+    B: Backend,
+    T: Send + 'static,
+    F: Fn(Arc<B>) -> Fut,
+    Fut: Future<Output = Result<T, BackendError>> + Send + 'static,
+{
+    struct AbortOnDrop<T>(Vec<tokio::task::JoinHandle<T>>);
+    impl<T> Drop for AbortOnDrop<T> {
+        fn drop(&mut self) {
+            for h in &self.0 {
+                h.abort();
+            }
+        }
+    }
+    let mut tasks = AbortOnDrop(
+        members
+            .iter()
+            .map(|m| tokio::spawn(call(Arc::clone(&m.backend))))
+            .collect(),
+    );
+    let mut out = Vec::with_capacity(tasks.0.len());
+    for h in &mut tasks.0 {
+        out.push(match h.await {
+            Ok(r) => r,
+            Err(e) => Err(BackendError {
+                kind: BackendErrorKind::ServerError,
+                message: format!("the request task failed: {e}"),
+            }),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Pager;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::page::Page;
+    use crate::engine::testing::FakeBackend;
+    use crate::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
+    use crate::zoekt::query;
+
+    const TEXT: &str = "unit";
+
+    fn q() -> String {
+        query::files_query(TEXT).unwrap()
+    }
+
+    /// 90 files over 6 repositories, with many exact ties (scores from a small set) and
+    /// several extensions (so the novelty boost has something to move).
+    fn corpus() -> Vec<RankedFile> {
+        corpus_of(7)
+    }
+
+    fn corpus_of(mut seed: u64) -> Vec<RankedFile> {
+        (0..90)
+            .map(|i| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let ext = [".go", ".rs", ".md"][(seed >> 40) as usize % 3];
+                RankedFile {
+                    repo: format!("r{}", i % 6),
+                    path: format!("f{i:02}{ext}"),
+                    score: 10.0 + ((seed >> 33) % 12) as f64,
+                    path_matched: true,
+                    ..Default::default()
+                }
+            })
+            .collect()
+    }
+
+    /// Zoekt's answer as `docs/zoekt.md` ("Sort") describes it: every file sorted by score,
+    /// then the first file from position 3 on whose extension the top two lack, scoring at
+    /// least 0.9 of the third, moved up to position 3, then the cut.
+    struct Boosting(FakeBackend);
+
+    impl Backend for Boosting {
+        async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+            let mut all = self
+                .0
+                .search(&FileSearch {
+                    // Every file (the fake's own failures apply to any size asked).
+                    max_files: u32::MAX,
+                    ..search.clone()
+                })
+                .await?;
+            let ext = |p: &str| p.rsplit('.').next().unwrap_or("").to_string();
+            if all.files.len() > 3 {
+                let (a, b) = (ext(&all.files[0].path), ext(&all.files[1].path));
+                let floor = 0.9 * all.files[2].score;
+                if let Some(i) = (2..all.files.len()).find(|&i| {
+                    let e = ext(&all.files[i].path);
+                    e != a && e != b && all.files[i].score >= floor
+                }) {
+                    let f = all.files.remove(i);
+                    all.files.insert(2, f);
+                }
+            }
+            if search.max_files > 0 {
+                all.files.truncate(search.max_files as usize);
+            }
+            Ok(all)
+        }
+        async fn repos(
+            &self,
+            q: &str,
+            t: std::time::Duration,
+        ) -> Result<RepoListing, BackendError> {
+            self.0.repos(q, t).await
+        }
+        async fn readiness(&self) -> Result<Readiness, BackendError> {
+            self.0.readiness().await
+        }
+    }
+
+    fn split(files: &[RankedFile], parts: usize) -> Vec<Vec<RankedFile>> {
+        let mut out = vec![Vec::new(); parts];
+        for f in files {
+            let repo: usize = f.repo[1..].parse().unwrap();
+            out[repo % parts].push(f.clone());
+        }
+        out
+    }
+
+    fn fan(parts: Vec<Vec<RankedFile>>, require_all: bool) -> FanOut<Boosting> {
+        let members = parts
+            .into_iter()
+            .enumerate()
+            .map(|(i, files)| {
+                (
+                    format!("zoekt-{i}"),
+                    Boosting(FakeBackend::new().with(&q(), files)),
+                )
+            })
+            .collect();
+        FanOut::new(members, require_all).unwrap()
+    }
+
+    async fn walk<B: Backend>(p: &Pager<B>, limits: &[u32]) -> Vec<Page<FileItem>> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        for i in 0.. {
+            let page = p
+                .page::<SearchFiles>(&SearchFilesArgs {
+                    query: TEXT.into(),
+                    limit: Some(limits[i % limits.len()]),
+                    cursor: cursor.clone(),
+                    ..Default::default()
+                })
+                .await
+                .expect("page");
+            cursor = page.next_cursor.clone();
+            pages.push(page);
+            if cursor.is_none() {
+                return pages;
+            }
+        }
+        unreachable!()
+    }
+
+    fn names(pages: &[Page<FileItem>]) -> Vec<String> {
+        pages
+            .iter()
+            .flat_map(|p| p.items.iter().map(|i| format!("{}/{}", i.repo, i.path)))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn three_partitions_page_exactly_as_one_backend_holding_all() {
+        for (seed, limits) in (0..40).zip(
+            [&[1u32][..], &[7], &[30], &[100], &[3, 17, 1, 40, 8]]
+                .into_iter()
+                .cycle(),
+        ) {
+            let all = corpus_of(seed);
+            let one = Pager::new(
+                Boosting(FakeBackend::new().with(&q(), all.clone())),
+                PagerConfig::default(),
+            );
+            let three = Pager::new(fan(split(&all, 3), false), PagerConfig::default());
+            let (a, b) = (walk(&one, limits).await, walk(&three, limits).await);
+            assert_eq!(names(&a), names(&b), "seed {seed}, limits {limits:?}");
+            assert_eq!(names(&a).len(), all.len());
+            for (pa, pb) in a.iter().zip(&b) {
+                assert_eq!(pa.items, pb.items);
+                assert_eq!(pa.total, pb.total, "limits {limits:?}");
+                assert!(pb.warnings.is_empty(), "{:?}", pb.warnings);
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn each_backend_is_asked_past_its_boost_and_the_merge_keeps_the_window() {
+        // A backend whose third file was boosted from below: the files scoring between it
+        // and the fourth are still trusted only when every backend holds them.
+        let b = FanOut::new(
+            vec![
+                (
+                    "a".to_string(),
+                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(0)),
+                ),
+                (
+                    "b".to_string(),
+                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(1)),
+                ),
+            ],
+            false,
+        )
+        .unwrap();
+        let search = FileSearch {
+            query: q(),
+            effort: Default::default(),
+            max_files: 5,
+            context_lines: 0,
+            whole_content: false,
+        };
+        let merged = b.search(&search).await.unwrap();
+        assert_eq!(merged.files.len(), 5, "exactly the window");
+        for m in b.members() {
+            assert_eq!(m.backend.files_asked(&q()), [6], "one more than the window");
+        }
+        // The merged window is the top 5 of everything.
+        let mut all = corpus();
+        all.sort_by(|x, y| y.score.total_cmp(&x.score));
+        let fifth = all[4].score;
+        assert!(merged.files.iter().all(|f| f.score >= fifth));
+        assert_eq!(merged.stats.file_count, 90);
+    }
+
+    #[tokio::test]
+    async fn a_boosted_file_never_lets_a_tie_at_the_edge_pass_as_trusted() {
+        // Backend a: 100, 99, 98, then two files tied at 95 listed worst key first (Zoekt's
+        // tie order is arbitrary), and a .md file at 90 that the boost pulls up to third.
+        // Asked for exactly the window (5), a would send the boosted file and ONE of the two
+        // tied files: the merged window would then trust that one at 95, out of order.
+        let f = |repo: &str, path: &str, score: f64| RankedFile {
+            repo: repo.into(),
+            path: path.into(),
+            score,
+            path_matched: true,
+            ..Default::default()
+        };
+        let mut tied = [f("a", "t1.go", 95.0), f("a", "t2.go", 95.0)];
+        tied.sort_by_key(|t| std::cmp::Reverse(file_key(&t.repo, &t.path, &t.branches)));
+        let mut a = vec![
+            f("a", "x.go", 100.0),
+            f("a", "y.go", 99.0),
+            f("a", "z.go", 98.0),
+        ];
+        a.extend(tied);
+        a.push(f("a", "doc.md", 90.0));
+        let b = vec![f("b", "w.go", 80.0)];
+        let mut all = a.clone();
+        all.extend(b.clone());
+        let fan = FanOut::new(
+            vec![
+                ("a".to_string(), Boosting(FakeBackend::new().with(&q(), a))),
+                ("b".to_string(), Boosting(FakeBackend::new().with(&q(), b))),
+            ],
+            false,
+        )
+        .unwrap();
+        let one = Pager::new(
+            Boosting(FakeBackend::new().with(&q(), all)),
+            PagerConfig::default(),
+        );
+        let three = Pager::new(fan, PagerConfig::default());
+        for limits in [&[4u32][..], &[1], &[2], &[3]] {
+            let expected = names(&walk(&one, limits).await);
+            assert_eq!(expected.len(), 7);
+            assert_eq!(names(&walk(&three, limits).await), expected, "{limits:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_backend_is_named_never_exact_and_the_walk_resumes_without_repeats() {
+        let all = corpus();
+        let three = Pager::new(fan(split(&all, 3), false), PagerConfig::default());
+        three.backend().members()[1]
+            .backend
+            .0
+            .fail(BackendErrorKind::Unreachable, 0);
+        let args = |cursor: Option<String>| SearchFilesArgs {
+            query: TEXT.into(),
+            limit: Some(10),
+            cursor,
+            ..Default::default()
+        };
+        let first = three.page::<SearchFiles>(&args(None)).await.unwrap();
+        assert_eq!(first.count, 10);
+        assert!(!first.total.exact && !first.complete);
+        assert!(
+            first
+                .warnings
+                .iter()
+                .any(|w| w.contains("zoekt-1") && w.contains("missing") && !w.contains("zoekt-0")),
+            "{:?}",
+            first.warnings
+        );
+        assert!(first.items.iter().all(|i| i.repo != "r1" && i.repo != "r4"));
+        // Back again: the walk goes on from its cursor to the end, nothing served twice, and
+        // every item after the last one served is there.
+        three.backend().members()[1].backend.0.heal();
+        let mut seen: Vec<String> = names(std::slice::from_ref(&first));
+        let mut cursor = first.next_cursor.clone();
+        while let Some(c) = cursor {
+            let page = three.page::<SearchFiles>(&args(Some(c))).await.unwrap();
+            assert!(page.warnings.iter().all(|w| !w.contains("zoekt-1")));
+            seen.extend(names(std::slice::from_ref(&page)));
+            cursor = page.next_cursor.clone();
+        }
+        let unique: std::collections::HashSet<&String> = seen.iter().collect();
+        assert_eq!(unique.len(), seen.len(), "no item twice");
+        let one = Pager::new(
+            Boosting(FakeBackend::new().with(&q(), all.clone())),
+            PagerConfig::default(),
+        );
+        let full = names(&walk(&one, &[100]).await);
+        let last_first = full.iter().position(|n| *n == seen[9]).unwrap();
+        assert_eq!(seen[10..], full[last_first + 1..]);
+    }
+
+    #[tokio::test]
+    async fn require_all_fails_the_page_naming_the_backend() {
+        let three = Pager::new(fan(split(&corpus(), 3), true), PagerConfig::default());
+        three.backend().members()[2]
+            .backend
+            .0
+            .fail(BackendErrorKind::Unreachable, 0);
+        let e = three
+            .page::<SearchFiles>(&SearchFilesArgs {
+                query: TEXT.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("zoekt-2"), "{text}");
+        assert!(matches!(
+            e,
+            crate::engine::error::Error::Backend(BackendError {
+                kind: BackendErrorKind::Unreachable,
+                ..
+            })
+        ));
+    }
+
+    #[tokio::test]
+    async fn one_backend_is_passed_through_untouched() {
+        let b = FanOut::new(
+            vec![("only".to_string(), FakeBackend::new().with(&q(), corpus()))],
+            false,
+        )
+        .unwrap();
+        let search = FileSearch {
+            query: q(),
+            effort: Default::default(),
+            max_files: 5,
+            context_lines: 0,
+            whole_content: false,
+        };
+        b.search(&search).await.unwrap();
+        assert_eq!(b.members()[0].backend.files_asked(&q()), [5]);
+    }
+}

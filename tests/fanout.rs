@@ -1,0 +1,269 @@
+mod support;
+
+// One index partitioned over three real zoekt-webservers (scripts/test.sh deals the shards of
+// the fixture index and of the tie index into three folders, one webserver each:
+// `ZOEKT_PAGER_LIVE_SPLIT_URLS`, `ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS`) against the one webserver
+// holding all of it, through the real `zoekt-pager serve` binary: every paged tool's pages
+// must be the same, item for item and field for field (cursors aside), and so must the
+// counts. Then one of the three is stopped in the middle of a walk and started again.
+
+use serde_json::{Value, json};
+
+use support::mcp::*;
+
+/// The three URLs (comma-separated) of the partitioned index `var` names.
+fn split(var: &str, test: &str) -> String {
+    let urls = support::live_url(var, test);
+    assert_eq!(urls.split(',').count(), 3, "{var}={urls}");
+    urls
+}
+
+/// A page's structured content without what may differ between the two servers (the
+/// cursor, and the footer quoting it).
+fn comparable(r: &rmcp::model::CallToolResult) -> Value {
+    assert_ne!(r.is_error, Some(true), "{}", text(r));
+    let mut page = r.structured_content.clone().expect("structured content");
+    let obj = page.as_object_mut().expect("object");
+    obj.remove("next_cursor");
+    obj.remove("next");
+    page
+}
+
+/// Page sizes 1..=100 from a fixed seed.
+fn mixed_limits(seed: u64, n: usize) -> Vec<u32> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u32 % 100 + 1
+        })
+        .collect()
+}
+
+/// Walks `tool` on both servers, each with its own cursors, and asserts every page is the
+/// same. Returns (pages, items).
+async fn same_walk(
+    one: &Client,
+    three: &Client,
+    tool: &str,
+    args: &Value,
+    limits: &[u32],
+) -> (usize, usize) {
+    let (mut c1, mut c3): (Option<String>, Option<String>) = (None, None);
+    let (mut pages, mut items) = (0, 0);
+    loop {
+        let mut a = args.clone();
+        a["limit"] = json!(limits[pages % limits.len()]);
+        let (mut a1, mut a3) = (a.clone(), a);
+        if let Some(c) = &c1 {
+            a1["cursor"] = json!(c);
+        }
+        if let Some(c) = &c3 {
+            a3["cursor"] = json!(c);
+        }
+        let r1 = call(one, tool, a1).await;
+        let r3 = call(three, tool, a3).await;
+        let (p1, p3) = (comparable(&r1), comparable(&r3));
+        assert_eq!(p1, p3, "{tool} {args} page {} ({limits:?})", pages + 1);
+        items += flat_page(&p1)["count"].as_u64().unwrap_or(0) as usize;
+        pages += 1;
+        let next = |r: &rmcp::model::CallToolResult| {
+            r.structured_content.as_ref().unwrap()["next_cursor"]
+                .as_str()
+                .map(String::from)
+        };
+        (c1, c3) = (next(&r1), next(&r3));
+        assert_eq!(c1.is_some(), c3.is_some());
+        if c1.is_none() {
+            return (pages, items);
+        }
+        assert!(pages < 2_000, "runaway walk");
+    }
+}
+
+fn walks() -> Vec<(&'static str, Value)> {
+    vec![
+        ("search_symbols", json!({"query": "pagerItem"})),
+        ("search_symbols", json!({"query": "."})),
+        ("search_files", json!({"query": "."})),
+        ("find_references", json!({"symbol": "get"})),
+        (
+            "search",
+            json!({"query": r"pagerItem\d+", "context_lines": 1}),
+        ),
+        ("search", json!({"query": "e"})),
+        ("files_with_matches", json!({"query": "e"})),
+        ("list_repos", json!({})),
+    ]
+}
+
+async fn pages_match(one_url: &str, three_urls: &str, walks: &[(&str, Value)]) {
+    let one = spawn_stdio(one_url, &[]).await;
+    let three = spawn_stdio(three_urls, &[]).await;
+    for (tool, args) in walks {
+        for (label, limits) in [
+            ("7", vec![7]),
+            ("30", vec![30]),
+            ("100", vec![100]),
+            ("mix", mixed_limits(tool.len() as u64 + 11, 50)),
+        ] {
+            let (pages, items) = same_walk(&one, &three, tool, args, &limits).await;
+            eprintln!("{tool} {args} at limit {label}: {pages} identical pages, {items} items");
+            assert!(items > 0, "{tool} {args}: nothing to compare");
+        }
+        let mut count = args.clone();
+        count["count_only"] = json!(true);
+        let (c1, c3) = (
+            comparable(&call(&one, tool, count.clone()).await),
+            comparable(&call(&three, tool, count).await),
+        );
+        assert_eq!(c1, c3, "{tool} {args} count_only");
+        assert_eq!(c1.get("total_estimated"), None, "{tool} {args}: {c1}");
+    }
+    one.cancel().await.unwrap();
+    three.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn three_webservers_holding_a_split_index_page_as_one_holding_it_all() {
+    let test = "three_webservers_holding_a_split_index_page_as_one_holding_it_all";
+    let one = support::fixture_zoekt(test);
+    let three = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
+    pages_match(&one, &three, &walks()).await;
+}
+
+#[tokio::test]
+async fn ties_spread_over_three_webservers_page_as_on_one() {
+    // 40 identical repositories: their copies of one file tie exactly, now across servers.
+    let test = "ties_spread_over_three_webservers_page_as_on_one";
+    let one = support::ties_zoekt(test);
+    let three = split("ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS", test);
+    let walks = [
+        ("search_files", json!({"query": "."})),
+        ("search", json!({"query": "tieLineProbe"})),
+        (
+            "files_with_matches",
+            json!({"query": "repository or ieHelper"}),
+        ),
+        ("list_repos", json!({})),
+    ];
+    pages_match(&one, &three, &walks).await;
+}
+
+#[tokio::test]
+async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes() {
+    let test = "a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes";
+    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
+    let kept: Vec<&str> = urls.split(',').take(2).collect();
+    // The third partition again, served by a webserver of this test's own, which it stops.
+    let port: u16 = support::live_url("ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT", test)
+        .parse()
+        .expect("a port");
+    let own = support::OwnWebserver::at(port, "ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR", test);
+    let mut running = Some(own.start());
+    own.wait_ready().await;
+    let backends = format!("{},{},{}", kept[0], kept[1], own.url());
+    // Without the window cache every page asks the backends again (with it, the next pages
+    // may come from the answer fetched while all three were up, which is right but tests
+    // nothing here).
+    let three = spawn_stdio(
+        &backends,
+        &[
+            ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
+            ("ZOEKT_PAGER_RETRIES", "0"),
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+        ],
+    )
+    .await;
+    let one = spawn_stdio(&support::fixture_zoekt(test), &[]).await;
+    let args = json!({"query": "e", "limit": 10});
+    let everything = {
+        let mut a = args.clone();
+        a["limit"] = json!(100);
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut a = a.clone();
+            if let Some(c) = &cursor {
+                a["cursor"] = json!(c);
+            }
+            let p = comparable(&call(&one, "files_with_matches", a.clone()).await);
+            let r = call(&one, "files_with_matches", a).await;
+            all.extend(items(&p));
+            cursor = r.structured_content.unwrap()["next_cursor"]
+                .as_str()
+                .map(String::from);
+            if cursor.is_none() {
+                break all;
+            }
+        }
+    };
+    // Page 1 with all three up.
+    let r = call(&three, "files_with_matches", args.clone()).await;
+    let first = comparable(&r);
+    assert_eq!(first.get("warnings"), None, "{first}");
+    let mut seen = items(&first);
+    let mut cursor = r.structured_content.unwrap()["next_cursor"]
+        .as_str()
+        .map(String::from);
+    // Stopped: the page names it, says results are missing, and its total is not exact.
+    drop(running.take());
+    let mut a = args.clone();
+    a["cursor"] = json!(cursor.clone().unwrap());
+    let r = call(&three, "files_with_matches", a).await;
+    let down = comparable(&r);
+    let warnings = down["warnings"].to_string();
+    assert!(
+        warnings.contains(&own.url()) && warnings.contains("missing"),
+        "{down}"
+    );
+    assert!(!warnings.contains(kept[0]) && !warnings.contains(kept[1]));
+    assert_eq!(down["total_estimated"], json!(true), "{down}");
+    seen.extend(items(&down));
+    cursor = r.structured_content.unwrap()["next_cursor"]
+        .as_str()
+        .map(String::from);
+    // Back again: the walk goes on to the end, without an item twice.
+    running = Some(own.start());
+    own.wait_ready().await;
+    while let Some(c) = cursor {
+        let mut a = args.clone();
+        a["cursor"] = json!(c);
+        let r = call(&three, "files_with_matches", a).await;
+        let p = comparable(&r);
+        assert!(!p["warnings"].to_string().contains(&own.url()), "{p}");
+        seen.extend(items(&p));
+        cursor = r.structured_content.unwrap()["next_cursor"]
+            .as_str()
+            .map(String::from);
+    }
+    let unique: std::collections::HashSet<&Value> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "an item served twice");
+    // Everything after the last item served while it was down is there, in order.
+    let last_down = seen[..(items(&first).len() + items(&down).len())]
+        .last()
+        .expect("items while down")
+        .clone();
+    let at = everything
+        .iter()
+        .position(|i| *i == last_down)
+        .expect("the item is in the full walk");
+    let after: Vec<&Value> = seen[items(&first).len() + items(&down).len()..]
+        .iter()
+        .collect();
+    let expected: Vec<&Value> = everything[at + 1..].iter().collect();
+    assert_eq!(after, expected);
+    drop(running);
+    three.cancel().await.unwrap();
+    one.cancel().await.unwrap();
+}
+
+/// The items of a structured page, each flat.
+fn items(page: &Value) -> Vec<Value> {
+    flat_page(page)["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}

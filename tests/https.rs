@@ -1,0 +1,160 @@
+mod support;
+
+// https to Zoekt with a private CA and an auth header, against the real fixture zoekt-webserver
+// (`ZOEKT_PAGER_LIVE_URL`) behind a real TLS terminator that checks the header
+// (`support::tls_proxy`, on `ZOEKT_PAGER_TLS_PROXY_PORT`), through the real binary.
+
+use std::process::Output;
+
+use support::tls_proxy::TlsProxy;
+
+const TOKEN: &str = "Bearer test-s3cret-7f3a9c";
+
+/// `zoekt-pager ARGS` with only `env` set among the pager's variables, logging at trace.
+fn run(url: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
+        cmd.env_remove(k);
+    }
+    cmd.env("ZOEKT_URL", url)
+        .env("ZOEKT_PAGER_LOG", "trace")
+        .env("ZOEKT_PAGER_RETRIES", "0")
+        .envs(env.iter().copied())
+        .args(args)
+        .output()
+        .expect("run zoekt-pager")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test]
+async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
+    let test = "https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt";
+    let zoekt = support::fixture_zoekt(test);
+    let port: u16 = support::live_url("ZOEKT_PAGER_TLS_PROXY_PORT", test)
+        .parse()
+        .expect("a port");
+    let proxy = TlsProxy::start(&zoekt, port, TOKEN).await;
+    let dir = std::env::temp_dir().join(format!("zoekt-pager-https-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, &proxy.ca_pem).unwrap();
+    let headers = dir.join("headers");
+    std::fs::write(&headers, format!("Authorization: {TOKEN}\n")).unwrap();
+    let (ca, headers) = (ca.to_str().unwrap(), headers.to_str().unwrap());
+    let args = ["search_symbols", "pagerItem", "--limit", "12"];
+    let url = proxy.url.clone();
+    let env_ok = [
+        ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+        ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
+    ];
+
+    // The same page as over plain http, straight to Zoekt.
+    let (ok, plain) = tokio::task::spawn_blocking({
+        let (url, zoekt) = (url.clone(), zoekt.clone());
+        let env_ok: Vec<(String, String)> = env_ok
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move || {
+            let env: Vec<(&str, &str)> = env_ok
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            (run(&url, &env, &args), run(&zoekt, &[], &args))
+        }
+    })
+    .await
+    .unwrap();
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert!(
+        text(&ok.stdout).contains("pagerItem"),
+        "{}",
+        text(&ok.stdout)
+    );
+    assert_eq!(text(&ok.stdout), text(&plain.stdout));
+    assert_eq!(proxy.refused.load(std::sync::atomic::Ordering::Relaxed), 0);
+    // The header never shows in the logs, even at trace.
+    let secret = TOKEN.split(' ').nth(1).unwrap();
+    assert!(!text(&ok.stderr).contains(secret), "{}", text(&ok.stderr));
+
+    // The same through ZOEKT_PAGER_ZOEKT_HEADERS.
+    let by_env = {
+        let (url, ca) = (url.clone(), ca.to_string());
+        let headers_text = format!("Authorization: {TOKEN}");
+        tokio::task::spawn_blocking(move || {
+            run(
+                &url,
+                &[
+                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca.as_str()),
+                    ("ZOEKT_PAGER_ZOEKT_HEADERS", headers_text.as_str()),
+                ],
+                &args,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        text(&by_env.stdout),
+        text(&plain.stdout),
+        "{}",
+        text(&by_env.stderr)
+    );
+
+    // Without the private CA: a clear error naming the flag to fix.
+    let untrusted = {
+        let (url, headers) = (url.clone(), headers.to_string());
+        tokio::task::spawn_blocking(move || {
+            run(
+                &url,
+                &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers.as_str())],
+                &args,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    let said = text(&untrusted.stderr);
+    assert!(!untrusted.status.success());
+    assert!(
+        said.contains("BACKEND_UNAVAILABLE") && said.contains("--zoekt-ca-file"),
+        "{said}"
+    );
+    assert!(!said.contains(secret), "{said}");
+
+    // A header the proxy refuses: 401, with a hint at the header settings, and the header
+    // itself never echoed.
+    let wrong = dir.join("wrong-headers");
+    std::fs::write(&wrong, "Authorization: Bearer wrong-0d1e\n").unwrap();
+    let refused = {
+        let (url, ca, wrong) = (
+            url.clone(),
+            ca.to_string(),
+            wrong.to_str().unwrap().to_string(),
+        );
+        tokio::task::spawn_blocking(move || {
+            run(
+                &url,
+                &[
+                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca.as_str()),
+                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", wrong.as_str()),
+                ],
+                &args,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    let said = text(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        said.contains("401") && said.contains("--zoekt-header-file"),
+        "{said}"
+    );
+    assert!(!said.contains("wrong-0d1e"), "{said}");
+    assert!(proxy.refused.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    std::fs::remove_dir_all(&dir).ok();
+}

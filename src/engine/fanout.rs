@@ -394,13 +394,13 @@ mod tests {
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
-    use crate::tools::search_files::{FileItem, SearchFiles, SearchFilesArgs};
-    use crate::zoekt::query;
+    use crate::engine::testing::{LineArgs, LineItem, LineTool};
 
+    /// The query: the engine's test tool sends it to the backend as it is.
     const TEXT: &str = "unit";
 
     fn q() -> String {
-        query::files_query(TEXT).unwrap()
+        TEXT.to_string()
     }
 
     /// 90 files over 6 repositories, with many exact ties (scores from a small set) and
@@ -494,12 +494,12 @@ mod tests {
         FanOut::new(members, require_all).unwrap()
     }
 
-    async fn walk<B: Backend>(p: &Pager<B>, limits: &[u32]) -> Vec<Page<FileItem>> {
+    async fn walk<B: Backend>(p: &Pager<B>, limits: &[u32]) -> Vec<Page<LineItem>> {
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
         for i in 0.. {
             let page = p
-                .page::<SearchFiles>(&SearchFilesArgs {
+                .page::<LineTool>(&LineArgs {
                     query: TEXT.into(),
                     limit: Some(limits[i % limits.len()]),
                     cursor: cursor.clone(),
@@ -516,7 +516,7 @@ mod tests {
         unreachable!()
     }
 
-    fn names(pages: &[Page<FileItem>]) -> Vec<String> {
+    fn names(pages: &[Page<LineItem>]) -> Vec<String> {
         pages
             .iter()
             .flat_map(|p| p.items.iter().map(|i| format!("{}/{}", i.repo, i.path)))
@@ -638,13 +638,13 @@ mod tests {
             .backend
             .0
             .fail(BackendErrorKind::Unreachable, 0);
-        let args = |cursor: Option<String>| SearchFilesArgs {
+        let args = |cursor: Option<String>| LineArgs {
             query: TEXT.into(),
             limit: Some(10),
             cursor,
             ..Default::default()
         };
-        let first = three.page::<SearchFiles>(&args(None)).await.unwrap();
+        let first = three.page::<LineTool>(&args(None)).await.unwrap();
         assert_eq!(first.count, 10);
         assert!(!first.total.exact && !first.complete);
         assert!(
@@ -662,7 +662,7 @@ mod tests {
         let mut seen: Vec<String> = names(std::slice::from_ref(&first));
         let mut cursor = first.next_cursor.clone();
         while let Some(c) = cursor {
-            let page = three.page::<SearchFiles>(&args(Some(c))).await.unwrap();
+            let page = three.page::<LineTool>(&args(Some(c))).await.unwrap();
             assert!(page.warnings.iter().all(|w| !w.contains("zoekt-1")));
             seen.extend(names(std::slice::from_ref(&page)));
             cursor = page.next_cursor.clone();
@@ -686,7 +686,7 @@ mod tests {
             .0
             .fail(BackendErrorKind::Unreachable, 0);
         let e = three
-            .page::<SearchFiles>(&SearchFilesArgs {
+            .page::<LineTool>(&LineArgs {
                 query: TEXT.into(),
                 ..Default::default()
             })

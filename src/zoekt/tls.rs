@@ -133,7 +133,7 @@ pub fn parse_headers(text: &str) -> Result<HeaderMap, String> {
 /// headers, where they are never logged), no query or fragment. Returns it without a
 /// trailing slash.
 pub fn check_url(url: &str) -> Result<String, String> {
-    let shown = crate::mcp::errors::excerpt(url);
+    let shown = shown_of(url);
     let parsed = reqwest::Url::parse(url)
         .map_err(|e| format!("--zoekt-url {shown:?} is not a URL ({e})"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -173,7 +173,7 @@ pub fn check_urls(lists: &[String]) -> Result<Vec<String>, String> {
             if url.is_empty() {
                 return Err(format!(
                     "--zoekt-url {:?} has an empty entry (a stray comma?)",
-                    crate::mcp::errors::excerpt(list)
+                    shown_of(list)
                 ));
             }
             let url = check_url(url)?;
@@ -223,6 +223,13 @@ pub fn refused(status: u16, message: &str) -> String {
             format!(" ({said})")
         }
     )
+}
+
+/// What an error quotes of a setting the operator gave: at most 400 characters, as every
+/// error message of the server quotes what it was sent (the zoekt layer stays below the MCP
+/// one, so it clips by itself).
+fn shown_of(text: &str) -> String {
+    crate::engine::text::clipped(text, 400)
 }
 
 #[cfg(test)]

@@ -178,6 +178,17 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     )
     .await;
     let one = spawn_stdio(&support::fixture_zoekt(test), &[]).await;
+    // The operator's view of the same three backends: a sidecar over HTTP.
+    let sidecar = support::sidecar::Sidecar::start(
+        &backends,
+        &[
+            ("ZOEKT_PAGER_READY_TIMEOUT_MS", "2000"),
+            ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
+        ],
+    )
+    .await;
+    let (status, body) = sidecar.get("/readyz").await;
+    assert_eq!(status, 200, "{body}");
     let args = json!({"query": "e", "limit": 10});
     let everything = {
         let mut a = args.clone();
@@ -220,6 +231,21 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
         "{down}"
     );
     assert!(!warnings.contains(kept[0]) && !warnings.contains(kept[1]));
+    // /readyz and `health` name the stopped backend, and only it.
+    let (status, body) = sidecar.get("/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("1 of 3 backends not ready") && body.contains(&own.url()),
+        "{body}"
+    );
+    assert!(!body.contains(kept[0]) && !body.contains(kept[1]), "{body}");
+    let health = call(&three, "health", json!({})).await;
+    let report = health.structured_content.clone().expect("health report");
+    assert_eq!(report["ready"], json!(false), "{report}");
+    assert!(
+        report["detail"].as_str().unwrap().contains(&own.url()),
+        "{report}"
+    );
     // An estimate is named so: `total_estimate`, never `total`.
     assert!(
         down.get("total_estimate").is_some() && down.get("total").is_none(),
@@ -232,6 +258,15 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     // Back again: the walk goes on to the end, without an item twice.
     running = Some(own.start());
     own.wait_ready().await;
+    let mut ready = (0, String::new());
+    for _ in 0..100 {
+        ready = sidecar.get("/readyz").await;
+        if ready.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(ready.0, 200, "/readyz after the restart: {}", ready.1);
     while let Some(c) = cursor {
         let mut a = args.clone();
         a["cursor"] = json!(c);
@@ -262,6 +297,147 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     drop(running);
     three.cancel().await.unwrap();
     one.cancel().await.unwrap();
+}
+
+/// One repository served by two backends (the whole fixture index on one webserver, and one
+/// third of it again on another): the listing warns, naming each such repository and both
+/// backends, and counts it once; pages and totals are those of the whole index alone.
+#[tokio::test]
+async fn a_repository_served_by_two_backends_is_reported_and_counted_once() {
+    let test = "a_repository_served_by_two_backends_is_reported_and_counted_once";
+    let whole = support::fixture_zoekt(test);
+    let third = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test)
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    // What raw Zoekt says each holds.
+    let names = async |url: &str| -> std::collections::BTreeSet<String> {
+        support::client(url)
+            .list("", std::time::Duration::from_secs(10))
+            .await
+            .expect("raw /api/list")
+            .repos
+            .into_iter()
+            .map(|r| r.repository.name)
+            .collect()
+    };
+    let (all, twice) = (names(&whole).await, names(&third).await);
+    assert!(!twice.is_empty() && twice.is_subset(&all));
+    let one = spawn_stdio(&whole, &[]).await;
+    let both = spawn_stdio(&format!("{whole},{third}"), &[]).await;
+
+    let r = call(&both, "list_repos", json!({"limit": 100})).await;
+    let page = r.structured_content.clone().expect("structured content");
+    let listed: Vec<String> = items(&page)
+        .iter()
+        .map(|i| i["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len(), all.len(), "each repository once: {page}");
+    assert_eq!(
+        listed
+            .iter()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>(),
+        all
+    );
+    assert_eq!(page["total"], json!(all.len()), "{page}");
+    let warnings: Vec<&str> = page["warnings"]
+        .as_array()
+        .map(|w| w.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for name in &twice {
+        assert!(
+            warnings.iter().any(|w| w
+                .contains(&format!("repository {name} is served by two backends"))
+                && w.contains(&whole)
+                && w.contains(&third)),
+            "no warning names {name}: {page}"
+        );
+    }
+    for name in all.difference(&twice) {
+        assert!(
+            !warnings
+                .iter()
+                .any(|w| w.contains(&format!("repository {name} "))),
+            "{name} is served once: {page}"
+        );
+    }
+
+    // Searches: every file once, as on the whole index alone, with the same totals.
+    for (tool, args) in [
+        ("search_files", json!({"query": "."})),
+        ("files_with_matches", json!({"query": "e"})),
+        ("search_symbols", json!({"query": "."})),
+    ] {
+        let expected = walk(&one, tool, args.clone(), &[30]).await;
+        let got = pages(&both, tool, &args).await;
+        let (e, g) = (page_items(&expected), page_items(&got));
+        assert_eq!(unique(&g), g.len(), "{tool} {args}: an item twice");
+        assert_eq!(g, e, "{tool} {args}: items");
+        // Met on some page of the walk (by its end both backends have returned every file):
+        // the warning names the two backends.
+        let shared = got
+            .iter()
+            .flat_map(|p| p["warnings"].as_array().cloned().unwrap_or_default())
+            .filter_map(|w| w.as_str().map(String::from))
+            .find(|w| w.contains("returned the same files"))
+            .unwrap_or_else(|| panic!("{tool} {args}: no page warns of the shared files"));
+        assert!(
+            shared.contains(&whole) && shared.contains(&third),
+            "{shared}"
+        );
+        // An exact total is the whole index's; an estimate is never less (a copy not
+        // returned may still be counted, as the warning says).
+        let check = |got: &Value, expected: &Value, what: &str| {
+            assert_eq!(got["exact"], expected["exact"], "{tool} {args} {what}");
+            if expected["exact"] == json!(true) {
+                assert_eq!(got["value"], expected["value"], "{tool} {args} {what}");
+            } else {
+                assert!(
+                    got["value"].as_u64() >= expected["value"].as_u64(),
+                    "{tool} {args} {what}: {got} {expected}"
+                );
+            }
+        };
+        for (g, e) in got.iter().zip(&expected) {
+            check(&g["total"], &e["total"], "page total");
+        }
+        let mut count = args.clone();
+        count["count_only"] = json!(true);
+        let total = |r: rmcp::model::CallToolResult| {
+            flat_page(&r.structured_content.expect("structured content"))["total"].clone()
+        };
+        check(
+            &total(call(&both, tool, count.clone()).await),
+            &total(call(&one, tool, count).await),
+            "count_only",
+        );
+    }
+    one.cancel().await.unwrap();
+    both.cancel().await.unwrap();
+}
+
+/// A walk at limit 30, each page flat (`support::mcp::walk` without its footer checks, which
+/// expect pages without warnings).
+async fn pages(client: &Client, tool: &str, args: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut a = args.clone();
+        a["limit"] = json!(30);
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let r = call(client, tool, a).await;
+        assert_ne!(r.is_error, Some(true), "{}", text(&r));
+        let page = flat_page(&r.structured_content.expect("structured content"));
+        cursor = page["next_cursor"].as_str().map(String::from);
+        out.push(page);
+        if cursor.is_none() {
+            return out;
+        }
+    }
 }
 
 /// The items of a structured page, each flat.

@@ -107,6 +107,10 @@ pub struct SearchStats {
     /// Backends of a fan-out that did not answer (a bit per backend, by its index): their
     /// files are missing from the answer (`engine/fanout.rs`).
     pub missing_backends: u64,
+    /// Backends of a fan-out that returned a file another backend also returned (a bit per
+    /// backend): a repository served twice. Each file is kept once, but the counts above
+    /// may still hold the copies not returned.
+    pub shared_backends: u64,
 }
 
 /// The indexed repositories a query selects.

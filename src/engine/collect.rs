@@ -124,6 +124,11 @@ impl<B: Backend> Pager<B> {
             let names = self.backend.backend_names(cut.missing_backends);
             warnings.push(super::fanout::missing_warning(&names));
         }
+        let shared = w.stats().shared_backends;
+        if shared != 0 {
+            let names = self.backend.backend_names(shared);
+            warnings.push(super::fanout::shared_warning(&names));
+        }
         if let Some(cap) = cut.total_cap {
             warnings.push(format!(
                 "Zoekt passed the total match cap (--total-max-match-count {cap}) and stopped \

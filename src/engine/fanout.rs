@@ -173,22 +173,48 @@ fn without_boost(mut files: Vec<RankedFile>, ran_out: bool) -> Vec<RankedFile> {
     files
 }
 
-/// The window's worth of files of the union, in the pager's order, each file once (a
-/// repository on two backends: the higher-scoring copy).
-fn merged_files(mut files: Vec<RankedFile>, max_files: u32) -> Vec<RankedFile> {
+/// Copies of files dropped by [`merged_files`]: one file returned by several backends.
+#[derive(Debug, Default, PartialEq)]
+struct Shared {
+    /// The backends that returned a copy (a bit each, the kept copy's included).
+    backends: u64,
+    /// Copies dropped.
+    files: u64,
+    /// Matched lines of the copies dropped.
+    lines: u64,
+}
+
+/// The window's worth of files of the union (each with its backend's index), in the pager's
+/// order, each file once (a repository on two backends: the higher-scoring copy), and what
+/// was dropped as a copy.
+fn merged_files(mut files: Vec<(usize, RankedFile)>, max_files: u32) -> (Vec<RankedFile>, Shared) {
     let key = |f: &RankedFile| file_key(&f.repo, &f.path, &f.branches);
-    files.sort_by(|a, b| {
+    files.sort_by(|(_, a), (_, b)| {
         b.score
             .total_cmp(&a.score)
             .then_with(|| key(a).cmp(&key(b)))
             .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
     });
-    let mut seen = std::collections::HashSet::new();
-    files.retain(|f| seen.insert((f.repo.clone(), f.path.clone(), f.branches.clone())));
-    if max_files > 0 {
-        files.truncate(max_files as usize);
+    let mut first: HashMap<(String, String, Vec<String>), usize> = HashMap::new();
+    let mut shared = Shared::default();
+    let mut kept = Vec::with_capacity(files.len());
+    for (i, f) in files {
+        match first.entry((f.repo.clone(), f.path.clone(), f.branches.clone())) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                shared.backends |= (1 << *e.get()) | (1 << i);
+                shared.files += 1;
+                shared.lines += f.lines.len() as u64;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+                kept.push(f);
+            }
+        }
     }
-    files
+    if max_files > 0 {
+        kept.truncate(max_files as usize);
+    }
+    (kept, shared)
 }
 
 fn add(total: &mut SearchStats, s: &SearchStats) {
@@ -198,6 +224,17 @@ fn add(total: &mut SearchStats, s: &SearchStats) {
     total.shards_skipped += s.shards_skipped;
     total.crashes += s.crashes;
     total.missing_backends |= s.missing_backends;
+    total.shared_backends |= s.shared_backends;
+}
+
+/// The warning of a search that met one file on several backends (`names`).
+pub fn shared_warning(names: &[String]) -> String {
+    format!(
+        "Zoekt backends {} returned the same files (a repository served by more than one): \
+         each file is shown once, but the total may count such files more than once; give \
+         each repository to one backend",
+        names.join(", ")
+    )
 }
 
 impl<B: Backend> Backend for FanOut<B> {
@@ -226,15 +263,22 @@ impl<B: Backend> Backend for FanOut<B> {
             ..SearchStats::default()
         };
         let mut files = Vec::new();
-        for (_, ranked) in got {
+        for (i, ranked) in got {
             add(&mut stats, &ranked.stats);
             let ran_out = asked == 0 || ranked.files.len() < asked as usize;
-            files.extend(without_boost(ranked.files, ran_out));
+            files.extend(
+                without_boost(ranked.files, ran_out)
+                    .into_iter()
+                    .map(|f| (i, f)),
+            );
         }
-        Ok(RankedFiles {
-            files: merged_files(files, search.max_files),
-            stats,
-        })
+        let (files, shared) = merged_files(files, search.max_files);
+        // A copy dropped is not counted either (copies not returned still are: the warning
+        // says so).
+        stats.shared_backends |= shared.backends;
+        stats.file_count = stats.file_count.saturating_sub(shared.files);
+        stats.match_count = stats.match_count.saturating_sub(shared.lines);
+        Ok(RankedFiles { files, stats })
     }
 
     async fn repos(

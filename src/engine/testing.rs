@@ -161,6 +161,7 @@ impl Backend for FakeBackend {
             files_skipped: cut.files_skipped,
             crashes: cut.crashes,
             missing_backends: cut.missing_backends,
+            shared_backends: 0,
         };
         files.sort_by(|a, b| b.score.total_cmp(&a.score));
         if search.max_files > 0 {

@@ -92,6 +92,7 @@ pub fn ranked_files(result: SearchResult) -> RankedFiles {
             shards_skipped: result.shards_skipped,
             crashes: result.crashes,
             missing_backends: 0,
+            shared_backends: 0,
         },
         files: result.files.into_iter().map(ranked_file).collect(),
     }

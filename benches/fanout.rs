@@ -2,11 +2,15 @@
 //! holding it all, in one run, through the library (no MCP, so the numbers are the engine's).
 //!
 //! - windows: for each query and window size, the fan-out's search (all three at once,
-//!   merged) against the slowest backend's raw time for the same window (each backend asked
-//!   alone, one after the other, for what the fan-out asks it), and the single webserver's;
-//!   p50 and p90 over the runs;
+//!   merged) against the slowest backend's raw time for the same window, taken two ways:
+//!   each backend asked alone, one after the other, through the client (decoded); and the
+//!   three asked at once over plain HTTP, the body read but not decoded (what the fan-out
+//!   waits for at the least, under the same contention for the CPUs); and the single
+//!   webserver's; p50 and p90 over the runs;
 //! - walks: the same walks (limit 30, window cache off, so every page asks Zoekt) over 1 and
-//!   3 backends: pages, p50 page latency, walk time.
+//!   3 backends: pages, p50 page latency, walk time;
+//! - load: 32 clients at once, each walking those walks, over 1 and 3 backends: pages a
+//!   second, p50 and p99 page latency.
 //!
 //! Needs `ZOEKT_PAGER_LIVE_URL` and `ZOEKT_PAGER_LIVE_SPLIT_URLS` (and the tie index's pair),
 //! as `scripts/test.sh` starts them: `scripts/test.sh --run cargo bench --bench fanout`. It
@@ -21,6 +25,7 @@ use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::search::{Search, SearchArgs};
 use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
+use zoekt_pager::zoekt::wire::{SearchOptions, SearchRequest};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
 use zoekt_pager::{Effort, FanOut, Pager, PagerConfig};
 
@@ -70,6 +75,46 @@ async fn timed<B: Backend>(b: &B, s: &FileSearch) -> f64 {
     ms(t.elapsed())
 }
 
+/// The three backends asked at once over plain HTTP for `s`, each body read whole but not
+/// decoded: the slowest one's time (ms).
+async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -> f64 {
+    let body = serde_json::to_vec(&SearchRequest {
+        q: s.query.clone(),
+        opts: SearchOptions {
+            max_doc_display_count: s.max_files,
+            shard_max_match_count: s.effort.shard_max_match_count,
+            total_max_match_count: s.effort.total_max_match_count,
+            max_wall_time: s.effort.max_wall_time_ms.saturating_mul(1_000_000),
+            ..SearchOptions::default()
+        },
+    })
+    .expect("request");
+    let tasks: Vec<_> = urls
+        .iter()
+        .map(|u| {
+            let (http, url, body) = (http.clone(), format!("{u}/api/search"), body.clone());
+            tokio::spawn(async move {
+                let t = Instant::now();
+                let r = http
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .expect("raw search");
+                assert!(r.status().is_success());
+                r.bytes().await.expect("raw body");
+                ms(t.elapsed())
+            })
+        })
+        .collect();
+    let mut worst: f64 = 0.0;
+    for t in tasks {
+        worst = worst.max(t.await.expect("task"));
+    }
+    worst
+}
+
 struct Row {
     corpus: &'static str,
     query: &'static str,
@@ -77,12 +122,16 @@ struct Row {
     fan: (f64, f64),
     slowest: (f64, f64),
     over: f64,
+    together: (f64, f64),
+    over_together: f64,
     single: f64,
 }
 
 async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> Vec<Row> {
     let single = client(one);
     let fanout = fan(three);
+    let http = reqwest::Client::new();
+    let urls: Vec<String> = three.split(',').map(String::from).collect();
     let queries: &[&str] = if corpus == "fixtures" {
         &["sym:pagerItem", "e", "f:."]
     } else {
@@ -97,9 +146,12 @@ async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> V
             // Once untimed: connections open, pages in memory.
             timed(&fanout, &s).await;
             timed(&single, &s).await;
+            raw_together(&http, &urls, &each).await;
             let (mut f, mut slow, mut diff, mut one_t) = (vec![], vec![], vec![], vec![]);
+            let (mut tog, mut diff_tog) = (vec![], vec![]);
             for _ in 0..runs {
                 let fan_ms = timed(&fanout, &s).await;
+                let together = raw_together(&http, &urls, &each).await;
                 let mut worst: f64 = 0.0;
                 for m in fanout.members() {
                     worst = worst.max(timed(m.backend.as_ref(), &each).await);
@@ -108,6 +160,8 @@ async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> V
                 f.push(fan_ms);
                 slow.push(worst);
                 diff.push(fan_ms - worst);
+                tog.push(together);
+                diff_tog.push(fan_ms - together);
             }
             rows.push(Row {
                 corpus,
@@ -116,6 +170,8 @@ async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> V
                 fan: (quantile(&mut f, 0.5), quantile(&mut f, 0.9)),
                 slowest: (quantile(&mut slow, 0.5), quantile(&mut slow, 0.9)),
                 over: quantile(&mut diff, 0.5),
+                together: (quantile(&mut tog, 0.5), quantile(&mut tog, 0.9)),
+                over_together: quantile(&mut diff_tog, 0.5),
                 single: quantile(&mut one_t, 0.5),
             });
         }
@@ -144,51 +200,99 @@ async fn walk<T: PagedTool, B: Backend>(
     (pages, quantile(&mut times, 0.5), ms(started.elapsed()))
 }
 
-async fn walks(one: &str, three: &str) -> String {
+/// The three walks of the walk table, in turn: (name, (pages, p50 page ms, walk ms)) each.
+async fn three_walks(pager: &Pager<FanOut<ZoektClient>>) -> Vec<(&'static str, (usize, f64, f64))> {
+    vec![
+        (
+            "search_symbols .",
+            walk::<SearchSymbols, _>(pager, |cursor| SearchSymbolsArgs {
+                query: ".".into(),
+                limit: Some(30),
+                cursor,
+                ..Default::default()
+            })
+            .await,
+        ),
+        (
+            "search e",
+            walk::<Search, _>(pager, |cursor| SearchArgs {
+                query: "e".into(),
+                limit: Some(30),
+                cursor,
+                ..Default::default()
+            })
+            .await,
+        ),
+        (
+            "search_files .",
+            walk::<SearchFiles, _>(pager, |cursor| SearchFilesArgs {
+                query: ".".into(),
+                limit: Some(30),
+                cursor,
+                ..Default::default()
+            })
+            .await,
+        ),
+    ]
+}
+
+/// A pager without the window cache (every page asks Zoekt), over `urls`.
+fn uncached(urls: &str) -> Pager<FanOut<ZoektClient>> {
+    Pager::new(fan(urls), PagerConfig::default())
+}
+
+/// `clients` walkers at once over one pager, each walking the three walks: (pages a second,
+/// p50 page ms, p99 page ms, wall ms). Page latency is a walk's time over its pages.
+async fn load(urls: &str, clients: usize) -> (f64, f64, f64, f64) {
+    let pager = std::sync::Arc::new(uncached(urls));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let pager = std::sync::Arc::clone(&pager);
+            tokio::spawn(async move { three_walks(&pager).await })
+        })
+        .collect();
+    let (mut pages, mut per_page) = (0usize, Vec::new());
+    for t in tasks {
+        for (_, (n, p50, _)) in t.await.expect("walker") {
+            pages += n;
+            per_page.extend(std::iter::repeat_n(p50, n));
+        }
+    }
+    let wall = ms(started.elapsed());
+    (
+        pages as f64 / (wall / 1000.0),
+        quantile(&mut per_page, 0.5),
+        quantile(&mut per_page, 0.99),
+        wall,
+    )
+}
+
+async fn walks(one: &str, three: &str, clients: usize) -> String {
     let mut out = String::from(
         "| walk (limit 30, cache off) | backends | pages | p50 page ms | walk ms |\n|---|---|---|---|---|\n",
     );
     for (label, urls) in [("1", one.to_string()), ("3", three.to_string())] {
-        let cfg = PagerConfig::default();
-        let pager: Pager<FanOut<ZoektClient>> = Pager::new(fan(&urls), cfg);
-        let rows = [
-            (
-                "search_symbols .",
-                walk::<SearchSymbols, _>(&pager, |cursor| SearchSymbolsArgs {
-                    query: ".".into(),
-                    limit: Some(30),
-                    cursor,
-                    ..Default::default()
-                })
-                .await,
-            ),
-            (
-                "search e",
-                walk::<Search, _>(&pager, |cursor| SearchArgs {
-                    query: "e".into(),
-                    limit: Some(30),
-                    cursor,
-                    ..Default::default()
-                })
-                .await,
-            ),
-            (
-                "search_files .",
-                walk::<SearchFiles, _>(&pager, |cursor| SearchFilesArgs {
-                    query: ".".into(),
-                    limit: Some(30),
-                    cursor,
-                    ..Default::default()
-                })
-                .await,
-            ),
-        ];
+        let pager = uncached(&urls);
+        let rows = three_walks(&pager).await;
         for (name, (pages, p50, total)) in rows {
             let _ = writeln!(
                 out,
                 "| {name} | {label} | {pages} | {p50:.2} | {total:.1} |"
             );
         }
+    }
+    let _ = write!(
+        out,
+        "\n| load: {clients} clients at once, each walking the three walks | backends | pages | pages / s | p50 page ms | p99 page ms | wall ms |\n|---|---|---|---|---|---|---|\n"
+    );
+    for (label, urls) in [("1", one), ("3", three)] {
+        let (rate, p50, p99, wall) = load(urls, clients).await;
+        let pages = (rate * wall / 1000.0).round();
+        let _ = writeln!(
+            out,
+            "| limit 30, cache off | {label} | {pages} | {rate:.0} | {p50:.2} | {p99:.2} | {wall:.0} |"
+        );
     }
     out
 }
@@ -218,16 +322,18 @@ async fn main() {
     let mut out = format!(
         "# Fan-out over three webservers\n\n`scripts/test.sh --run cargo bench --bench fanout`, \
          one run, {runs} runs a window. `fan-out`: the merged search over 3 backends; \
-         `slowest raw`: the slowest backend asked alone for what the fan-out asks it; \
-         `over slowest`: p50 of (fan-out - slowest raw) run by run; `one webserver`: the same \
-         window from the webserver holding the whole index.\n\n\
-         | corpus | query | window | fan-out p50 / p90 ms | slowest raw p50 / p90 ms | over slowest p50 ms | one webserver p50 ms |\n\
-         |---|---|---|---|---|---|---|\n"
+         `slowest alone`: the slowest backend asked alone (through the client, decoded) for \
+         what the fan-out asks it; `slowest together`: the three asked at once over plain \
+         HTTP, bodies read but not decoded, the slowest one's time (the same contention for \
+         the CPUs as the fan-out meets); `over`: p50 of (fan-out - that) run by run; \
+         `one webserver`: the same window from the webserver holding the whole index.\n\n\
+         | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
+         |---|---|---|---|---|---|---|---|---|\n"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
+            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
             r.corpus,
             r.query,
             r.files,
@@ -236,6 +342,9 @@ async fn main() {
             r.slowest.0,
             r.slowest.1,
             r.over,
+            r.together.0,
+            r.together.1,
+            r.over_together,
             r.single
         );
     }
@@ -244,6 +353,7 @@ async fn main() {
         &walks(
             &var("ZOEKT_PAGER_LIVE_URL"),
             &var("ZOEKT_PAGER_LIVE_SPLIT_URLS"),
+            if full { 32 } else { 2 },
         )
         .await,
     );

@@ -187,30 +187,42 @@ struct Shared {
 /// The window's worth of files of the union (each with its backend's index), in the pager's
 /// order, each file once (a repository on two backends: the higher-scoring copy), and what
 /// was dropped as a copy.
-fn merged_files(mut files: Vec<(usize, RankedFile)>, max_files: u32) -> (Vec<RankedFile>, Shared) {
-    let key = |f: &RankedFile| file_key(&f.repo, &f.path, &f.branches);
-    files.sort_by(|(_, a), (_, b)| {
+fn merged_files(files: Vec<(usize, RankedFile)>, max_files: u32) -> (Vec<RankedFile>, Shared) {
+    // Each file's key once: computed inside the comparison it would be hashed at every
+    // comparison of tied scores, which is most of a merge's cost on tie-heavy windows.
+    let mut keyed: Vec<(u64, usize, RankedFile)> = files
+        .into_iter()
+        .map(|(i, f)| (file_key(&f.repo, &f.path, &f.branches), i, f))
+        .collect();
+    keyed.sort_by(|(ka, _, a), (kb, _, b)| {
         b.score
             .total_cmp(&a.score)
-            .then_with(|| key(a).cmp(&key(b)))
+            .then_with(|| ka.cmp(kb))
             .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
     });
-    let mut first: HashMap<(String, String, Vec<String>), usize> = HashMap::new();
     let mut shared = Shared::default();
-    let mut kept = Vec::with_capacity(files.len());
-    for (i, f) in files {
-        match first.entry((f.repo.clone(), f.path.clone(), f.branches.clone())) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                shared.backends |= (1 << *e.get()) | (1 << i);
-                shared.files += 1;
-                shared.lines += f.lines.len() as u64;
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(i);
-                kept.push(f);
+    let mut keep = vec![true; keyed.len()];
+    {
+        let mut first: HashMap<(&str, &str, &[String]), usize> = HashMap::new();
+        for (at, (_, i, f)) in keyed.iter().enumerate() {
+            match first.entry((&f.repo, &f.path, &f.branches)) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    shared.backends |= (1 << *e.get()) | (1 << i);
+                    shared.files += 1;
+                    shared.lines += f.lines.len() as u64;
+                    keep[at] = false;
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(*i);
+                }
             }
         }
     }
+    let mut kept: Vec<RankedFile> = keyed
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((_, _, f), keep)| keep.then_some(f))
+        .collect();
     if max_files > 0 {
         kept.truncate(max_files as usize);
     }

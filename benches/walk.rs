@@ -1196,7 +1196,9 @@ async fn main() {
     );
 }
 
-/// Items on a structured page: the rows of every group of every part (README, "Tools").
+/// Items on a structured page: the rows of every group of every part (README, "Tools"). A
+/// group is a list (`[repo, path, rows, branches]`); its rows are the entry that the part's
+/// `fields` names with a list of the row fields.
 fn rows(page: &Value) -> usize {
     let parts = [page].into_iter().chain(
         ["definitions", "references"]
@@ -1209,6 +1211,9 @@ fn rows(page: &Value) -> usize {
             .get("rows")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
+        let at = part["fields"]
+            .as_array()
+            .and_then(|f| f.iter().position(Value::is_array));
         for key in ["files", "repos"] {
             for group in part
                 .get(key)
@@ -1216,7 +1221,10 @@ fn rows(page: &Value) -> usize {
                 .into_iter()
                 .flatten()
             {
-                n += group["rows"].as_array().map_or(0, Vec::len);
+                let rows = at.and_then(|at| group.get(at)).and_then(Value::as_array);
+                n += rows
+                    .expect("a group holds its rows where `fields` says")
+                    .len();
             }
         }
     }

@@ -25,7 +25,7 @@ use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::search::{Search, SearchArgs};
 use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
-use zoekt_pager::zoekt::wire::{SearchOptions, SearchRequest};
+use zoekt_pager::zoekt::backend::search_request;
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
 use zoekt_pager::{Effort, FanOut, Pager, PagerConfig};
 
@@ -78,17 +78,7 @@ async fn timed<B: Backend>(b: &B, s: &FileSearch) -> f64 {
 /// The three backends asked at once over plain HTTP for `s`, each body read whole but not
 /// decoded: the slowest one's time (ms).
 async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -> f64 {
-    let body = serde_json::to_vec(&SearchRequest {
-        q: s.query.clone(),
-        opts: SearchOptions {
-            max_doc_display_count: s.max_files,
-            shard_max_match_count: s.effort.shard_max_match_count,
-            total_max_match_count: s.effort.total_max_match_count,
-            max_wall_time: s.effort.max_wall_time_ms.saturating_mul(1_000_000),
-            ..SearchOptions::default()
-        },
-    })
-    .expect("request");
+    let body = serde_json::to_vec(&search_request(s)).expect("request");
     let tasks: Vec<_> = urls
         .iter()
         .map(|u| {

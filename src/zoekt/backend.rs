@@ -17,7 +17,7 @@ impl Backend for ZoektClient {
         &self,
         search: &FileSearch,
     ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send {
-        let req = request(search);
+        let req = search_request(search);
         async move {
             let result = ZoektClient::search(self, &req).await?;
             Ok(ranked_files(result))
@@ -41,8 +41,9 @@ impl Backend for ZoektClient {
     }
 }
 
-/// The `/api/search` request for a search.
-fn request(search: &FileSearch) -> SearchRequest {
+/// The `/api/search` request the pager sends for a search (public for the fan-out
+/// benchmark, which replays it raw).
+pub fn search_request(search: &FileSearch) -> SearchRequest {
     SearchRequest {
         q: search.query.clone(),
         opts: SearchOptions {

@@ -371,7 +371,7 @@ async fn a_repository_served_by_two_backends_is_reported_and_counted_once() {
         ("search_symbols", json!({"query": "."})),
     ] {
         let expected = walk(&one, tool, args.clone(), &[30]).await;
-        let got = pages(&both, tool, &args).await;
+        let got = walk(&both, tool, args.clone(), &[30]).await;
         let (e, g) = (page_items(&expected), page_items(&got));
         assert_eq!(unique(&g), g.len(), "{tool} {args}: an item twice");
         assert_eq!(g, e, "{tool} {args}: items");
@@ -416,28 +416,6 @@ async fn a_repository_served_by_two_backends_is_reported_and_counted_once() {
     }
     one.cancel().await.unwrap();
     both.cancel().await.unwrap();
-}
-
-/// A walk at limit 30, each page flat (`support::mcp::walk` without its footer checks, which
-/// expect pages without warnings).
-async fn pages(client: &Client, tool: &str, args: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let mut a = args.clone();
-        a["limit"] = json!(30);
-        if let Some(c) = &cursor {
-            a["cursor"] = json!(c);
-        }
-        let r = call(client, tool, a).await;
-        assert_ne!(r.is_error, Some(true), "{}", text(&r));
-        let page = flat_page(&r.structured_content.expect("structured content"));
-        cursor = page["next_cursor"].as_str().map(String::from);
-        out.push(page);
-        if cursor.is_none() {
-            return out;
-        }
-    }
 }
 
 /// The items of a structured page, each flat.

@@ -243,3 +243,67 @@ async fn page_forms_text_sends_the_text_alone() {
     client.cancel().await.unwrap();
     let _ = PageArgs::default();
 }
+
+/// What every row of a group shares is said once, where a model reads it as plainly as a
+/// header: the kind and parent of the 40 methods of `Registry`, and the language of listed
+/// files once per extension (fixture facts: fixtures/README.md, sections 2 and 4).
+#[tokio::test]
+async fn what_the_rows_of_a_group_share_is_said_once() {
+    let url = support::fixture_zoekt("what_the_rows_of_a_group_share_is_said_once");
+    let client = spawn_stdio(&url, &[]).await;
+    let r = call(
+        &client,
+        "search_symbols",
+        json!({"query": "file:registry.rs pagerItem", "limit": 50}),
+    )
+    .await;
+    let sc = r.structured_content.clone().expect("structured content");
+    assert_eq!(
+        sc["fields"],
+        json!([
+            "repo",
+            "path",
+            ["line", "column", "name", "text"],
+            "kind",
+            "parent",
+            "parent_kind"
+        ]),
+        "{sc}"
+    );
+    let groups = sc["files"].as_array().expect("groups");
+    assert_eq!(groups.len(), 1, "{sc}");
+    let group = groups[0].as_array().unwrap();
+    assert_eq!(group[..2], [json!("alpha-rs"), json!("src/registry.rs")]);
+    assert_eq!(
+        group[3..],
+        [json!("method"), json!("Registry"), json!("implementation")]
+    );
+    assert_eq!(group[2].as_array().unwrap().len(), 40, "{sc}");
+    let read = serde_json::to_string(&sc).unwrap();
+    assert_eq!(read.matches("Registry").count(), 1, "said once: {read}");
+    // A program still reads each item whole.
+    let items = flat_page(&sc)["items"].clone();
+    assert_eq!(items.as_array().unwrap().len(), 40);
+    for item in items.as_array().unwrap() {
+        assert_eq!(item["kind"], "method", "{item}");
+        assert_eq!(item["parent"], "Registry", "{item}");
+        assert_eq!(item["parent_kind"], "implementation", "{item}");
+    }
+
+    let r = call(
+        &client,
+        "search_files",
+        json!({"query": r"\.go$", "limit": 20}),
+    )
+    .await;
+    let sc = r.structured_content.clone().expect("structured content");
+    assert_eq!(sc["language_by_extension"], json!({".go": "Go"}), "{sc}");
+    let read = serde_json::to_string(&sc).unwrap();
+    assert_eq!(read.matches("\"Go\"").count(), 1, "said once: {read}");
+    let items = flat_page(&sc)["items"].clone();
+    assert_eq!(items.as_array().unwrap().len(), 20);
+    for item in items.as_array().unwrap() {
+        assert_eq!(item["language"], "Go", "{item}");
+    }
+    client.cancel().await.unwrap();
+}

@@ -215,13 +215,13 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
 #[tokio::test]
 async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
     let mut rec = zoekt_recording("symbols-walk");
-    // The fourth file of page 1 (one symbol each there): a group `[repo, path, rows]`; cell 3
-    // of a row is the name.
+    // The fourth file of page 1 (one symbol each there): a group `[repo, path, rows, ...]`;
+    // cell 2 of a row is the name (kind and parent are said once per group).
     let fields = rec.results[1].result["structuredContent"]["fields"].clone();
-    assert_eq!(fields[2][3], "name", "{fields}");
+    assert_eq!(fields[2][2], "name", "{fields}");
     let name = rec.results[1]
         .result
-        .pointer_mut("/structuredContent/files/3/2/0/3")
+        .pointer_mut("/structuredContent/files/3/2/0/2")
         .expect("a golden item");
     let original = name.as_str().unwrap().to_string();
     let mut edited = original.clone().into_bytes();
@@ -229,7 +229,7 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
     *name = Value::String(String::from_utf8(edited).unwrap());
     let report = replay(&rec).await.expect_err("the edited golden must fail");
     assert!(
-        report.contains("scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][3]:"),
+        report.contains("scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][2]:"),
         "{report}"
     );
     assert!(

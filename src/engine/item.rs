@@ -79,10 +79,24 @@ pub trait ItemRow {
     /// definitions, then references): each is its own list of groups with its own columns.
     /// Empty: one part.
     const PARTS: &'static [&'static str] = &[];
+    /// The column (a name in [`ItemRow::COLUMNS`]) whose value follows from the extension of
+    /// the item's file, as a language does: a page may say it once per extension instead of
+    /// on every row. `None`: no such column.
+    const BY_EXTENSION: Option<&'static str> = None;
+    /// Columns that tend to hold one value for every item of a group (a symbol's kind and
+    /// parent, in a file of one package): a page may say such a cell once for the group
+    /// instead of on each of its rows. Facts of one item (its line, its column) are never
+    /// listed, even when they happen to repeat, so a group reads as plainly as the file it
+    /// names.
+    const SAID_PER_GROUP: &'static [&'static str] = &[];
 
     /// The file (or repository) the item belongs to; consecutive items with the same one
     /// share a group. Ignored with [`Grouping::None`].
     fn group(&self) -> Location<'_>;
+    /// The path of the item's file, whose extension [`ItemRow::BY_EXTENSION`] reads.
+    fn path(&self) -> &str {
+        self.group().path
+    }
     /// Which of [`ItemRow::PARTS`] the item is in (0 with one part).
     fn part(&self) -> usize {
         0

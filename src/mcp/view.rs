@@ -9,6 +9,10 @@
 //!   row is led by where its item is; each item is a row of cells under the page's `fields`,
 //!   which lists only the columns some item on the page has, and a row ends at its last
 //!   present cell;
+//! - a cell that every row of each group shares (a symbol's kind and parent, for the columns
+//!   a tool names in [`ItemRow::SAID_PER_GROUP`]) is said once in the group, after its rows;
+//!   a language that a file's extension gives is said once per extension
+//!   (`language_by_extension`), and left out of the rows it holds for;
 //! - `find_references` keeps definitions and references apart as two parts, no per-item label;
 //! - no empty, null or default-valued field: a flag is there only when true, a list only when
 //!   it holds something (a cell an item lacks, in a column others have, is `null`);
@@ -75,7 +79,88 @@ pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>) -> Value {
 
 /// One part's `fields` and its rows: in groups, or flat when groups would make it longer.
 fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
-    let cells: Vec<Vec<Option<Value>>> = items.iter().map(ItemRow::cells).collect();
+    let mut cells: Vec<Vec<Option<Value>>> = items.iter().map(ItemRow::cells).collect();
+    let by_extension = T::BY_EXTENSION.and_then(|name| {
+        let c = T::COLUMNS.iter().position(|c| c.name == name)?;
+        let said = said_by_extension(items, &mut cells, c);
+        (!said.is_empty()).then(|| (format!("{name}_by_extension"), Value::Object(said)))
+    });
+    let mut out = part_rows(items, cells);
+    out.extend(by_extension);
+    out
+}
+
+/// The values of column `c` that follow from their file's extension on this page (every item
+/// with that extension has the same one), as `{".py": "Python"}`, taken out of the rows that
+/// they hold for; only the extensions that this makes shorter. A program reads an item's
+/// cell from its row, else from this map by its path's extension.
+fn said_by_extension<T: ItemRow>(
+    items: &[T],
+    cells: &mut [Vec<Option<Value>>],
+    c: usize,
+) -> Map<String, Value> {
+    // extension -> (its value, or None once two items disagree; how many items have it)
+    let mut seen: Vec<(&str, Option<&Value>, usize)> = Vec::new();
+    let exts: Vec<Option<&str>> = items.iter().map(|i| extension(i.path())).collect();
+    for (ext, row) in exts.iter().zip(cells.iter()) {
+        let (Some(ext), Some(value)) = (ext, &row[c]) else {
+            continue;
+        };
+        match seen.iter_mut().find(|(e, _, _)| e == ext) {
+            Some((_, agreed, n)) => {
+                if agreed.is_some_and(|v| v != value) {
+                    *agreed = None;
+                }
+                *n += 1;
+            }
+            None => seen.push((ext, Some(value), 1)),
+        }
+    }
+    let mut said = Map::new();
+    for (ext, value, n) in seen {
+        let Some(value) = value else { continue };
+        let value_len = value.to_string().chars().count();
+        // Each row saves its cell and a comma; the map pays `"ext":value,`.
+        if n * (value_len + 1) > ext.chars().count() + 4 + value_len {
+            said.insert(ext.to_owned(), value.clone());
+        }
+    }
+    // The map's own key and braces: worth it only when the rows save more.
+    let saved: usize = exts
+        .iter()
+        .zip(cells.iter())
+        .filter(|(ext, row)| {
+            ext.is_some_and(|e| said.get(e).is_some_and(|v| row[c].as_ref() == Some(v)))
+        })
+        .map(|(_, row)| {
+            row[c]
+                .as_ref()
+                .map_or(0, |v| v.to_string().chars().count() + 1)
+        })
+        .sum();
+    let map_len = json_len(&said) + 25;
+    if saved <= map_len {
+        return Map::new();
+    }
+    for (ext, row) in exts.iter().zip(cells.iter_mut()) {
+        if ext.is_some_and(|e| said.get(e).is_some_and(|v| row[c].as_ref() == Some(v))) {
+            row[c] = None;
+        }
+    }
+    said
+}
+
+/// `.py` of `a/b/c.py`; `None` for a file name without one (`Makefile`, `.gitignore`).
+fn extension(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rfind('.') {
+        Some(0) | None => None,
+        Some(dot) => Some(&name[dot..]),
+    }
+}
+
+/// One part's `fields` and its rows, from each item's cells.
+fn part_rows<T: ItemRow>(items: &[T], cells: Vec<Vec<Option<Value>>>) -> Map<String, Value> {
     let used: Vec<usize> = (0..T::COLUMNS.len())
         .filter(|&c| cells.iter().any(|row| row[c].is_some()))
         .collect();
@@ -119,11 +204,16 @@ fn row(mut cells: Vec<Value>) -> Value {
     Value::Array(cells)
 }
 
-/// Runs of items with the same group, each a list `[repo, path, rows, branches]` (`[repo,
-/// rows]` for file listings), under `fields` that mirror it: `["repo", "path", [row fields],
-/// "branches"]`. A list, not an object, because a group's keys would cost a model about 20
-/// characters a file, more than the text's header line; the list reads as plainly under its
-/// named fields. `branches` comes last so that a group without any simply ends early.
+/// Runs of items with the same group, each a list `[repo, path, rows, shared cells...,
+/// branches]` (`[repo, rows, shared cells...]` for file listings), under `fields` that mirror
+/// it: `["repo", "path", [row fields], shared names..., "branches"]`. A list, not an object,
+/// because a group's keys would cost a model about 20 characters a file, more than the text's
+/// header line; the list reads as plainly under its named fields.
+///
+/// A column the tool lists in [`ItemRow::SAID_PER_GROUP`] whose cell is the same in every row
+/// of each group (a symbol's parent and kind in a file of one package, say) leaves the rows and is said once per group, after them,
+/// when that makes the part shorter: the group's cell holds for each of its rows. `branches`
+/// comes last, and a group simply ends early at its last present entry.
 fn grouped_part<T: ItemRow>(
     items: &[T],
     fields: &[&str],
@@ -131,44 +221,106 @@ fn grouped_part<T: ItemRow>(
     rows: Vec<Vec<Value>>,
     by_file: bool,
 ) -> Map<String, Value> {
-    let mut groups: Vec<Vec<Value>> = Vec::new();
-    let mut current = None;
-    let mut branches = false;
-    for (item, cells) in items.iter().zip(rows) {
-        let place = item.group();
-        if current != Some(place) {
-            let mut group = vec![json!(place.repo)];
-            if by_file {
-                group.push(json!(place.path));
-            }
-            group.push(json!([]));
-            if by_file && !place.branches.is_empty() {
-                group.push(json!(place.branches));
-                branches = true;
-            }
-            groups.push(group);
-            current = Some(place);
-        }
-        let rows_at = if by_file { 2 } else { 1 };
-        if let Some(Value::Array(rows)) = groups.last_mut().map(|g| &mut g[rows_at]) {
-            rows.push(row(cells));
+    // Runs of consecutive items with one place: (first item, number of items).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (at, item) in items.iter().enumerate() {
+        match runs.last_mut() {
+            Some((first, len)) if items[*first].group() == item.group() => *len += 1,
+            _ => runs.push((at, 1)),
         }
     }
-    let mut names = vec![json!("repo")];
-    if by_file {
-        names.push(json!("path"));
+    let layout = Layout {
+        items,
+        fields,
+        key,
+        rows: &rows,
+        runs: &runs,
+        by_file,
+    };
+    // A column may be said once per group only when no group has two values in it.
+    let same_in_each_group = |c: usize| {
+        runs.iter().all(|&(first, len)| {
+            rows[first + 1..first + len]
+                .iter()
+                .all(|r| r[c] == rows[first][c])
+        })
+    };
+    let mut shared = Vec::new();
+    let mut best = layout.render(&shared);
+    let mut best_len = json_len(&best);
+    let candidates = (0..fields.len())
+        .filter(|&c| T::SAID_PER_GROUP.contains(&fields[c]) && same_in_each_group(c));
+    for c in candidates {
+        shared.push(c);
+        let tried = layout.render(&shared);
+        let tried_len = json_len(&tried);
+        if tried_len < best_len {
+            (best, best_len) = (tried, tried_len);
+        } else {
+            shared.pop();
+        }
     }
-    names.push(json!(fields));
-    if branches {
-        names.push(json!("branches"));
+    best
+}
+
+/// What [`grouped_part`] writes groups from.
+struct Layout<'a, T> {
+    items: &'a [T],
+    fields: &'a [&'a str],
+    key: &'a str,
+    rows: &'a [Vec<Value>],
+    runs: &'a [(usize, usize)],
+    by_file: bool,
+}
+
+impl<T: ItemRow> Layout<'_, T> {
+    /// The part with the columns `shared` (indexes into `fields`, ascending) said once per
+    /// group.
+    fn render(&self, shared: &[usize]) -> Map<String, Value> {
+        let in_rows: Vec<usize> = (0..self.fields.len())
+            .filter(|c| !shared.contains(c))
+            .collect();
+        let branches = self.by_file
+            && self
+                .runs
+                .iter()
+                .any(|&(first, _)| !self.items[first].group().branches.is_empty());
+        let groups = self
+            .runs
+            .iter()
+            .map(|&(first, len)| {
+                let place = self.items[first].group();
+                let mut group = vec![json!(place.repo)];
+                if self.by_file {
+                    group.push(json!(place.path));
+                }
+                let rows = self.rows[first..first + len]
+                    .iter()
+                    .map(|cells| row(in_rows.iter().map(|&c| cells[c].clone()).collect()))
+                    .collect();
+                group.push(Value::Array(rows));
+                group.extend(shared.iter().map(|&c| self.rows[first][c].clone()));
+                if branches && !place.branches.is_empty() {
+                    group.push(json!(place.branches));
+                }
+                row(group)
+            })
+            .collect();
+        let mut names = vec![json!("repo")];
+        if self.by_file {
+            names.push(json!("path"));
+        }
+        let row_names: Vec<&str> = in_rows.iter().map(|&c| self.fields[c]).collect();
+        names.push(json!(row_names));
+        names.extend(shared.iter().map(|&c| json!(self.fields[c])));
+        if branches {
+            names.push(json!("branches"));
+        }
+        let mut out = Map::new();
+        out.insert("fields".into(), Value::Array(names));
+        out.insert(self.key.into(), Value::Array(groups));
+        out
     }
-    let mut out = Map::new();
-    out.insert("fields".into(), Value::Array(names));
-    out.insert(
-        key.into(),
-        Value::Array(groups.into_iter().map(Value::Array).collect()),
-    );
-    out
 }
 
 /// Every row flat, each led by where its item is (`repo`, and `path` and `branches` for items
@@ -219,6 +371,14 @@ fn json_len(map: &Map<String, Value>) -> usize {
 /// The `outputSchema` of a paged tool whose items are `T`: exactly the shape [`page_view`]
 /// writes, with bounds instead of formats.
 pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
+    // A tool's table names its own columns: a slip there is caught when the tool list is
+    // built, not on some page.
+    for name in T::SAID_PER_GROUP.iter().chain(T::BY_EXTENSION.iter()) {
+        assert!(
+            T::COLUMNS.iter().any(|c| c.name == *name),
+            "`{name}` is not a column of the tool"
+        );
+    }
     let mut properties = Map::new();
     let part = part_schema::<T>();
     if T::PARTS.is_empty() {
@@ -368,11 +528,19 @@ fn part_schema<T: ItemRow>() -> Value {
     .map(cell_schema)
     .chain(std::iter::once(json!({"type": "null"})))
     .collect();
+    let cell = json!({"anyOf": cell_types});
+    // What a group may hold after its leading entries: cells said once for the group, and
+    // branches (a list of strings, as a `Lines` cell is). Its rows are allowed too, because
+    // validators of JSON Schema draft 7 (the TypeScript SDK's Ajv) skip `prefixItems` and
+    // apply `items` to every entry of a group, its repo, path and rows included.
+    let mut entry_types = cell_types.clone();
     let rows = json!({
         "type": "array",
-        "items": {"type": "array", "items": {"anyOf": cell_types}},
+        "items": {"type": "array", "items": cell},
         "description": "One row per item, in page order: its cells, as `fields` names them.",
     });
+    entry_types.push(rows.clone());
+    let group_entry = json!({"anyOf": entry_types});
     let text = json!({"type": "string"});
     let (key, group, about) = match T::GROUPING {
         Grouping::None => {
@@ -387,27 +555,31 @@ fn part_schema<T: ItemRow>() -> Value {
             "files",
             json!({
                 "type": "array",
-                "prefixItems": [text, text, rows, {"type": "array", "items": text, "minItems": 1}],
+                "prefixItems": [text, text, rows],
+                "items": group_entry,
                 "minItems": 3,
-                "maxItems": 4,
             }),
-            "Runs of consecutive items of one file, each `[repo, path, rows, branches]` (no \
-             branches: the group ends after rows); or, when that is shorter, `rows` alone, \
-             each led by repo and path.",
+            "Runs of consecutive items of one file, each `[repo, path, rows, ...]`: after \
+             its rows, a group may hold cells that are the same for every one of its rows \
+             (each named in `fields` after the inner list, and left out of the rows), then \
+             `branches`; a group ends at its last present entry. Or, when that is shorter, \
+             `rows` alone, each led by repo and path.",
         ),
         Grouping::Repo => (
             "repos",
             json!({
                 "type": "array",
                 "prefixItems": [text, rows],
+                "items": group_entry,
                 "minItems": 2,
-                "maxItems": 2,
             }),
-            "Runs of consecutive files of one repository, each `[repo, rows]`, a row per file; \
-             or, when that is shorter, `rows` alone, each led by repo.",
+            "Runs of consecutive files of one repository, each `[repo, rows, ...]`, a row \
+             per file; after its rows, a group may hold cells that are the same for every one \
+             of its rows (named in `fields` after the inner list, and left out of the rows). \
+             Or, when that is shorter, `rows` alone, each led by repo.",
         ),
     };
-    json!({
+    let mut schema = json!({
         "type": "object",
         "properties": {
             "fields": fields,
@@ -417,7 +589,23 @@ fn part_schema<T: ItemRow>() -> Value {
         "required": ["fields"],
         "oneOf": [{"required": [key]}, {"required": ["rows"]}],
         "additionalProperties": false,
-    })
+    });
+    if let Some(name) = T::BY_EXTENSION {
+        let kind = T::COLUMNS
+            .iter()
+            .find(|c| c.name == name)
+            .map_or(CellKind::Text, |c| c.kind);
+        schema["properties"][format!("{name}_by_extension")] = json!({
+            "type": "object",
+            "additionalProperties": cell_schema(&kind),
+            "minProperties": 1,
+            "description": format!(
+                "The {name} of every file on this page with each extension (`.py`), said \
+                 once: a row without a {name} cell has the one its path's extension maps to."
+            ),
+        });
+    }
+    schema
 }
 
 /// `name (type): what it holds`.

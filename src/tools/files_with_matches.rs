@@ -103,7 +103,6 @@ impl ItemRow for MatchingFileItem {
     const COLUMNS: &'static [Column] = &[
         PATH,
         BRANCHES,
-        LANGUAGE,
         Column {
             name: "matching_lines",
             kind: CellKind::Count,
@@ -124,22 +123,29 @@ impl ItemRow for MatchingFileItem {
             kind: CellKind::Text,
             about: "the first matching line, trimmed and shortened",
         },
+        // Last, so that a row whose language its extension says ends before it.
+        LANGUAGE,
     ];
     const GROUPING: Grouping = Grouping::Repo;
+    const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {
         Location::repo(&self.repo)
+    }
+
+    fn path(&self) -> &str {
+        &self.path
     }
 
     fn cells(&self) -> Vec<Option<Value>> {
         vec![
             text(&self.path),
             lines(&self.branches),
-            text(&self.language),
             count(self.matching_lines),
             count(self.first_line),
             count(self.column),
             text(&self.text),
+            text(&self.language),
         ]
     }
 }

@@ -278,6 +278,7 @@ impl ItemRow for ReferenceItem {
     ];
     const GROUPING: Grouping = Grouping::File;
     const PARTS: &'static [&'static str] = &["definitions", "references"];
+    const SAID_PER_GROUP: &'static [&'static str] = &["kind"];
 
     fn group(&self) -> Location<'_> {
         self.file().expect("a reference is in a file")

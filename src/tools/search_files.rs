@@ -85,11 +85,17 @@ impl Tool for SearchFiles {
 }
 
 impl ItemRow for FileItem {
+    // The language last, so that a row whose language its extension says ends before it.
     const COLUMNS: &'static [Column] = &[PATH, BRANCHES, LANGUAGE];
     const GROUPING: Grouping = Grouping::Repo;
+    const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {
         Location::repo(&self.repo)
+    }
+
+    fn path(&self) -> &str {
+        &self.path
     }
 
     fn cells(&self) -> Vec<Option<Value>> {

@@ -172,6 +172,7 @@ impl ItemRow for SymbolItem {
         AFTER,
     ];
     const GROUPING: Grouping = Grouping::File;
+    const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent", "parent_kind"];
 
     fn group(&self) -> Location<'_> {
         self.file().expect("a symbol is in a file")

@@ -141,6 +141,7 @@ pub fn flat_page(sc: &Value) -> Value {
         let Some(fields) = part.get("fields").and_then(Value::as_array) else {
             continue;
         };
+        let first_of_part = items.len();
         let item_of = |place: &serde_json::Map<String, Value>, names: &[Value], row: &Value| {
             let mut item = place.clone();
             if let Some(role) = role {
@@ -170,6 +171,8 @@ pub fn flat_page(sc: &Value) -> Value {
                 {
                     match name {
                         Value::Array(row_names) => rows = Some((row_names, entry)),
+                        // A group's cells hold for each of its rows; null: none.
+                        _ if entry.is_null() => {}
                         _ => {
                             place
                                 .insert(name.as_str().expect("a field name").into(), entry.clone());
@@ -189,6 +192,28 @@ pub fn flat_page(sc: &Value) -> Value {
             .flatten()
         {
             items.push(item_of(&serde_json::Map::new(), fields, row));
+        }
+        // `<column>_by_extension`: the column's value for each file extension on the page,
+        // for the rows (of this part) that leave it out.
+        for (key, by_extension) in part.as_object().into_iter().flatten() {
+            let (Some(column), Some(map)) =
+                (key.strip_suffix("_by_extension"), by_extension.as_object())
+            else {
+                continue;
+            };
+            for item in &mut items[first_of_part..] {
+                let path = item["path"]
+                    .as_str()
+                    .expect("an item with an extension has a path");
+                let name = path.rsplit('/').next().unwrap_or(path);
+                let ext = name
+                    .rfind('.')
+                    .filter(|&dot| dot > 0)
+                    .map(|dot| &name[dot..]);
+                if let (None, Some(value)) = (item.get(column), ext.and_then(|e| map.get(e))) {
+                    item[column] = value.clone();
+                }
+            }
         }
     }
     let mut page = json!({

@@ -99,51 +99,44 @@ fn said_by_extension<T: ItemRow>(
     cells: &mut [Vec<Option<Value>>],
     c: usize,
 ) -> Map<String, Value> {
-    // extension -> (its value, or None once two items disagree; how many items have it)
-    let mut seen: Vec<(&str, Option<&Value>, usize)> = Vec::new();
+    // Per extension: the cell its first item has (absent included), whether another item
+    // with that extension has a different one (or none), and how many items have it. An item
+    // without a value must keep the extension out of the map, or a reader would give it one.
+    let mut seen: Vec<(&str, Option<&Value>, bool, usize)> = Vec::new();
     let exts: Vec<Option<&str>> = items.iter().map(|i| extension(i.path())).collect();
     for (ext, row) in exts.iter().zip(cells.iter()) {
-        let (Some(ext), Some(value)) = (ext, &row[c]) else {
-            continue;
-        };
-        match seen.iter_mut().find(|(e, _, _)| e == ext) {
-            Some((_, agreed, n)) => {
-                if agreed.is_some_and(|v| v != value) {
-                    *agreed = None;
-                }
+        let Some(ext) = ext else { continue };
+        let cell = row[c].as_ref();
+        match seen.iter_mut().find(|(e, ..)| e == ext) {
+            Some((_, first, conflict, n)) => {
+                *conflict |= *first != cell;
                 *n += 1;
             }
-            None => seen.push((ext, Some(value), 1)),
+            None => seen.push((ext, cell, false, 1)),
         }
     }
     let mut said = Map::new();
-    for (ext, value, n) in seen {
-        let Some(value) = value else { continue };
+    let mut saved = 0;
+    for (ext, value, conflict, n) in seen {
+        let (Some(value), false) = (value, conflict) else {
+            continue;
+        };
         let value_len = value.to_string().chars().count();
         // Each row saves its cell and a comma; the map pays `"ext":value,`.
-        if n * (value_len + 1) > ext.chars().count() + 4 + value_len {
+        let entry_len = ext.chars().count() + 4 + value_len;
+        if n * (value_len + 1) > entry_len {
             said.insert(ext.to_owned(), value.clone());
+            saved += n * (value_len + 1) - entry_len;
         }
     }
-    // The map's own key and braces: worth it only when the rows save more.
-    let saved: usize = exts
-        .iter()
-        .zip(cells.iter())
-        .filter(|(ext, row)| {
-            ext.is_some_and(|e| said.get(e).is_some_and(|v| row[c].as_ref() == Some(v)))
-        })
-        .map(|(_, row)| {
-            row[c]
-                .as_ref()
-                .map_or(0, |v| v.to_string().chars().count() + 1)
-        })
-        .sum();
-    let map_len = json_len(&said) + 25;
-    if saved <= map_len {
+    // The map's own key and braces (`,"language_by_extension":{}`): worth it only when the
+    // rows save more.
+    let name_len = T::COLUMNS[c].name.len() + "_by_extension".len();
+    if saved <= name_len + 6 {
         return Map::new();
     }
     for (ext, row) in exts.iter().zip(cells.iter_mut()) {
-        if ext.is_some_and(|e| said.get(e).is_some_and(|v| row[c].as_ref() == Some(v))) {
+        if ext.is_some_and(|e| said.contains_key(e)) {
             row[c] = None;
         }
     }
@@ -625,5 +618,186 @@ fn cell_schema(kind: &CellKind) -> Value {
         CellKind::Text => json!({"type": "string"}),
         CellKind::Flag => json!({"type": "boolean"}),
         CellKind::Lines => json!({"type": "array", "items": {"type": "string"}}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::item::Location;
+
+    /// A symbol-like item in a file: one row of `line`, `kind`, `parent`.
+    struct Sym {
+        path: &'static str,
+        line: u64,
+        kind: &'static str,
+        parent: &'static str,
+    }
+
+    impl ItemRow for Sym {
+        const COLUMNS: &'static [Column] = &[
+            Column {
+                name: "line",
+                kind: CellKind::Count,
+                about: "line",
+            },
+            Column {
+                name: "kind",
+                kind: CellKind::Text,
+                about: "kind",
+            },
+            Column {
+                name: "parent",
+                kind: CellKind::Text,
+                about: "parent",
+            },
+        ];
+        const GROUPING: Grouping = Grouping::File;
+        const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent"];
+
+        fn group(&self) -> Location<'_> {
+            Location {
+                repo: "r",
+                branches: &[],
+                path: self.path,
+            }
+        }
+
+        fn cells(&self) -> Vec<Option<Value>> {
+            let text = |s: &str| (!s.is_empty()).then(|| json!(s));
+            vec![Some(json!(self.line)), text(self.kind), text(self.parent)]
+        }
+    }
+
+    fn sym(path: &'static str, line: u64, kind: &'static str, parent: &'static str) -> Sym {
+        Sym {
+            path,
+            line,
+            kind,
+            parent,
+        }
+    }
+
+    #[test]
+    fn a_cell_every_row_of_each_group_shares_follows_the_rows_once() {
+        let items = [
+            sym("a.go", 1, "func", "pkg"),
+            sym("a.go", 9, "func", "pkg"),
+            sym("a.go", 20, "func", "pkg"),
+            sym("b.py", 3, "function", ""),
+            sym("b.py", 7, "function", ""),
+        ];
+        let part = part_view(&items);
+        assert_eq!(
+            json!(part),
+            json!({
+                "fields": ["repo", "path", ["line"], "kind", "parent"],
+                "files": [
+                    ["r", "a.go", [[1], [9], [20]], "func", "pkg"],
+                    ["r", "b.py", [[3], [7]], "function"],
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn a_column_two_rows_of_one_group_differ_in_stays_in_the_rows() {
+        let items = [
+            sym("a.go", 1, "func", "pkg"),
+            sym("a.go", 9, "method", "pkg"),
+            sym("a.go", 20, "func", "pkg"),
+        ];
+        let part = part_view(&items);
+        assert_eq!(
+            json!(part),
+            json!({
+                "fields": ["repo", "path", ["line", "kind"], "parent"],
+                "files": [["r", "a.go", [[1, "func"], [9, "method"], [20, "func"]], "pkg"]],
+            })
+        );
+    }
+
+    /// A listed file: `path` and `language`, by repository.
+    struct Listed {
+        path: &'static str,
+        language: &'static str,
+    }
+
+    impl ItemRow for Listed {
+        const COLUMNS: &'static [Column] = &[
+            Column {
+                name: "path",
+                kind: CellKind::Text,
+                about: "path",
+            },
+            Column {
+                name: "language",
+                kind: CellKind::Text,
+                about: "language",
+            },
+        ];
+        const GROUPING: Grouping = Grouping::Repo;
+        const BY_EXTENSION: Option<&'static str> = Some("language");
+
+        fn group(&self) -> Location<'_> {
+            Location::repo("r")
+        }
+
+        fn path(&self) -> &str {
+            self.path
+        }
+
+        fn cells(&self) -> Vec<Option<Value>> {
+            vec![
+                Some(json!(self.path)),
+                (!self.language.is_empty()).then(|| json!(self.language)),
+            ]
+        }
+    }
+
+    #[test]
+    fn a_language_its_extension_gives_is_said_once_unless_a_file_of_it_differs() {
+        let listed = |path, language| Listed { path, language };
+        // Eight Go files: enough for the map to pay for its own key.
+        let go = [
+            "a/1.go", "a/2.go", "3.go", "4.go", "5.go", "6.go", "7.go", "8.go",
+        ];
+        let items: Vec<Listed> = go
+            .iter()
+            .map(|p| listed(p, "Go"))
+            .chain([
+                // One `.py` file has no language: `.py` must not be said for it.
+                listed("x.py", "Python"),
+                listed("y.py", "Python"),
+                listed("z.py", ""),
+                listed("Makefile", "Makefile"),
+            ])
+            .collect();
+        let part = part_view(&items);
+        assert_eq!(
+            part["language_by_extension"],
+            json!({".go": "Go"}),
+            "{part:?}"
+        );
+        let rows = part["repos"][0][1].as_array().unwrap();
+        assert_eq!(rows[0], json!(["a/1.go"]));
+        assert_eq!(rows[8], json!(["x.py", "Python"]));
+        assert_eq!(rows[10], json!(["z.py"]));
+        assert_eq!(rows[11], json!(["Makefile", "Makefile"]));
+    }
+
+    #[test]
+    fn a_map_that_would_not_pay_for_itself_is_left_out() {
+        // Four rows save 4 x `,"Go"`; `"language_by_extension":{".go":"Go"},` costs more.
+        let items: Vec<Listed> = ["a.go", "b.go", "c.go", "d.go"]
+            .into_iter()
+            .map(|path| Listed {
+                path,
+                language: "Go",
+            })
+            .collect();
+        let part = part_view(&items);
+        assert!(part.get("language_by_extension").is_none(), "{part:?}");
+        assert_eq!(part["repos"][0][1][0], json!(["a.go", "Go"]));
     }
 }

@@ -4,8 +4,12 @@ broad result").
 
 For each broad query of each content tool, over MCP stdio against a real Zoekt, with the
 window cache off so that every call asks Zoekt:
-- page 1 latency p50 with suggestions on and off (two servers, calls interleaved), and raw
-  Zoekt's own time for the same first window in the same run;
+- page 1 latency p50 with suggestions on and off (two servers, calls interleaved in an order
+  drawn at random each round, so that neither always runs right after the other has warmed
+  Zoekt), and raw Zoekt's own time for the same first window in the same run;
+- the same page 1 served from the window cache (two more servers with the cache on, each call
+  after the first a cache hit): with Zoekt out of the way, the difference on - off is what
+  the suggestions themselves cost the pager (counting, choosing, writing them);
 - characters of the suggestions' JSON (`narrow` and `narrow_note`);
 - each suggestion's stated count against raw Zoekt's count for the narrowed query (matches,
   or files for the tools whose items are files), and how much the best one cuts.
@@ -17,6 +21,7 @@ Usage: scripts/bench-narrow.py --bin target/release/zoekt-pager --zoekt gen=URL 
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import time
@@ -45,8 +50,10 @@ CALLS = {
 
 
 class Server:
-    def __init__(self, binary, zoekt, env):
-        e = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="warn", ZOEKT_PAGER_CACHE_BYTES="0", **env)
+    def __init__(self, binary, zoekt, env, cache=False):
+        e = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="warn", **env)
+        if not cache:
+            e["ZOEKT_PAGER_CACHE_BYTES"] = "0"
         self.p = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   env=e, text=True)
         self.next_id = 1
@@ -98,17 +105,30 @@ def main():
     cost_rows, count_rows = [], []
     for spec in a.zoekt:
         name, url = spec.split("=", 1)
-        on, off = Server(a.bin, url, {}), Server(a.bin, url, {"ZOEKT_PAGER_SUGGEST_FILTERS": "off"})
+        off_env = {"ZOEKT_PAGER_SUGGEST_FILTERS": "off"}
+        on, off = Server(a.bin, url, {}), Server(a.bin, url, off_env)
+        warm_on, warm_off = Server(a.bin, url, {}, cache=True), Server(a.bin, url, off_env, cache=True)
+        rng = random.Random(7)
         for tool, args, rawq, files in CALLS[name]:
             args = dict(args, limit=30)
-            t_on, t_off, t_raw = [], [], []
+            t_on, t_off, t_raw, w_on, w_off = [], [], [], [], []
             for _ in range(a.rounds):
-                t, r_on = on.timed(tool, args)
-                t_on.append(t)
-                t, _ = off.timed(tool, args)
-                t_off.append(t)
+                pair = [(on, t_on), (off, t_off)]
+                rng.shuffle(pair)
+                for server, times in pair:
+                    t, r = server.timed(tool, args)
+                    times.append(t)
+                    if server is on:
+                        r_on = r
                 # The first window of a page at limit 30: 31 items needed, 34 files asked.
                 t_raw.append(raw(url, rawq.format(f=""), 34)[0])
+            warm_on.timed(tool, args)
+            warm_off.timed(tool, args)
+            for _ in range(a.rounds):
+                pair = [(warm_on, w_on), (warm_off, w_off)]
+                rng.shuffle(pair)
+                for server, times in pair:
+                    times.append(server.timed(tool, args)[0])
             sc = r_on["structuredContent"]
             narrow = sc.get("narrow", [])
             _, counted = on.timed(tool, dict(args, count_only=True))
@@ -129,18 +149,20 @@ def main():
                     cuts.append(original / held if held else float("inf"))
                 count_rows.append((name, tool, page, filt, kind, stated, held))
             cost_rows.append((name, tool, len(narrow), chars, ms(t_off), ms(t_on), ms(t_on) - ms(t_off),
-                              ms(t_raw), cuts[0] if cuts else 0))
+                              ms(t_raw), ms(w_off), ms(w_on), ms(w_on) - ms(w_off), cuts[0] if cuts else 0))
             print(f"{name} {tool:18} ways {len(narrow)} json {chars:4} chars, p50 off {ms(t_off):6.1f} ms, "
-                  f"on {ms(t_on):6.1f} ms, raw Zoekt {ms(t_raw):6.1f} ms, best cuts {cuts[0] if cuts else 0:.1f}x",
-                  flush=True)
-        on.close()
-        off.close()
+                  f"on {ms(t_on):6.1f} ms, raw Zoekt {ms(t_raw):6.1f} ms, cached off {ms(w_off):5.2f} ms, "
+                  f"on {ms(w_on):5.2f} ms, best cuts {cuts[0] if cuts else 0:.1f}x", flush=True)
+        for server in (on, off, warm_on, warm_off):
+            server.close()
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write("| corpus | tool | ways | JSON chars | page 1 p50 off (ms) | on (ms) | on - off (ms) "
-                    "| raw Zoekt p50 (ms) | best way cuts |\n|---|---|---|---|---|---|---|---|---|\n")
-            for n, t, w, c, off_, on_, d, r, cut in cost_rows:
-                f.write(f"| {n} | {t} | {w} | {c} | {off_:.1f} | {on_:.1f} | {d:+.1f} | {r:.1f} | {cut:.1f}x |\n")
+                    "| raw Zoekt p50 (ms) | cached page 1 p50 off (ms) | on (ms) | on - off (ms) "
+                    "| best way cuts |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            for n, t, w, c, off_, on_, d, r, woff, won, wd, cut in cost_rows:
+                f.write(f"| {n} | {t} | {w} | {c} | {off_:.1f} | {on_:.1f} | {d:+.1f} | {r:.1f} "
+                        f"| {woff:.2f} | {won:.2f} | {wd:+.2f} | {cut:.1f}x |\n")
             f.write("\n| corpus | tool | call | filter | count | stated | raw Zoekt | stated / raw |\n"
                     "|---|---|---|---|---|---|---|---|\n")
             for n, t, page, filt, kind, stated, held in count_rows:

@@ -15,7 +15,9 @@ window cache off so that every call asks Zoekt:
   or files for the tools whose items are files), and how much the best one cuts.
 
 Usage: scripts/bench-narrow.py --bin target/release/zoekt-pager --zoekt gen=URL [--zoekt ...]
-       [--rounds 15] [--markdown out.md]
+       [--rounds 15] [--markdown out.md] [--control]
+--control runs the same comparison with suggestions off on both sides (A against A): how far
+apart two p50s of one setup land on the machine, the floor under any on - off difference.
 """
 
 import argparse
@@ -101,13 +103,19 @@ def main():
     ap.add_argument("--zoekt", action="append", required=True, metavar="NAME=URL")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--markdown")
+    ap.add_argument("--control", action="store_true",
+                    help="suggestions off on both servers: the noise of the comparison itself")
     a = ap.parse_args()
     cost_rows, count_rows = [], []
     for spec in a.zoekt:
         name, url = spec.split("=", 1)
         off_env = {"ZOEKT_PAGER_SUGGEST_FILTERS": "off"}
-        on, off = Server(a.bin, url, {}), Server(a.bin, url, off_env)
-        warm_on, warm_off = Server(a.bin, url, {}, cache=True), Server(a.bin, url, off_env, cache=True)
+        # --control: both servers without suggestions, the same comparison run A against A,
+        # to show how far two p50s of one setup drift apart on this machine.
+        on_env = off_env if a.control else {}
+        on, off = Server(a.bin, url, on_env), Server(a.bin, url, off_env)
+        warm_on = Server(a.bin, url, on_env, cache=True)
+        warm_off = Server(a.bin, url, off_env, cache=True)
         rng = random.Random(7)
         for tool, args, rawq, files in CALLS[name]:
             args = dict(args, limit=30)

@@ -3,16 +3,17 @@
 //! window out of it, and Zoekt's ordering quirks that decide where a window's trusted edge is.
 //!
 //! Zoekt sorts files with an unstable sort and no tie-break, and may move one "novel
-//! extension" file up to position 3 (`docs/zoekt.md`, "Ordering"). So files are re-sorted
-//! (score descending, then the hash of the file's identity), each item gets its [`Position`],
-//! and while Zoekt may hold more files, files tied with the lowest score, or a file that may
-//! have been boosted, say nothing about the edge.
+//! extension" file up to position 3, at every shard's answer it folds in, cutting the list
+//! each time (`docs/zoekt.md`, "Ordering"). So files are re-sorted (score descending, then
+//! the hash of the file's identity), each item gets its [`Position`], and while Zoekt may hold
+//! more files, only files scoring above the second-lowest score it returned are certain
+//! ([`trusted_edge`]).
 //!
-//! Zoekt's answer for `n` files is the first `n` files of its answer for more (its statistics
-//! do not depend on `n` either; `docs/zoekt.md`, "Windows"). So an [`Answer`] fetched for many
-//! files also answers, exactly, every smaller window ([`Answer::covers`]): the window cache
-//! (`engine/cache.rs`) serves a walk's pages from one growing answer, and every page is the
-//! one a fresh request would have given.
+//! Zoekt's answer for `n` files holds, above its trusted edge, the same files as its answer
+//! for more (its statistics do not depend on `n` either; `docs/zoekt.md`, "Windows"). So an
+//! [`Answer`] fetched for many files also answers, exactly, every smaller window
+//! ([`Answer::covers`]): the window cache (`engine/cache.rs`) serves a walk's pages from one
+//! growing answer, and every page is the one a fresh request would have given.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -46,9 +47,6 @@ pub struct Answer<T> {
     /// The scores of the files as Zoekt returned them, in its order: a smaller window is a
     /// prefix of it.
     zoekt_scores: Vec<f64>,
-    /// The third file Zoekt returned has an extension the first two lack (it may have been
-    /// boosted: see [`boosted_index`]).
-    third_is_novel: bool,
     /// `MaxDocDisplayCount` sent.
     asked: u32,
     pub(crate) stats: SearchStats,
@@ -86,7 +84,6 @@ impl<T> Answer<T> {
             list: Arc::new(list),
             files: Vec::new(),
             zoekt_scores: Vec::new(),
-            third_is_novel: false,
             asked: 0,
             stats,
             fetched_at: Instant::now(),
@@ -100,13 +97,6 @@ impl<T> Answer<T> {
         F: Fn(&RankedFile) -> Vec<T>,
     {
         let zoekt_scores: Vec<f64> = ranked.files.iter().map(|f| f.score).collect();
-        let third_is_novel = match ranked.files.as_slice() {
-            [a, b, c, ..] => {
-                let ext = extension(&c.path);
-                extension(&a.path) != ext && extension(&b.path) != ext
-            }
-            _ => false,
-        };
         let mut list = ItemList {
             items: Vec::new(),
             positions: Vec::new(),
@@ -140,7 +130,6 @@ impl<T> Answer<T> {
             list: Arc::new(list),
             files,
             zoekt_scores,
-            third_is_novel,
             asked,
             stats: ranked.stats,
             fetched_at: Instant::now(),
@@ -215,15 +204,7 @@ impl<T> Answer<T> {
                 all_items,
             };
         }
-        let prefix = &self.zoekt_scores[..returned];
-        let boosted = boosted_index(prefix, self.third_is_novel);
-        let edge = prefix
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != boosted)
-            .map(|(_, s)| *s)
-            .min_by(f64::total_cmp);
-        let Some(edge) = edge else {
+        let Some(edge) = trusted_edge(&self.zoekt_scores[..returned]) else {
             return View {
                 ran_out,
                 certain_files: 0,
@@ -254,26 +235,26 @@ pub fn clamp_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// A file's extension as Zoekt's novelty boost sees it (Go's `path.Ext`): from the last dot of
-/// the last path element, or empty.
-pub(crate) fn extension(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rfind('.').map_or("", |i| &name[i..])
-}
-
-/// Which of Zoekt's first files (`scores`, in its order) may have been boosted, and so says
-/// nothing about the window's edge.
+/// The score above which every file Zoekt holds is among `scores`, its answer for exactly
+/// `scores.len()` files (in its order); `None` for no files.
 ///
-/// Zoekt sorts every file, moves the first one whose extension is not among the top two's up
-/// to position 3 (index 2), and only then cuts the list. Such a file may come from far below
-/// the cut. With a fourth file, a boosted third scores below it; in a window of exactly three
-/// there is no fourth to compare, so a third file with a new extension may have been boosted
-/// (docs/zoekt.md, "Ordering").
-pub(crate) fn boosted_index(scores: &[f64], third_is_novel: bool) -> Option<usize> {
-    match scores.len() {
-        3 => third_is_novel.then_some(2),
-        n if n > 3 => (scores[2] < scores[3]).then_some(2),
-        _ => None,
+/// Zoekt folds in each shard's files as they come: it sorts what it holds, moves the first
+/// file whose extension the top two lack up to third place (its novelty boost), and cuts the
+/// list to the window, every time. A file the boost pulled up from below the cut can outlive
+/// the round that pulled it up and sit at the end of the answer, in the place of a better
+/// file the cut dropped then (seen live: 33 of 73 files tied at the top score, and a file
+/// a billion points lower, in an answer of 34). Each round keeps all but one of the files
+/// scoring at least as well as any it drops, so a missing file leaves at least `n - 1` files
+/// of the answer scoring as well as it: every file scoring above the second-lowest score of
+/// the answer is there. Below three files the boost has no place to put a file, and the
+/// lowest score is the edge.
+pub(crate) fn trusted_edge(scores: &[f64]) -> Option<f64> {
+    let mut sorted = scores.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => None,
+        1 | 2 => Some(sorted[0]),
+        _ => Some(sorted[1]),
     }
 }
 

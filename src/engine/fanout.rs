@@ -150,24 +150,21 @@ pub fn missing_warning(names: &[String]) -> String {
     )
 }
 
-/// The backend's answer less a third file its novelty boost pulled up from below the cut,
-/// when it did not run out: what is left is its true top files by score, so every file of
-/// the backend scoring above the lowest of them is among them.
+/// The backend's answer less its lowest-scoring file, when it did not run out: what is left
+/// holds every file of the backend scoring above the lowest of them.
 ///
-/// A boosted third file scores below the fourth. It came from below the cut only if it also
-/// scores below every other file of the answer; otherwise it was inside the window anyway
-/// (only moved up) and stays.
+/// Zoekt's novelty boost can leave one file from below the cut in an answer, anywhere at
+/// its end, in the place of a better file (`answer::trusted_edge`); past the second-lowest
+/// score nothing is missing. Below three files the boost has no place to put a file.
 fn without_boost(mut files: Vec<RankedFile>, ran_out: bool) -> Vec<RankedFile> {
-    if !ran_out && files.len() > 3 && files[2].score < files[3].score {
-        let lowest_other = files
+    if !ran_out && files.len() >= 3 {
+        let lowest = files
             .iter()
             .enumerate()
-            .filter(|(i, _)| *i != 2)
-            .map(|(_, f)| f.score)
-            .min_by(f64::total_cmp)
-            .unwrap_or(f64::NEG_INFINITY);
-        if files[2].score < lowest_other {
-            files.remove(2);
+            .min_by(|(_, a), (_, b)| a.score.total_cmp(&b.score))
+            .map(|(i, _)| i);
+        if let Some(i) = lowest {
+            files.remove(i);
         }
     }
     files

@@ -259,7 +259,7 @@ fn next_window(asked: u32, trusted: usize, items: usize, needed: usize, max: u32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::answer::{ItemList, boosted_index, extension, page_order};
+    use crate::engine::answer::{ItemList, page_order, trusted_edge};
     use crate::engine::backend::{RankedFiles, SearchStats};
     use crate::engine::order::file_key;
     use crate::engine::testing::FakeBackend;
@@ -318,15 +318,14 @@ mod tests {
             f("a", "z.rs", 1.0),
         ];
         assert_eq!(trusted(window, false), ["b/x.md"]);
-        // The same extension as the top two: nothing was boosted, the edge is a.
+        // The same extension as the top two: a.md may still be a file an earlier round's
+        // boost kept, in the place of one scoring between it and b/y. Only b/x is certain.
         let plain = vec![
             f("b", "x.md", 9.0),
             f("b", "y.md", 8.0),
             f("a", "z.md", 1.0),
         ];
-        assert_eq!(trusted(plain, false), ["b/x.md", "b/y.md"]);
-        assert_eq!(extension("dir.d/LICENSE"), "");
-        assert_eq!(extension("src/a.tar.gz"), ".gz");
+        assert_eq!(trusted(plain, false), ["b/x.md"]);
     }
 
     #[test]
@@ -531,14 +530,15 @@ mod tests {
     }
 
     #[test]
-    fn only_a_third_file_scoring_below_the_fourth_or_alone_at_three_may_be_boosted() {
-        assert_eq!(boosted_index(&[9.0, 8.0, 4.0, 5.0], false), Some(2));
-        // A third tied with the fourth belongs to the fourth's score group: not a boost.
-        assert_eq!(boosted_index(&[9.0, 8.0, 5.0, 5.0], true), None);
-        assert_eq!(boosted_index(&[9.0, 8.0, 6.0, 5.0], true), None);
-        assert_eq!(boosted_index(&[9.0, 8.0, 6.0], true), Some(2));
-        assert_eq!(boosted_index(&[9.0, 8.0, 6.0], false), None);
-        assert_eq!(boosted_index(&[9.0, 8.0], true), None);
+    fn only_files_above_the_second_lowest_score_are_certain() {
+        assert_eq!(trusted_edge(&[]), None);
+        assert_eq!(trusted_edge(&[9.0]), Some(9.0));
+        assert_eq!(trusted_edge(&[9.0, 8.0]), Some(8.0));
+        // A boosted third, or a file an earlier round's boost left at the end: the lowest.
+        assert_eq!(trusted_edge(&[9.0, 8.0, 4.0, 5.0]), Some(5.0));
+        assert_eq!(trusted_edge(&[10.0, 10.0, 10.0, 1.0]), Some(10.0));
+        assert_eq!(trusted_edge(&[10.0, 10.0, 1.0, 10.0]), Some(10.0));
+        assert_eq!(trusted_edge(&[9.0, 8.0, 6.0]), Some(8.0));
     }
 
     #[test]
@@ -794,16 +794,17 @@ mod tests {
         assert_eq!(w.files_asked, 8);
         assert!(backend.files_asked(Q).iter().all(|&n| n <= 8));
         assert_eq!(w.items().len(), 8);
-        // At the cap with enough certain items, the edge stays out and nothing is capped.
+        // At the cap with enough certain items, the two lowest files stay out (the lowest may
+        // stand in for a better one: `trusted_edge`) and nothing is capped.
         let backend = FakeBackend::new().with(Q, distinct(50));
         let w = run(&backend, &spec(5, 8), one_item).await;
         assert!(!w.capped && !w.ran_out);
-        assert_eq!(w.items().len(), 7);
+        assert_eq!(w.items().len(), 6);
         // Exactly as many certain items as needed is enough too.
         let backend = FakeBackend::new().with(Q, distinct(50));
-        let w = run(&backend, &spec(7, 8), one_item).await;
+        let w = run(&backend, &spec(6, 8), one_item).await;
         assert!(!w.capped && !w.ran_out);
-        assert_eq!(w.items().len(), 7);
+        assert_eq!(w.items().len(), 6);
         // Zoekt holds fewer files than asked: exhausted, every item, not capped.
         let backend = FakeBackend::new().with(Q, distinct(5));
         let w = run(&backend, &spec(20, 100), one_item).await;

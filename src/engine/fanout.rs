@@ -5,13 +5,13 @@
 //! Each window goes to every backend with the same effort caps (a file's score does not depend
 //! on which server holds it), and the answers merge in the pager's order (score descending,
 //! then the file key: `engine/order.rs`). The merged answer is then an ordinary answer to the
-//! window (`engine/window.rs`), which trusts the files scoring above its lowest score while
-//! it holds as many files as asked:
-//! - each backend is asked for one file more than the window (at least four), and a third
-//!   file its novelty boost pulled up from below the cut (it scores below the fourth; see
-//!   `docs/zoekt.md`, "Sort") from below every other file of the answer is set aside. What
-//!   is left is that backend's true top files by score, at least as many as the window, so
-//!   every file of the backend scoring above the lowest of them is among them;
+//! window (`engine/window.rs`), which trusts the files scoring above its second-lowest score
+//! while it holds as many files as asked (`answer::trusted_edge`):
+//! - each backend is asked for one file more than the window (at least four), and its
+//!   lowest-scoring file is set aside: it may be one Zoekt's novelty boost left in the place
+//!   of a better file (`docs/zoekt.md`, "Sort"). What is left is at least as many files as
+//!   the window, and every file of the backend scoring above the lowest of them is among
+//!   them;
 //! - the union is sorted and cut to the window. A backend that did not run out gave at least
 //!   a window of files scoring at or above its own lowest, so the merged window's lowest
 //!   score is no higher than any backend's: every file anywhere scoring above it is in the
@@ -156,7 +156,7 @@ pub fn missing_warning(names: &[String]) -> String {
 /// Zoekt's novelty boost can leave one file from below the cut in an answer, anywhere at
 /// its end, in the place of a better file (`answer::trusted_edge`); past the second-lowest
 /// score nothing is missing. Below three files the boost has no place to put a file.
-fn without_boost(mut files: Vec<RankedFile>, ran_out: bool) -> Vec<RankedFile> {
+fn without_lowest(mut files: Vec<RankedFile>, ran_out: bool) -> Vec<RankedFile> {
     if !ran_out && files.len() >= 3 {
         let lowest = files
             .iter()
@@ -276,7 +276,7 @@ impl<B: Backend> Backend for FanOut<B> {
             add(&mut stats, &ranked.stats);
             let ran_out = asked == 0 || ranked.files.len() < asked as usize;
             files.extend(
-                without_boost(ranked.files, ran_out)
+                without_lowest(ranked.files, ran_out)
                     .into_iter()
                     .map(|f| (i, f)),
             );

@@ -8,8 +8,10 @@
 //!    candidate set and a bigger window only adds files at the end of the order;
 //! 2. files are re-sorted into the total order of `engine/order.rs` (score descending, then
 //!    the hash of the file's identity), and each item gets its [`Position`] in it;
-//! 3. while Zoekt may hold more files, files tied with the window's lowest score may have tied
-//!    partners outside the window: only files scoring strictly above that edge are trusted;
+//! 3. while Zoekt may hold more files, the window's lowest file may stand in for a better one
+//!    Zoekt dropped, and files tied with the second-lowest score may have tied partners
+//!    outside the window: only files scoring strictly above that edge are trusted
+//!    (`answer::trusted_edge`);
 //! 4. the window grows (bounded) until the trusted files yield the items needed or Zoekt has
 //!    nothing more. At the bound, the files at the edge are kept rather than dropped, so a tie
 //!    wider than the largest window still yields pages; the window says it was `capped`.

@@ -6,13 +6,16 @@ For each broad query of each content tool, over MCP stdio against a real Zoekt, 
 window cache off so that every call asks Zoekt:
 - page 1 latency p50 with suggestions on and off (two servers, calls interleaved in an order
   drawn at random each round, so that neither always runs right after the other has warmed
-  Zoekt), and raw Zoekt's own time for the same first window in the same run;
+  Zoekt), and raw Zoekt's own time for the same first window in the same run; beside the
+  difference of the two p50s, the p50 of the difference round by round (the two calls of a
+  round meet the machine in the same state, so slow drift cancels out of it);
 - the same page 1 served from the window cache (two more servers with the cache on, each call
   after the first a cache hit): with Zoekt out of the way, the difference on - off is what
   the suggestions themselves cost the pager (counting, choosing, writing them);
 - characters of the suggestions' JSON (`narrow` and `narrow_note`);
-- each suggestion's stated count against raw Zoekt's count for the narrowed query (matches,
-  or files for the tools whose items are files), and how much the best one cuts.
+- each suggestion's stated count against raw Zoekt's count for the narrowed query in the
+  tool's items (matches; files for the tools whose items are files; matching lines for
+  `find_references`), and how much the best one cuts.
 
 Usage: scripts/bench-narrow.py --bin target/release/zoekt-pager --zoekt gen=URL [--zoekt ...]
        [--rounds 15] [--markdown out.md] [--control]
@@ -30,23 +33,26 @@ import time
 import urllib.request
 
 # Per corpus (NAME of --zoekt NAME=URL): (tool, arguments, raw Zoekt query with {f} for the
-# filter, items are files). `gen`: scripts/gen-corpus.py; `many`: scripts/gen-many-repos.py.
+# filter, what raw Zoekt counts as the tool's items: "files", "matches", or "lines" (matching
+# lines, summed over the whole answer: `find_references` lists a line once, however many times
+# it holds the symbol)). `gen`: scripts/gen-corpus.py; `many`: scripts/gen-many-repos.py.
 CALLS = {
     "gen": [
-        ("search_symbols", {"query": "genSym"}, "{f} sym:genSym", False),
-        ("search", {"query": "genSym"}, "genSym {f}", False),
-        ("files_with_matches", {"query": "genSym"}, "genSym {f}", True),
-        ("search_files", {"query": "unit_"}, "{f} file:unit_", True),
-        ("find_references", {"symbol": "int"}, "case:yes {f} (sym:^int$ or content:\\bint\\b)", True),
+        ("search_symbols", {"query": "genSym"}, "{f} sym:genSym", "matches"),
+        ("search", {"query": "genSym"}, "genSym {f}", "matches"),
+        ("files_with_matches", {"query": "genSym"}, "genSym {f}", "files"),
+        ("search_files", {"query": "unit_"}, "{f} file:unit_", "files"),
+        # `int` is never defined (no ctags symbol), so every item is a usage line.
+        ("find_references", {"symbol": "int"}, "case:yes {f} (sym:^int$ or content:\\bint\\b)", "lines"),
     ],
     "many": [
-        ("search_symbols", {"query": "handle"}, "{f} sym:handle", False),
-        ("search", {"query": "logEvent"}, "logEvent {f}", False),
-        ("files_with_matches", {"query": "logEvent"}, "logEvent {f}", True),
-        ("search_files", {"query": "unit_"}, "{f} file:unit_", True),
-        # logEvent is called, never defined: every item is a line, once each.
+        ("search_symbols", {"query": "handle"}, "{f} sym:handle", "matches"),
+        ("search", {"query": "logEvent"}, "logEvent {f}", "matches"),
+        ("files_with_matches", {"query": "logEvent"}, "logEvent {f}", "files"),
+        ("search_files", {"query": "unit_"}, "{f} file:unit_", "files"),
+        # logEvent is called, never defined: every item is a line.
         ("find_references", {"symbol": "logEvent"},
-         "case:yes {f} (sym:^logEvent$ or content:\\blogEvent\\b)", False),
+         "case:yes {f} (sym:^logEvent$ or content:\\blogEvent\\b)", "lines"),
     ],
 }
 
@@ -93,6 +99,18 @@ def raw(url, q, max_docs):
     return time.perf_counter() - t, r["FileCount"], r["MatchCount"]
 
 
+def raw_count(url, q, unit):
+    """Raw Zoekt's count of a query's results in the tool's unit (see CALLS)."""
+    if unit != "lines":
+        _, files, matches = raw(url, q, 1)
+        return files if unit == "files" else matches
+    body = {"Q": q, "Opts": {"MaxDocDisplayCount": 100_000, "ShardMaxMatchCount": 100_000,
+                             "TotalMaxMatchCount": 1_000_000, "MaxWallTime": 30_000_000_000}}
+    req = urllib.request.Request(url + "/api/search", data=json.dumps(body).encode(), method="POST")
+    files = json.load(urllib.request.urlopen(req))["Result"]["Files"] or []
+    return sum(1 for f in files for m in (f.get("LineMatches") or []) if not m.get("FileName"))
+
+
 def ms(xs):
     return statistics.median(xs) * 1000
 
@@ -117,7 +135,7 @@ def main():
         warm_on = Server(a.bin, url, on_env, cache=True)
         warm_off = Server(a.bin, url, off_env, cache=True)
         rng = random.Random(7)
-        for tool, args, rawq, files in CALLS[name]:
+        for tool, args, rawq, unit in CALLS[name]:
             args = dict(args, limit=30)
             t_on, t_off, t_raw, w_on, w_off = [], [], [], [], []
             for _ in range(a.rounds):
@@ -143,34 +161,38 @@ def main():
             counted_narrow = counted["structuredContent"].get("narrow", [])
             chars = len(json.dumps({"narrow": narrow, "narrow_note": sc.get("narrow_note", "")},
                                    separators=(",", ":"))) if narrow else 0
-            _, of, om = raw(url, rawq.format(f=""), 1)
-            original = of if files else om
+            original = raw_count(url, rawq.format(f=""), unit)
             cuts = []
             for page, w in [("page 1", w) for w in narrow] + [("count_only", w) for w in counted_narrow]:
                 arg, value = next((k, v) for k, v in w.items() if not k.startswith("results"))
                 stated = w.get("results", w.get("results_seen"))
                 kind = "exact" if "results" in w else "seen"
                 filt = value[len(args.get(arg, "")):].strip() if value.startswith(args.get(arg, "")) else value
-                _, nf, nm = raw(url, rawq.format(f=filt), 1)
-                held = nf if files else nm
+                held = raw_count(url, rawq.format(f=filt), unit)
                 if page == "page 1":
                     cuts.append(original / held if held else float("inf"))
                 count_rows.append((name, tool, page, filt, kind, stated, held))
+            # p50 of the round-by-round difference: both calls of a round meet the same moment
+            # of the machine, so drift over the run cancels out of it, unlike p50(on) - p50(off).
+            paired = ms([x - y for x, y in zip(t_on, t_off)])
+            paired_cached = ms([x - y for x, y in zip(w_on, w_off)])
             cost_rows.append((name, tool, len(narrow), chars, ms(t_off), ms(t_on), ms(t_on) - ms(t_off),
-                              ms(t_raw), ms(w_off), ms(w_on), ms(w_on) - ms(w_off), cuts[0] if cuts else 0))
+                              paired, ms(t_raw), ms(w_off), ms(w_on), ms(w_on) - ms(w_off),
+                              paired_cached, cuts[0] if cuts else 0))
             print(f"{name} {tool:18} ways {len(narrow)} json {chars:4} chars, p50 off {ms(t_off):6.1f} ms, "
-                  f"on {ms(t_on):6.1f} ms, raw Zoekt {ms(t_raw):6.1f} ms, cached off {ms(w_off):5.2f} ms, "
-                  f"on {ms(w_on):5.2f} ms, best cuts {cuts[0] if cuts else 0:.1f}x", flush=True)
+                  f"on {ms(t_on):6.1f} ms, paired {paired:+.1f} ms, raw Zoekt {ms(t_raw):6.1f} ms, cached off {ms(w_off):5.2f} ms, "
+                  f"on {ms(w_on):5.2f} ms, paired {paired_cached:+.2f} ms, best cuts {cuts[0] if cuts else 0:.1f}x", flush=True)
         for server in (on, off, warm_on, warm_off):
             server.close()
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write("| corpus | tool | ways | JSON chars | page 1 p50 off (ms) | on (ms) | on - off (ms) "
-                    "| raw Zoekt p50 (ms) | cached page 1 p50 off (ms) | on (ms) | on - off (ms) "
-                    "| best way cuts |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-            for n, t, w, c, off_, on_, d, r, woff, won, wd, cut in cost_rows:
-                f.write(f"| {n} | {t} | {w} | {c} | {off_:.1f} | {on_:.1f} | {d:+.1f} | {r:.1f} "
-                        f"| {woff:.2f} | {won:.2f} | {wd:+.2f} | {cut:.1f}x |\n")
+                    "| p50 of on - off by round (ms) | raw Zoekt p50 (ms) | cached page 1 p50 off (ms) "
+                    "| on (ms) | on - off (ms) | p50 of on - off by round (ms) | best way cuts |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            for n, t, w, c, off_, on_, d, pd, r, woff, won, wd, pwd, cut in cost_rows:
+                f.write(f"| {n} | {t} | {w} | {c} | {off_:.1f} | {on_:.1f} | {d:+.1f} | {pd:+.1f} | {r:.1f} "
+                        f"| {woff:.2f} | {won:.2f} | {wd:+.2f} | {pwd:+.2f} | {cut:.1f}x |\n")
             f.write("\n| corpus | tool | call | filter | count | stated | raw Zoekt | stated / raw |\n"
                     "|---|---|---|---|---|---|---|---|\n")
             for n, t, page, filt, kind, stated, held in count_rows:

@@ -341,15 +341,15 @@ impl B64Text {
 }
 
 impl B64Text {
-    /// Decodes `raw` (base64), or keeps it as it is when it is not base64.
-    fn decode(raw: &str) -> B64Text {
-        match base64::engine::general_purpose::STANDARD.decode(raw.as_bytes()) {
+    /// Decodes `raw` (base64), or keeps it as it is (lossily) when it is not base64.
+    fn decode(raw: &[u8]) -> B64Text {
+        match base64::engine::general_purpose::STANDARD.decode(raw) {
             Ok(bytes) => B64Text(
                 // Valid UTF-8 (the usual case) is kept without a copy.
                 String::from_utf8(bytes)
                     .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             ),
-            Err(_) => B64Text(raw.to_string()),
+            Err(_) => B64Text(String::from_utf8_lossy(raw).into_owned()),
         }
     }
 }
@@ -366,6 +366,9 @@ impl<'de> Deserialize<'de> for B64Text {
                 f.write_str("base64 text or null")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<B64Text, E> {
+                Ok(B64Text::decode(v.as_bytes()))
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<B64Text, E> {
                 Ok(B64Text::decode(v))
             }
             fn visit_none<E: serde::de::Error>(self) -> Result<B64Text, E> {
@@ -375,7 +378,9 @@ impl<'de> Deserialize<'de> for B64Text {
                 Ok(B64Text::default())
             }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<B64Text, D::Error> {
-                d.deserialize_str(Visitor)
+                // As bytes: serde_json then hands the string over without checking that it
+                // is UTF-8, which base64 always is; the decoded text is checked once, above.
+                d.deserialize_bytes(Visitor)
             }
         }
         d.deserialize_option(Visitor)
@@ -426,6 +431,14 @@ mod tests {
         // 0xff 0x41 is not UTF-8: decoded lossily, never an error.
         let t: B64Text = serde_json::from_str(r#""/0E=""#).unwrap();
         assert_eq!(t.as_str(), "\u{fffd}A");
+        // Text that is not base64 is kept, its escapes read; bytes that are not UTF-8 in
+        // the JSON itself are replaced, not refused.
+        let t: B64Text = serde_json::from_str(r#""a \"b\" \u00e9""#).unwrap();
+        assert_eq!(t.as_str(), "a \"b\" \u{e9}");
+        let t: B64Text = serde_json::from_slice(b"\"x\xffy\"").unwrap();
+        assert_eq!(t.as_str(), "x\u{fffd}y");
+        let t: Option<B64Text> = serde_json::from_str("null").unwrap();
+        assert_eq!(t.unwrap_or_default().as_str(), "");
     }
 
     #[test]

@@ -601,9 +601,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn each_backend_is_asked_past_its_boost_and_the_merge_keeps_the_window() {
-        // A backend whose third file was boosted from below: the files scoring between it
-        // and the fourth are still trusted only when every backend holds them.
+    async fn each_backend_is_asked_one_file_past_the_window_and_the_merge_keeps_the_window() {
+        // Each backend's lowest file is set aside (a boost may have left it in the place of
+        // a better one: `without_lowest`), so each is asked for one file more than the
+        // window, and what is left still fills it.
         let b = FanOut::new(
             vec![
                 (

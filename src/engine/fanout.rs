@@ -452,6 +452,63 @@ mod tests {
     /// The query: the engine's test tool sends it to the backend as it is.
     const TEXT: &str = "unit";
 
+    #[test]
+    fn a_file_from_two_backends_is_kept_once_and_its_copy_is_accounted() {
+        let f = |path: &str, score: f64, lines: u32| RankedFile {
+            repo: "r".into(),
+            path: path.into(),
+            score,
+            lines: (1..=lines)
+                .map(|number| crate::engine::backend::MatchedLine {
+                    number,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        // a.go comes from backends 1 and 2; the copy scoring lower (backend 2's, 3 lines) goes.
+        let (kept, shared) = merged_files(
+            vec![
+                (0, f("b.go", 5.0, 1)),
+                (1, f("a.go", 10.0, 2)),
+                (2, f("a.go", 9.0, 3)),
+                (2, f("c.go", 7.0, 1)),
+            ],
+            0,
+        );
+        let order: Vec<(&str, f64)> = kept.iter().map(|f| (f.path.as_str(), f.score)).collect();
+        assert_eq!(order, [("a.go", 10.0), ("c.go", 7.0), ("b.go", 5.0)]);
+        assert_eq!(
+            shared,
+            Shared {
+                backends: 0b110,
+                files: 1,
+                lines: 3
+            }
+        );
+        // The window cut comes after the copies are gone.
+        let (kept, _) = merged_files(
+            vec![
+                (1, f("a.go", 10.0, 1)),
+                (2, f("a.go", 9.0, 1)),
+                (2, f("c.go", 7.0, 1)),
+            ],
+            2,
+        );
+        assert_eq!(kept.len(), 2);
+        // A backend that returns one file twice is named too.
+        let (kept, shared) = merged_files(vec![(1, f("a.go", 10.0, 1)), (1, f("a.go", 8.0, 4))], 0);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            shared,
+            Shared {
+                backends: 0b10,
+                files: 1,
+                lines: 4
+            }
+        );
+    }
+
     fn q() -> String {
         TEXT.to_string()
     }
@@ -637,6 +694,68 @@ mod tests {
         let fifth = all[4].score;
         assert!(merged.files.iter().all(|f| f.score >= fifth));
         assert_eq!(merged.stats.file_count, 90);
+    }
+
+    #[tokio::test]
+    async fn a_search_for_every_file_asks_each_backend_for_every_file_and_keeps_them_all() {
+        let b = FanOut::new(
+            vec![
+                (
+                    "a".to_string(),
+                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(0)),
+                ),
+                (
+                    "b".to_string(),
+                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(1)),
+                ),
+            ],
+            false,
+        )
+        .unwrap();
+        let search = FileSearch {
+            query: q(),
+            effort: Default::default(),
+            max_files: 0,
+            context_lines: 0,
+            whole_content: false,
+        };
+        let merged = b.search(&search).await.unwrap();
+        for m in b.members() {
+            assert_eq!(m.backend.files_asked(&q()), [0], "0 stays every file");
+        }
+        // Nothing set aside: an answer of every file has no boosted file to fear.
+        assert_eq!(merged.files.len(), 90);
+        assert_eq!(merged.stats.file_count, 90);
+    }
+
+    #[tokio::test]
+    async fn a_file_on_two_backends_is_counted_once_and_names_them_both() {
+        let halves = split(&corpus(), 2);
+        let mut first = halves[0].clone();
+        first.push(halves[1][0].clone());
+        let b = FanOut::new(
+            vec![
+                ("a".to_string(), FakeBackend::new().with(&q(), first)),
+                (
+                    "b".to_string(),
+                    FakeBackend::new().with(&q(), halves[1].clone()),
+                ),
+            ],
+            false,
+        )
+        .unwrap();
+        let search = FileSearch {
+            query: q(),
+            effort: Default::default(),
+            max_files: 0,
+            context_lines: 0,
+            whole_content: false,
+        };
+        let merged = b.search(&search).await.unwrap();
+        assert_eq!(merged.files.len(), 90);
+        assert_eq!(merged.stats.file_count, 90, "the copy is not counted");
+        assert_eq!(merged.stats.shared_backends, 0b11);
+        assert_eq!(merged.stats.missing_backends, 0);
     }
 
     #[tokio::test]

@@ -590,6 +590,28 @@ mod tests {
         out
     }
 
+    /// Backends `a`, `b`, ... holding `parts`, as they are (no boost), so that what each was
+    /// asked can be read back.
+    fn plain_fan(parts: Vec<Vec<RankedFile>>) -> FanOut<FakeBackend> {
+        let members = parts
+            .into_iter()
+            .zip('a'..)
+            .map(|(files, name)| (name.to_string(), FakeBackend::new().with(&q(), files)))
+            .collect();
+        FanOut::new(members, false).unwrap()
+    }
+
+    /// The search for `max_files` files of the test query.
+    fn search_of(max_files: u32) -> FileSearch {
+        FileSearch {
+            query: q(),
+            effort: Default::default(),
+            max_files,
+            context_lines: 0,
+            whole_content: false,
+        }
+    }
+
     fn fan(parts: Vec<Vec<RankedFile>>, require_all: bool) -> FanOut<Boosting> {
         let members = parts
             .into_iter()
@@ -662,27 +684,8 @@ mod tests {
         // Each backend's lowest file is set aside (a boost may have left it in the place of
         // a better one: `without_lowest`), so each is asked for one file more than the
         // window, and what is left still fills it.
-        let b = FanOut::new(
-            vec![
-                (
-                    "a".to_string(),
-                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(0)),
-                ),
-                (
-                    "b".to_string(),
-                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(1)),
-                ),
-            ],
-            false,
-        )
-        .unwrap();
-        let search = FileSearch {
-            query: q(),
-            effort: Default::default(),
-            max_files: 5,
-            context_lines: 0,
-            whole_content: false,
-        };
+        let b = plain_fan(split(&corpus(), 2));
+        let search = search_of(5);
         let merged = b.search(&search).await.unwrap();
         assert_eq!(merged.files.len(), 5, "exactly the window");
         for m in b.members() {
@@ -698,27 +701,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_search_for_every_file_asks_each_backend_for_every_file_and_keeps_them_all() {
-        let b = FanOut::new(
-            vec![
-                (
-                    "a".to_string(),
-                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(0)),
-                ),
-                (
-                    "b".to_string(),
-                    FakeBackend::new().with(&q(), split(&corpus(), 2).remove(1)),
-                ),
-            ],
-            false,
-        )
-        .unwrap();
-        let search = FileSearch {
-            query: q(),
-            effort: Default::default(),
-            max_files: 0,
-            context_lines: 0,
-            whole_content: false,
-        };
+        let b = plain_fan(split(&corpus(), 2));
+        let search = search_of(0);
         let merged = b.search(&search).await.unwrap();
         for m in b.members() {
             assert_eq!(m.backend.files_asked(&q()), [0], "0 stays every file");
@@ -733,24 +717,8 @@ mod tests {
         let halves = split(&corpus(), 2);
         let mut first = halves[0].clone();
         first.push(halves[1][0].clone());
-        let b = FanOut::new(
-            vec![
-                ("a".to_string(), FakeBackend::new().with(&q(), first)),
-                (
-                    "b".to_string(),
-                    FakeBackend::new().with(&q(), halves[1].clone()),
-                ),
-            ],
-            false,
-        )
-        .unwrap();
-        let search = FileSearch {
-            query: q(),
-            effort: Default::default(),
-            max_files: 0,
-            context_lines: 0,
-            whole_content: false,
-        };
+        let b = plain_fan(vec![first, halves[1].clone()]);
+        let search = search_of(0);
         let merged = b.search(&search).await.unwrap();
         assert_eq!(merged.files.len(), 90);
         assert_eq!(merged.stats.file_count, 90, "the copy is not counted");
@@ -883,13 +851,7 @@ mod tests {
             false,
         )
         .unwrap();
-        let search = FileSearch {
-            query: q(),
-            effort: Default::default(),
-            max_files: 5,
-            context_lines: 0,
-            whole_content: false,
-        };
+        let search = search_of(5);
         b.search(&search).await.unwrap();
         assert_eq!(b.members()[0].backend.files_asked(&q()), [5]);
     }

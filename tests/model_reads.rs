@@ -307,3 +307,49 @@ async fn what_the_rows_of_a_group_share_is_said_once() {
     }
     client.cancel().await.unwrap();
 }
+
+/// A line that several files hold is said once: the four files of `beta-go` and their
+/// byte-identical copies in `twin-go` (fixtures/README.md, section 1) hold `tiebreakProbe`
+/// on one line each, three distinct lines in all.
+#[tokio::test]
+async fn a_line_many_files_hold_is_said_once() {
+    let url = support::fixture_zoekt("a_line_many_files_hold_is_said_once");
+    let client = spawn_stdio(&url, &[]).await;
+    let shared = "// tiebreakProbe: byte-identical in beta-go and twin-go.";
+    let alpha = "// tieAlpha is one half of a ranking fixture. tiebreakProbe: this file is";
+    let beta = "// tieBeta is the other half of the ranking fixture. tiebreakProbe: this file";
+    for tool in ["search", "files_with_matches", "find_references"] {
+        let args = if tool == "find_references" {
+            json!({"symbol": "tiebreakProbe", "limit": 10})
+        } else {
+            json!({"query": "tiebreakProbe", "limit": 10})
+        };
+        let r = call(&client, tool, args).await;
+        let sc = r.structured_content.clone().expect("structured content");
+        let read = serde_json::to_string(&sc).unwrap();
+        for line in [shared, alpha, beta] {
+            let quoted = serde_json::to_string(line).unwrap();
+            assert_eq!(
+                read.matches(&quoted).count(),
+                1,
+                "{tool}: said once: {read}"
+            );
+            // The text block, for hosts that read it, writes each item's line.
+            let times = if line == shared { 4 } else { 2 };
+            assert_eq!(text(&r).matches(line).count(), times, "{tool}");
+        }
+        // A program still reads each item's line whole.
+        let items = flat_page(&sc)["items"].clone();
+        let mut lines: Vec<&str> = items
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["text"].as_str().expect("a line"))
+            .collect();
+        lines.sort_unstable();
+        let mut want = vec![shared, shared, shared, shared, alpha, alpha, beta, beta];
+        want.sort_unstable();
+        assert_eq!(lines, want, "{tool}: {read}");
+    }
+    client.cancel().await.unwrap();
+}

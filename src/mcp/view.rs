@@ -13,6 +13,9 @@
 //!   a tool names in [`ItemRow::SAID_PER_GROUP`]) is said once in the group, after its rows;
 //!   a language that a file's extension gives is said once per extension
 //!   (`language_by_extension`), and left out of the rows it holds for;
+//! - a source line that recurs in a part (one import in many files) is said once, in
+//!   `repeated_texts`, and the cells that hold it give its number there instead
+//!   ([`ItemRow::NUMBERED_WHEN_REPEATED`]), when that makes the part shorter;
 //! - `find_references` keeps definitions and references apart as two parts, no per-item label;
 //! - no empty, null or default-valued field: a flag is there only when true, a list only when
 //!   it holds something (a cell an item lacks, in a column others have, is `null`);
@@ -85,9 +88,70 @@ fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
         let said = said_by_extension(items, &mut cells, c);
         (!said.is_empty()).then(|| (format!("{name}_by_extension"), Value::Object(said)))
     });
+    let numbered = T::NUMBERED_WHEN_REPEATED.and_then(|name| {
+        let c = T::COLUMNS.iter().position(|c| c.name == name)?;
+        let said = said_once_when_repeated(&mut cells, c, name);
+        (!said.is_empty()).then(|| (repeated_key(name), Value::Array(said)))
+    });
     let mut out = part_rows(items, cells);
     out.extend(by_extension);
+    out.extend(numbered);
     out
+}
+
+/// Where a part says the recurring values of column `name` once: `repeated_texts`.
+fn repeated_key(name: &str) -> String {
+    format!("repeated_{name}s")
+}
+
+/// The strings of column `c` that recur in this part (the same import line in many files),
+/// each said once in a list, in order of first appearance; each cell that held one holds its
+/// number in the list instead. Only the values that this makes shorter, and none when the
+/// list's own key would cost more than they save. A program reads a cell that is a number
+/// as that entry of the list.
+fn said_once_when_repeated(cells: &mut [Vec<Option<Value>>], c: usize, name: &str) -> Vec<Value> {
+    // Each distinct string: the rows that hold it, in order of first appearance.
+    let mut first_seen: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (r, row) in cells.iter().enumerate() {
+        let Some(Value::String(s)) = &row[c] else {
+            continue;
+        };
+        match at.get(s.as_str()) {
+            Some(&i) => first_seen[i].1.push(r),
+            None => {
+                at.insert(s, first_seen.len());
+                first_seen.push((s, vec![r]));
+            }
+        }
+    }
+    let mut numbered: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut saved = 0;
+    for (value, rows) in first_seen {
+        let len = json!(value).to_string().chars().count();
+        let number_len = numbered.len().to_string().len();
+        // Each row's cell shrinks to the number; the list pays the value and a comma.
+        let (inline, said) = (rows.len() * len, len + 1 + rows.len() * number_len);
+        if inline > said {
+            saved += inline - said;
+            numbered.push((value.to_owned(), rows));
+        }
+    }
+    // The list's key (`,"repeated_texts":[]`), less the comma its last entry does not need.
+    let key_len = repeated_key(name).len() + 5;
+    if saved <= key_len {
+        return Vec::new();
+    }
+    numbered
+        .into_iter()
+        .enumerate()
+        .map(|(number, (value, rows))| {
+            for r in rows {
+                cells[r][c] = Some(json!(number));
+            }
+            Value::String(value)
+        })
+        .collect()
 }
 
 /// The values of column `c` that follow from their file's extension on this page (every item
@@ -366,7 +430,8 @@ fn json_len(map: &Map<String, Value>) -> usize {
 pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     // A tool's table names its own columns: a slip there is caught when the tool list is
     // built, not on some page.
-    for name in T::SAID_PER_GROUP.iter().chain(T::BY_EXTENSION.iter()) {
+    let named = T::SAID_PER_GROUP.iter().chain(T::BY_EXTENSION.iter());
+    for name in named.chain(T::NUMBERED_WHEN_REPEATED.iter()) {
         assert!(
             T::COLUMNS.iter().any(|c| c.name == *name),
             "`{name}` is not a column of the tool"
@@ -490,7 +555,10 @@ fn part_schema<T: ItemRow>() -> Value {
         Grouping::File => vec!["repo, path, branches: where the item is".into()],
         Grouping::Repo => vec!["repo: the file's repository".into()],
     };
-    described.extend(T::COLUMNS.iter().map(describe));
+    described.extend(T::COLUMNS.iter().map(|c| {
+        let numbered = T::NUMBERED_WHEN_REPEATED == Some(c.name);
+        describe(c, numbered)
+    }));
     let flat_names: Vec<&str> = [lead, &columns[..]].concat();
     let row_fields = json!({"type": "array", "items": {"enum": columns}, "uniqueItems": true});
     // Flat rows name every cell; groups name their entries and, in an inner list, the cells
@@ -517,6 +585,7 @@ fn part_schema<T: ItemRow>() -> Value {
     .filter(|k| {
         T::COLUMNS.iter().any(|c| c.kind == **k)
             || (T::GROUPING != Grouping::None && matches!(k, CellKind::Text | CellKind::Lines))
+            || (T::NUMBERED_WHEN_REPEATED.is_some() && matches!(k, CellKind::Count))
     })
     .map(cell_schema)
     .chain(std::iter::once(json!({"type": "null"})))
@@ -598,17 +667,34 @@ fn part_schema<T: ItemRow>() -> Value {
             ),
         });
     }
+    if let Some(name) = T::NUMBERED_WHEN_REPEATED {
+        schema["properties"][repeated_key(name)] = json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "description": format!(
+                "Each {name} that recurs on this part of the page (the same line in many \
+                 files), said once: a {name} cell that is a number n stands for entry n \
+                 (from 0) of this list."
+            ),
+        });
+    }
     schema
 }
 
-/// `name (type): what it holds`.
-fn describe(c: &Column) -> String {
+/// `name (type): what it holds`; `numbered`: a cell may instead hold its value's number in
+/// the part's list of recurring values.
+fn describe(c: &Column, numbered: bool) -> String {
     let kind = match c.kind {
         CellKind::Count => "integer",
         CellKind::Text => "string",
         CellKind::Flag => "boolean",
         CellKind::Lines => "list of strings",
     };
+    if numbered {
+        let list = repeated_key(c.name);
+        return format!("{} ({kind}, or its number in {list}): {}", c.name, c.about);
+    }
     format!("{} ({kind}): {}", c.name, c.about)
 }
 
@@ -799,5 +885,92 @@ mod tests {
         let part = part_view(&items);
         assert!(part.get("language_by_extension").is_none(), "{part:?}");
         assert_eq!(part["repos"][0][1][0], json!(["a.go", "Go"]));
+    }
+
+    /// A matched line in a file: `line` and `text`.
+    struct Hit {
+        path: &'static str,
+        line: u64,
+        text: &'static str,
+    }
+
+    impl ItemRow for Hit {
+        const COLUMNS: &'static [Column] = &[
+            Column {
+                name: "line",
+                kind: CellKind::Count,
+                about: "line",
+            },
+            Column {
+                name: "text",
+                kind: CellKind::Text,
+                about: "text",
+            },
+        ];
+        const GROUPING: Grouping = Grouping::File;
+        const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
+
+        fn group(&self) -> Location<'_> {
+            Location {
+                repo: "r",
+                branches: &[],
+                path: self.path,
+            }
+        }
+
+        fn cells(&self) -> Vec<Option<Value>> {
+            vec![Some(json!(self.line)), Some(json!(self.text))]
+        }
+    }
+
+    const IMPORT: &str = "import { logEvent } from \"../observability/log_event\";";
+    const CALL: &str = "logEvent(ctx, \"order.created\", { id: req.id });";
+
+    #[test]
+    fn a_line_that_recurs_is_said_once_and_its_rows_give_its_number() {
+        let hit = |path, line, text| Hit { path, line, text };
+        let items = [
+            hit("a.ts", 1, IMPORT),
+            hit("a.ts", 7, CALL),
+            hit("b.ts", 1, IMPORT),
+            hit("b.ts", 9, "}"),
+            hit("c.ts", 1, IMPORT),
+            hit("c.ts", 4, CALL),
+            hit("c.ts", 5, "}"),
+        ];
+        let part = part_view(&items);
+        // `}` recurs too, but its number would cost as much as it saves.
+        assert_eq!(
+            json!(part),
+            json!({
+                "fields": ["repo", "path", ["line", "text"]],
+                "files": [
+                    ["r", "a.ts", [[1, 0], [7, 1]]],
+                    ["r", "b.ts", [[1, 0], [9, "}"]]],
+                    ["r", "c.ts", [[1, 0], [4, 1], [5, "}"]]],
+                ],
+                "repeated_texts": [IMPORT, CALL],
+            })
+        );
+    }
+
+    #[test]
+    fn a_list_that_would_not_pay_for_its_key_is_left_out() {
+        // Twice `"x = 1;"` (8 characters) saves 8 - 1 - 2 x 1 = 5, less than the key's 19.
+        let items = [
+            Hit {
+                path: "a.ts",
+                line: 1,
+                text: "x = 1;",
+            },
+            Hit {
+                path: "b.ts",
+                line: 1,
+                text: "x = 1;",
+            },
+        ];
+        let part = part_view(&items);
+        assert!(part.get("repeated_texts").is_none(), "{part:?}");
+        assert_eq!(part["rows"][0], json!(["r", "a.ts", 1, "x = 1;"]));
     }
 }

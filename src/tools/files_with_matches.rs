@@ -127,6 +127,7 @@ impl ItemRow for MatchingFileItem {
         LANGUAGE,
     ];
     const GROUPING: Grouping = Grouping::Repo;
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
     const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {

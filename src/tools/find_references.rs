@@ -277,6 +277,7 @@ impl ItemRow for ReferenceItem {
         AFTER,
     ];
     const GROUPING: Grouping = Grouping::File;
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
     const PARTS: &'static [&'static str] = &["definitions", "references"];
     const SAID_PER_GROUP: &'static [&'static str] = &["kind"];
 

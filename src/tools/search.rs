@@ -131,6 +131,7 @@ impl ItemRow for LineItem {
         AFTER,
     ];
     const GROUPING: Grouping = Grouping::File;
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
 
     fn group(&self) -> Location<'_> {
         self.file().expect("a line is in a file")

@@ -172,6 +172,7 @@ impl ItemRow for SymbolItem {
         AFTER,
     ];
     const GROUPING: Grouping = Grouping::File;
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
     const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent", "parent_kind"];
 
     fn group(&self) -> Location<'_> {

@@ -193,6 +193,21 @@ pub fn flat_page(sc: &Value) -> Value {
         {
             items.push(item_of(&serde_json::Map::new(), fields, row));
         }
+        // `repeated_<column>s`: the values of the column that recur in the part, said once;
+        // a cell of that column that is a number n is entry n of the list.
+        for (key, said) in part.as_object().into_iter().flatten() {
+            let column = key
+                .strip_prefix("repeated_")
+                .and_then(|k| k.strip_suffix('s'));
+            let (Some(column), Some(said)) = (column, said.as_array()) else {
+                continue;
+            };
+            for item in &mut items[first_of_part..] {
+                if let Some(n) = item.get(column).and_then(Value::as_u64) {
+                    item[column] = said[n as usize].clone();
+                }
+            }
+        }
         // `<column>_by_extension`: the column's value for each file extension on the page,
         // for the rows (of this part) that leave it out.
         for (key, by_extension) in part.as_object().into_iter().flatten() {

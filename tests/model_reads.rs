@@ -326,7 +326,14 @@ async fn a_line_many_files_hold_is_said_once() {
         };
         let r = call(&client, tool, args).await;
         let sc = r.structured_content.clone().expect("structured content");
+        let schema = output_schema(&client, tool).await;
+        let validator = jsonschema::validator_for(&schema).expect("output schema compiles");
+        assert!(
+            validator.is_valid(&sc),
+            "{tool}: not its outputSchema: {sc}"
+        );
         let read = serde_json::to_string(&sc).unwrap();
+        assert!(read.contains("text_by_number"), "{tool}: {read}");
         for line in [shared, alpha, beta] {
             let quoted = serde_json::to_string(line).unwrap();
             assert_eq!(

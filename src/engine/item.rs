@@ -89,9 +89,11 @@ pub trait ItemRow {
     /// listed, even when they happen to repeat, so a group reads as plainly as the file it
     /// names.
     const SAID_PER_GROUP: &'static [&'static str] = &[];
-    /// A column of long strings that recur across a page's items (a source line: the same
-    /// import in many files): a page may say each recurring value once, in a list, and give
-    /// the cells that hold it its number in that list. `None`: no such column.
+    /// A column of long strings that recur across the items of a part of a page (a source
+    /// line: the same import in many files): a page may say each recurring value once, in a
+    /// list, and give the cells that hold it its number in that list. It must be a
+    /// [`CellKind::Text`] column (so a number in it can only be such a reference) and not one
+    /// of [`ItemRow::SAID_PER_GROUP`]. `None`: no such column.
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = None;
 
     /// The file (or repository) the item belongs to; consecutive items with the same one

@@ -13,9 +13,9 @@
 //!   a tool names in [`ItemRow::SAID_PER_GROUP`]) is said once in the group, after its rows;
 //!   a language that a file's extension gives is said once per extension
 //!   (`language_by_extension`), and left out of the rows it holds for;
-//! - a source line that recurs in a part (one import in many files) is said once, in
-//!   `repeated_texts`, and the cells that hold it give its number there instead
-//!   ([`ItemRow::NUMBERED_WHEN_REPEATED`]), when that makes the part shorter;
+//! - a source line that recurs in a part (one import in many files) is said once, in the
+//!   list `text_by_number`, and the cells that hold it give its number there instead
+//!   ([`ItemRow::NUMBERED_WHEN_REPEATED`]), when that saves enough to be worth a lookup;
 //! - `find_references` keeps definitions and references apart as two parts, no per-item label;
 //! - no empty, null or default-valued field: a flag is there only when true, a list only when
 //!   it holds something (a cell an item lacks, in a column others have, is `null`);
@@ -25,6 +25,8 @@
 //!
 //! [`page_schema`] states that shape as the tool's `outputSchema`, with only what JSON Schema
 //! 2020-12 defines.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
@@ -88,10 +90,12 @@ fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
         let said = said_by_extension(items, &mut cells, c);
         (!said.is_empty()).then(|| (format!("{name}_by_extension"), Value::Object(said)))
     });
+    // Before the layout is chosen: a numbered cell is written once per item in rows and in
+    // groups alike, so it saves the same in either and leaves the choice as it was.
     let numbered = T::NUMBERED_WHEN_REPEATED.and_then(|name| {
         let c = T::COLUMNS.iter().position(|c| c.name == name)?;
         let said = said_once_when_repeated(&mut cells, c, name);
-        (!said.is_empty()).then(|| (repeated_key(name), Value::Array(said)))
+        (!said.is_empty()).then(|| (by_number_key(name), Value::Array(said)))
     });
     let mut out = part_rows(items, cells);
     out.extend(by_extension);
@@ -99,47 +103,52 @@ fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
     out
 }
 
-/// Where a part says the recurring values of column `name` once: `repeated_texts`.
-fn repeated_key(name: &str) -> String {
-    format!("repeated_{name}s")
+/// Where a part says the recurring values of column `name` once: `text_by_number`, named
+/// like `language_by_extension` so that a model reads what a number in that column stands for.
+fn by_number_key(name: &str) -> String {
+    format!("{name}_by_number")
 }
+
+/// The least a value must save to be numbered: a number in place of a line costs a model a
+/// lookup, worth it for a long line said many times, not for a few characters.
+const LEAST_SAVING: usize = 20;
 
 /// The strings of column `c` that recur in this part (the same import line in many files),
 /// each said once in a list, in order of first appearance; each cell that held one holds its
-/// number in the list instead. Only the values that this makes shorter, and none when the
-/// list's own key would cost more than they save. A program reads a cell that is a number
-/// as that entry of the list.
+/// number in the list instead. Only the values that save at least [`LEAST_SAVING`]
+/// characters, and none when the list's own key would cost more than they save. A program
+/// reads a cell that is a number as that entry of the list (the column holds strings only).
 fn said_once_when_repeated(cells: &mut [Vec<Option<Value>>], c: usize, name: &str) -> Vec<Value> {
-    // Each distinct string: the rows that hold it, in order of first appearance.
-    let mut first_seen: Vec<(&str, Vec<usize>)> = Vec::new();
-    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // Each distinct string and the rows that hold it, in order of first appearance.
+    let mut rows_by_value: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut index_of: HashMap<&str, usize> = HashMap::new();
     for (r, row) in cells.iter().enumerate() {
         let Some(Value::String(s)) = &row[c] else {
             continue;
         };
-        match at.get(s.as_str()) {
-            Some(&i) => first_seen[i].1.push(r),
+        match index_of.get(s.as_str()) {
+            Some(&i) => rows_by_value[i].1.push(r),
             None => {
-                at.insert(s, first_seen.len());
-                first_seen.push((s, vec![r]));
+                index_of.insert(s, rows_by_value.len());
+                rows_by_value.push((s, vec![r]));
             }
         }
     }
     let mut numbered: Vec<(String, Vec<usize>)> = Vec::new();
     let mut saved = 0;
-    for (value, rows) in first_seen {
+    for (value, rows) in rows_by_value {
         let len = json!(value).to_string().chars().count();
         let number_len = numbered.len().to_string().len();
         // Each row's cell shrinks to the number; the list pays the value and a comma.
         let (inline, said) = (rows.len() * len, len + 1 + rows.len() * number_len);
-        if inline > said {
+        if inline >= said + LEAST_SAVING {
             saved += inline - said;
             numbered.push((value.to_owned(), rows));
         }
     }
-    // The list's key (`,"repeated_texts":[]`), less the comma its last entry does not need.
-    let key_len = repeated_key(name).len() + 5;
-    if saved <= key_len {
+    // The list's key (`,"text_by_number":[]`), less the comma its last entry does not need.
+    let key_len = by_number_key(name).len() + 5;
+    if saved < key_len + LEAST_SAVING {
         return Vec::new();
     }
     numbered
@@ -437,6 +446,17 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
             "`{name}` is not a column of the tool"
         );
     }
+    // A number in a numbered column must mean an entry of its list, and its cell must be
+    // written once per item for the saving to hold.
+    if let Some(name) = T::NUMBERED_WHEN_REPEATED {
+        assert!(
+            T::COLUMNS
+                .iter()
+                .any(|c| c.name == name && c.kind == CellKind::Text)
+                && !T::SAID_PER_GROUP.contains(&name),
+            "`{name}` cannot be numbered: not a text column, or said once per group"
+        );
+    }
     let mut properties = Map::new();
     let part = part_schema::<T>();
     if T::PARTS.is_empty() {
@@ -668,7 +688,7 @@ fn part_schema<T: ItemRow>() -> Value {
         });
     }
     if let Some(name) = T::NUMBERED_WHEN_REPEATED {
-        schema["properties"][repeated_key(name)] = json!({
+        schema["properties"][by_number_key(name)] = json!({
             "type": "array",
             "items": {"type": "string"},
             "minItems": 1,
@@ -692,7 +712,7 @@ fn describe(c: &Column, numbered: bool) -> String {
         CellKind::Lines => "list of strings",
     };
     if numbered {
-        let list = repeated_key(c.name);
+        let list = by_number_key(c.name);
         return format!("{} ({kind}, or its number in {list}): {}", c.name, c.about);
     }
     format!("{} ({kind}): {}", c.name, c.about)
@@ -949,28 +969,46 @@ mod tests {
                     ["r", "b.ts", [[1, 0], [9, "}"]]],
                     ["r", "c.ts", [[1, 0], [4, 1], [5, "}"]]],
                 ],
-                "repeated_texts": [IMPORT, CALL],
+                "text_by_number": [IMPORT, CALL],
             })
         );
     }
 
     #[test]
-    fn a_list_that_would_not_pay_for_its_key_is_left_out() {
-        // Twice `"x = 1;"` (8 characters) saves 8 - 1 - 2 x 1 = 5, less than the key's 19.
+    fn a_line_that_would_save_little_stays_in_its_row() {
+        // `"x = 1;"` twice: 16 characters in the rows, 8 + 1 + 2 x 1 numbered, 5 saved.
+        let hit = |path, text| Hit {
+            path,
+            line: 1,
+            text,
+        };
         let items = [
-            Hit {
-                path: "a.ts",
-                line: 1,
-                text: "x = 1;",
-            },
-            Hit {
-                path: "b.ts",
-                line: 1,
-                text: "x = 1;",
-            },
+            hit("a.ts", IMPORT),
+            hit("b.ts", IMPORT),
+            hit("c.ts", IMPORT),
+            hit("d.ts", "x = 1;"),
+            hit("e.ts", "x = 1;"),
         ];
         let part = part_view(&items);
-        assert!(part.get("repeated_texts").is_none(), "{part:?}");
-        assert_eq!(part["rows"][0], json!(["r", "a.ts", 1, "x = 1;"]));
+        assert_eq!(part["text_by_number"], json!([IMPORT]), "{part:?}");
+        assert_eq!(part["rows"][0], json!(["r", "a.ts", 1, 0]));
+        assert_eq!(part["rows"][4], json!(["r", "e.ts", 1, "x = 1;"]));
+    }
+
+    #[test]
+    fn a_list_that_would_not_pay_for_its_key_is_left_out() {
+        // Twice `"value = cache.get(key)"` (24 characters): 48 in the rows, 24 + 1 + 2 x 1
+        // numbered, 21 saved; the key (`,"text_by_number":[]`, 19) would leave 2 of them.
+        let hit = |path| Hit {
+            path,
+            line: 1,
+            text: "value = cache.get(key)",
+        };
+        let part = part_view(&[hit("a.ts"), hit("b.ts")]);
+        assert!(part.get("text_by_number").is_none(), "{part:?}");
+        assert_eq!(
+            part["rows"][0],
+            json!(["r", "a.ts", 1, "value = cache.get(key)"])
+        );
     }
 }

@@ -99,6 +99,13 @@ impl Tool for FilesWithMatches {
     }
 }
 
+/// The first matching line of a file.
+const FIRST_LINE_TEXT: Column = Column {
+    name: "text",
+    kind: CellKind::Text,
+    about: "the first matching line, trimmed and shortened",
+};
+
 impl ItemRow for MatchingFileItem {
     const COLUMNS: &'static [Column] = &[
         PATH,
@@ -118,16 +125,12 @@ impl ItemRow for MatchingFileItem {
             kind: CellKind::Count,
             about: "1-based character column of the first match on that line",
         },
-        Column {
-            name: "text",
-            kind: CellKind::Text,
-            about: "the first matching line, trimmed and shortened",
-        },
+        FIRST_LINE_TEXT,
         // Last, so that a row whose language its extension says ends before it.
         LANGUAGE,
     ];
     const GROUPING: Grouping = Grouping::Repo;
-    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(FIRST_LINE_TEXT.name);
     const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {

@@ -27,8 +27,8 @@ WALKS = [
     ("find_references", {"symbol": "get"}, 5),
     ("search", {"query": r"pagerItem\d+", "context_lines": 1}, 9),
     # Byte-identical files in beta-go and twin-go: its first page says a recurring line once
-    # (`repeated_texts`), which the schema check must meet.
-    ("search", {"query": "tiebreakProbe"}, 5, "repeated_texts"),
+    # (`text_by_number`), which the schema check must meet.
+    ("search", {"query": "tiebreakProbe"}, 5, "text_by_number"),
     ("files_with_matches", {"query": "pagerItem"}, 7),
     ("list_repos", {}, 2),
 ]

@@ -193,18 +193,19 @@ pub fn flat_page(sc: &Value) -> Value {
         {
             items.push(item_of(&serde_json::Map::new(), fields, row));
         }
-        // `repeated_<column>s`: the values of the column that recur in the part, said once;
+        // `<column>_by_number`: the values of the column that recur in the part, said once;
         // a cell of that column that is a number n is entry n of the list.
         for (key, said) in part.as_object().into_iter().flatten() {
-            let column = key
-                .strip_prefix("repeated_")
-                .and_then(|k| k.strip_suffix('s'));
-            let (Some(column), Some(said)) = (column, said.as_array()) else {
+            let (Some(column), Some(said)) = (key.strip_suffix("_by_number"), said.as_array())
+            else {
                 continue;
             };
             for item in &mut items[first_of_part..] {
                 if let Some(n) = item.get(column).and_then(Value::as_u64) {
-                    item[column] = said[n as usize].clone();
+                    item[column] = said
+                        .get(n as usize)
+                        .unwrap_or_else(|| panic!("{key} has no entry {n}"))
+                        .clone();
                 }
             }
         }

@@ -39,7 +39,7 @@ const WALKS = [
   ['find_references', { symbol: 'get' }, 7],
   ['search', { query: 'pagerItem\\d+' }, 7],
   // Byte-identical files in beta-go and twin-go: a line that recurs is said once.
-  ['search', { query: 'tiebreakProbe' }, 5, 'repeated_texts'],
+  ['search', { query: 'tiebreakProbe' }, 5, 'text_by_number'],
   ['files_with_matches', { query: 'pagerItem' }, 7],
   ['list_repos', {}, 2],
 ];

@@ -444,10 +444,12 @@ where
 mod tests {
     use super::*;
     use crate::engine::Pager;
+    use crate::engine::backend::IndexedRepo;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
     use crate::engine::testing::{LineArgs, LineItem, LineTool};
+    use std::time::Duration;
 
     /// The query: the engine's test tool sends it to the backend as it is.
     const TEXT: &str = "unit";
@@ -854,5 +856,52 @@ mod tests {
         let search = search_of(5);
         b.search(&search).await.unwrap();
         assert_eq!(b.members()[0].backend.files_asked(&q()), [5]);
+    }
+
+    #[tokio::test]
+    async fn a_listing_adds_the_backends_up_names_the_missing_and_counts_a_shared_repo_once() {
+        let repo = |name: &str, documents| IndexedRepo {
+            name: name.into(),
+            documents,
+            ..Default::default()
+        };
+        let members = vec![
+            (
+                "a".to_string(),
+                FakeBackend::new().with_repos(vec![repo("r1", 10), repo("r2", 20)]),
+            ),
+            (
+                "b".to_string(),
+                FakeBackend::new().with_repos(vec![repo("r2", 20), repo("r3", 30)]),
+            ),
+            (
+                "c".to_string(),
+                FakeBackend::new().with_repos(vec![repo("r4", 40)]),
+            ),
+            (
+                "d".to_string(),
+                FakeBackend::new().with_repos(vec![repo("r5", 50)]),
+            ),
+        ];
+        let fan = FanOut::new(members, false).unwrap();
+        fan.members()[2]
+            .backend
+            .fail(BackendErrorKind::Unreachable, 0);
+        let listing = fan.repos("", Duration::from_secs(1)).await.unwrap();
+        let mut names: Vec<&str> = listing.repos.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["r1", "r2", "r3", "r5"]);
+        // r2 once in the repositories and the documents; every answering backend's shards.
+        assert_eq!(listing.stats.repos, 4);
+        assert_eq!(listing.stats.documents, 10 + 20 + 30 + 50);
+        assert_eq!(listing.stats.shards, 2 + 2 + 1);
+        assert_eq!(listing.stats.index_bytes, 5000);
+        assert_eq!(listing.missing_backends, 0b100, "c did not answer");
+        assert_eq!(listing.warnings.len(), 1, "{:?}", listing.warnings);
+        let warning = &listing.warnings[0];
+        assert!(
+            warning.contains("r2") && warning.contains("(a and b)"),
+            "{warning}"
+        );
     }
 }

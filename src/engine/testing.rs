@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use super::Pager;
 use super::backend::{
-    Backend, BackendError, BackendErrorKind, FileSearch, Fragment, MatchedLine, RankedFile,
-    RankedFiles, Readiness, RepoListing, SearchStats,
+    Backend, BackendError, BackendErrorKind, FileSearch, Fragment, IndexStats, IndexedRepo,
+    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats,
 };
 use super::config::PagerConfig;
 use super::error::Error;
@@ -47,6 +47,8 @@ pub(crate) struct FakeBackend {
     ready: Mutex<Option<bool>>,
     /// The next this many searches answer no files and one crashed shard.
     crash_next: Mutex<u32>,
+    /// The repositories it lists, each in a shard of its own.
+    listed: Mutex<Vec<IndexedRepo>>,
 }
 
 impl FakeBackend {
@@ -80,7 +82,14 @@ impl FakeBackend {
         *self.delay.lock().expect("delay lock") = delay;
     }
 
-    /// Makes every search asking for more than `over` files fail with `kind` (`over` 0: all).
+    /// Lists `repos` (in place of none), each in a shard of its own.
+    pub(crate) fn with_repos(self, repos: Vec<IndexedRepo>) -> Self {
+        *self.listed.lock().expect("listed lock") = repos;
+        self
+    }
+
+    /// Makes every search asking for more than `over` files fail with `kind` (`over` 0: all,
+    /// and the repository listing too).
     pub(crate) fn fail(&self, kind: BackendErrorKind, over: u32) {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
     }
@@ -170,13 +179,31 @@ impl Backend for FakeBackend {
         Ok(RankedFiles { files, stats })
     }
 
-    /// No repositories.
+    /// The repositories given by [`FakeBackend::with_repos`] (none by default), whatever the
+    /// query; fails as every search does after [`FakeBackend::fail`] with no file bound.
     async fn repos(
         &self,
         _query: &str,
         _wall_time: std::time::Duration,
     ) -> Result<RepoListing, BackendError> {
-        Ok(RepoListing::default())
+        if let Some((kind, 0)) = *self.failure.lock().expect("failure lock") {
+            return Err(BackendError {
+                kind,
+                message: "the fake fails every call".into(),
+            });
+        }
+        let repos = self.listed.lock().expect("listed lock").clone();
+        let n = repos.len() as u64;
+        Ok(RepoListing {
+            stats: IndexStats {
+                repos: n,
+                documents: repos.iter().map(|r| r.documents).sum(),
+                shards: n,
+                index_bytes: 1000 * n,
+            },
+            repos,
+            ..RepoListing::default()
+        })
     }
 
     /// As set by [`FakeBackend::set_ready`]; by default ready unless some answer reports

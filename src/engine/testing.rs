@@ -294,6 +294,7 @@ impl ItemRow for LineItem {
         },
     ];
     const GROUPING: Grouping = Grouping::File;
+    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
 
     fn group(&self) -> Location<'_> {
         Location {

@@ -731,6 +731,7 @@ fn cell_schema(kind: &CellKind) -> Value {
 mod tests {
     use super::*;
     use crate::engine::item::Location;
+    use crate::engine::testing::LineItem;
 
     /// A symbol-like item in a file: one row of `line`, `kind`, `parent`.
     struct Sym {
@@ -907,39 +908,13 @@ mod tests {
         assert_eq!(part["repos"][0][1][0], json!(["a.go", "Go"]));
     }
 
-    /// A matched line in a file: `line` and `text`.
-    struct Hit {
-        path: &'static str,
-        line: u64,
-        text: &'static str,
-    }
-
-    impl ItemRow for Hit {
-        const COLUMNS: &'static [Column] = &[
-            Column {
-                name: "line",
-                kind: CellKind::Count,
-                about: "line",
-            },
-            Column {
-                name: "text",
-                kind: CellKind::Text,
-                about: "text",
-            },
-        ];
-        const GROUPING: Grouping = Grouping::File;
-        const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
-
-        fn group(&self) -> Location<'_> {
-            Location {
-                repo: "r",
-                branches: &[],
-                path: self.path,
-            }
-        }
-
-        fn cells(&self) -> Vec<Option<Value>> {
-            vec![Some(json!(self.line)), Some(json!(self.text))]
+    /// The engine's test item: a matching `line` and its `text`, in file `path` of repo `r`.
+    fn hit(path: &str, line: u32, text: &str) -> LineItem {
+        LineItem {
+            repo: "r".into(),
+            path: path.into(),
+            line,
+            text: text.into(),
         }
     }
 
@@ -948,7 +923,6 @@ mod tests {
 
     #[test]
     fn a_line_that_recurs_is_said_once_and_its_rows_give_its_number() {
-        let hit = |path, line, text| Hit { path, line, text };
         let items = [
             hit("a.ts", 1, IMPORT),
             hit("a.ts", 7, CALL),
@@ -977,17 +951,12 @@ mod tests {
     #[test]
     fn a_line_that_would_save_little_stays_in_its_row() {
         // `"x = 1;"` twice: 16 characters in the rows, 8 + 1 + 2 x 1 numbered, 5 saved.
-        let hit = |path, text| Hit {
-            path,
-            line: 1,
-            text,
-        };
         let items = [
-            hit("a.ts", IMPORT),
-            hit("b.ts", IMPORT),
-            hit("c.ts", IMPORT),
-            hit("d.ts", "x = 1;"),
-            hit("e.ts", "x = 1;"),
+            hit("a.ts", 1, IMPORT),
+            hit("b.ts", 1, IMPORT),
+            hit("c.ts", 1, IMPORT),
+            hit("d.ts", 1, "x = 1;"),
+            hit("e.ts", 1, "x = 1;"),
         ];
         let part = part_view(&items);
         assert_eq!(part["text_by_number"], json!([IMPORT]), "{part:?}");
@@ -999,12 +968,8 @@ mod tests {
     fn a_list_that_would_not_pay_for_its_key_is_left_out() {
         // Twice `"value = cache.get(key)"` (24 characters): 48 in the rows, 24 + 1 + 2 x 1
         // numbered, 21 saved; the key (`,"text_by_number":[]`, 19) would leave 2 of them.
-        let hit = |path| Hit {
-            path,
-            line: 1,
-            text: "value = cache.get(key)",
-        };
-        let part = part_view(&[hit("a.ts"), hit("b.ts")]);
+        let line = "value = cache.get(key)";
+        let part = part_view(&[hit("a.ts", 1, line), hit("b.ts", 1, line)]);
         assert!(part.get("text_by_number").is_none(), "{part:?}");
         assert_eq!(
             part["rows"][0],

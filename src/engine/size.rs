@@ -61,8 +61,9 @@ pub fn row_lens<T: ItemRow>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// Characters of `value`'s compact JSON.
-fn json_chars(value: &serde_json::Value) -> usize {
+/// Characters of `value`'s compact JSON: what a cell costs a model in the structured page
+/// (the MCP view weighs what it may say once with it too).
+pub fn json_chars(value: &serde_json::Value) -> usize {
     serde_json::to_string(value).map_or(0, |s| s.chars().count())
 }
 

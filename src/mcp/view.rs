@@ -33,6 +33,7 @@ use serde_json::{Map, Value, json};
 use super::render::walk_sentence;
 use crate::engine::item::{CellKind, Column, Grouping, ItemRow};
 use crate::engine::page::Page;
+use crate::engine::size::json_chars;
 
 /// The structured page of `tool`.
 pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>) -> Value {
@@ -119,31 +120,31 @@ const LEAST_SAVING: usize = 20;
 /// characters, and none when the list's own key would cost more than they save. A program
 /// reads a cell that is a number as that entry of the list (the column holds strings only).
 fn said_once_when_repeated(cells: &mut [Vec<Option<Value>>], c: usize, name: &str) -> Vec<Value> {
-    // Each distinct string and the rows that hold it, in order of first appearance.
-    let mut rows_by_value: Vec<(&str, Vec<usize>)> = Vec::new();
+    // Each distinct string cell and the rows that hold it, in order of first appearance.
+    let mut rows_by_value: Vec<(&Value, Vec<usize>)> = Vec::new();
     let mut index_of: HashMap<&str, usize> = HashMap::new();
     for (r, row) in cells.iter().enumerate() {
-        let Some(Value::String(s)) = &row[c] else {
+        let Some(cell @ Value::String(s)) = &row[c] else {
             continue;
         };
         match index_of.get(s.as_str()) {
             Some(&i) => rows_by_value[i].1.push(r),
             None => {
                 index_of.insert(s, rows_by_value.len());
-                rows_by_value.push((s, vec![r]));
+                rows_by_value.push((cell, vec![r]));
             }
         }
     }
-    let mut numbered: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut numbered: Vec<(Value, Vec<usize>)> = Vec::new();
     let mut saved = 0;
     for (value, rows) in rows_by_value {
-        let len = json!(value).to_string().chars().count();
+        let len = json_chars(value);
         let number_len = numbered.len().to_string().len();
         // Each row's cell shrinks to the number; the list pays the value and a comma.
         let (inline, said) = (rows.len() * len, len + 1 + rows.len() * number_len);
         if inline >= said + LEAST_SAVING {
             saved += inline - said;
-            numbered.push((value.to_owned(), rows));
+            numbered.push((value.clone(), rows));
         }
     }
     // The list's key (`,"text_by_number":[]`), less the comma its last entry does not need.
@@ -158,7 +159,7 @@ fn said_once_when_repeated(cells: &mut [Vec<Option<Value>>], c: usize, name: &st
             for r in rows {
                 cells[r][c] = Some(json!(number));
             }
-            Value::String(value)
+            value
         })
         .collect()
 }
@@ -194,7 +195,7 @@ fn said_by_extension<T: ItemRow>(
         let (Some(value), false) = (value, conflict) else {
             continue;
         };
-        let value_len = value.to_string().chars().count();
+        let value_len = json_chars(value);
         // Each row saves its cell and a comma; the map pays `"ext":value,`.
         let entry_len = ext.chars().count() + 4 + value_len;
         if n * (value_len + 1) > entry_len {

@@ -865,24 +865,18 @@ mod tests {
             documents,
             ..Default::default()
         };
-        let members = vec![
-            (
-                "a".to_string(),
-                FakeBackend::new().with_repos(vec![repo("r1", 10), repo("r2", 20)]),
-            ),
-            (
-                "b".to_string(),
-                FakeBackend::new().with_repos(vec![repo("r2", 20), repo("r3", 30)]),
-            ),
-            (
-                "c".to_string(),
-                FakeBackend::new().with_repos(vec![repo("r4", 40)]),
-            ),
-            (
-                "d".to_string(),
-                FakeBackend::new().with_repos(vec![repo("r5", 50)]),
-            ),
+        // Backends a, b, c, d; b also serves a's r2.
+        let listed = [
+            vec![repo("r1", 10), repo("r2", 20)],
+            vec![repo("r2", 20), repo("r3", 30)],
+            vec![repo("r4", 40)],
+            vec![repo("r5", 50)],
         ];
+        let members = listed
+            .into_iter()
+            .zip('a'..)
+            .map(|(repos, name)| (name.to_string(), FakeBackend::new().with_repos(repos)))
+            .collect();
         let fan = FanOut::new(members, false).unwrap();
         fan.members()[2]
             .backend

@@ -349,3 +349,36 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
     let e = small(&url).search(&req("x")).await.unwrap_err();
     assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
 }
+
+/// An answer in several chunks is read whole, and one that is not UTF-8 is still read: a
+/// line's bytes that are not UTF-8 come out replaced, never as an error, and text that is
+/// UTF-8 (a path in Greek) comes out as it was.
+#[tokio::test]
+async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
+    let answer = |line: &[u8]| {
+        let mut body =
+            br#"{"Result":{"FileCount":1,"MatchCount":1,"Files":[{"FileName":"docs/"#.to_vec();
+        body.extend_from_slice("λόγος.md".as_bytes());
+        body.extend_from_slice(br#"","Repository":"r","LineMatches":[{"LineNumber":2,"Line":""#);
+        body.extend_from_slice(line);
+        body.extend_from_slice(br#""}]}]}}"#);
+        let mut http = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        for part in body.chunks(7) {
+            http.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+            http.extend_from_slice(part);
+            http.extend_from_slice(b"\r\n");
+        }
+        http.extend_from_slice(b"0\r\n\r\n");
+        http
+    };
+    // "héllo\n" as base64: the usual answer, all of it UTF-8.
+    let url = raw_http_server(answer(b"aMOpbGxvCg==")).await;
+    let r = quick(&url, 2_000).search(&req("x")).await.unwrap();
+    assert_eq!(r.files[0].file_name, "docs/λόγος.md");
+    assert_eq!(r.files[0].line_matches[0].line.as_str(), "héllo\n");
+    // A raw 0xff where the base64 belongs: the body is not UTF-8.
+    let url = raw_http_server(answer(b"a\xffb")).await;
+    let r = quick(&url, 2_000).search(&req("x")).await.unwrap();
+    assert_eq!(r.files[0].file_name, "docs/λόγος.md");
+    assert_eq!(r.files[0].line_matches[0].line.as_str(), "a\u{fffd}b");
+}

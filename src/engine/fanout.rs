@@ -712,6 +712,14 @@ mod tests {
         // Nothing set aside: an answer of every file has no boosted file to fear.
         assert_eq!(merged.files.len(), 90);
         assert_eq!(merged.stats.file_count, 90);
+
+        // A backend away is missing from a search of every file too, never a full answer.
+        b.members()[1]
+            .backend
+            .fail(BackendErrorKind::Unreachable, 0);
+        let part = b.search(&search).await.unwrap();
+        assert_eq!(part.stats.missing_backends, 0b10);
+        assert_eq!(part.files.len(), split(&corpus(), 2)[0].len());
     }
 
     #[tokio::test]

@@ -137,7 +137,9 @@ impl Backend for FakeBackend {
             tokio::time::sleep(delay).await;
         }
         let failure = *self.failure.lock().expect("failure lock");
-        if let Some((kind, over)) = failure.filter(|(_, over)| search.max_files > *over) {
+        // `max_files` 0 asks for every file: more than any bound.
+        let asks_more = |over: u32| search.max_files == 0 || search.max_files > over;
+        if let Some((kind, over)) = failure.filter(|&(_, over)| asks_more(over)) {
             return Err(BackendError {
                 kind,
                 message: format!("the fake fails searches of more than {over} files"),

@@ -352,13 +352,14 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
 
 /// An answer in several chunks is read whole, and one that is not UTF-8 is still read: a
 /// line's bytes that are not UTF-8 come out replaced, never as an error, and text that is
-/// UTF-8 (a path in Greek) comes out as it was.
+/// UTF-8 (a path in Greek) comes out as it was. A path that is not UTF-8 is no path: the
+/// answer is malformed.
 #[tokio::test]
 async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
-    let answer = |line: &[u8]| {
+    let answer_in = |name: &[u8], line: &[u8]| {
         let mut body =
             br#"{"Result":{"FileCount":1,"MatchCount":1,"Files":[{"FileName":"docs/"#.to_vec();
-        body.extend_from_slice("λόγος.md".as_bytes());
+        body.extend_from_slice(name);
         body.extend_from_slice(br#"","Repository":"r","LineMatches":[{"LineNumber":2,"Line":""#);
         body.extend_from_slice(line);
         body.extend_from_slice(br#""}]}]}}"#);
@@ -371,6 +372,7 @@ async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
         http.extend_from_slice(b"0\r\n\r\n");
         http
     };
+    let answer = |line: &[u8]| answer_in("λόγος.md".as_bytes(), line);
     // "héllo\n" as base64: the usual answer, all of it UTF-8.
     let url = raw_http_server(answer(b"aMOpbGxvCg==")).await;
     let r = quick(&url, 2_000).search(&req("x")).await.unwrap();
@@ -381,4 +383,7 @@ async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
     let r = quick(&url, 2_000).search(&req("x")).await.unwrap();
     assert_eq!(r.files[0].file_name, "docs/λόγος.md");
     assert_eq!(r.files[0].line_matches[0].line.as_str(), "a\u{fffd}b");
+    let url = raw_http_server(answer_in(b"x\xffy.md", b"aMOpbGxvCg==")).await;
+    let e = quick(&url, 2_000).search(&req("x")).await.unwrap_err();
+    assert!(matches!(e, ZoektError::Malformed { .. }), "{e:?}");
 }

@@ -719,7 +719,9 @@ mod tests {
             .fail(BackendErrorKind::Unreachable, 0);
         let part = b.search(&search).await.unwrap();
         assert_eq!(part.stats.missing_backends, 0b10);
-        assert_eq!(part.files.len(), split(&corpus(), 2)[0].len());
+        let half = split(&corpus(), 2)[0].len();
+        assert_eq!(part.files.len(), half);
+        assert_eq!(part.stats.file_count, half as u64);
     }
 
     #[tokio::test]

@@ -57,6 +57,11 @@ async fn raw(url: &str, q: &str, effort: &Effort, max_docs: u32) -> (Duration, D
     )
 }
 
+/// The allocator the server binary runs with (`src/main.rs`), so these numbers are the ones
+/// the server meets.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let Ok(url) = std::env::var("ZOEKT_PAGER_LIVE_BIG_URL") else {

@@ -126,6 +126,11 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// The allocator the server binary runs with (`src/main.rs`), so these numbers are the ones
+/// the server meets.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it,

@@ -47,8 +47,9 @@ pub(crate) struct FakeBackend {
     ready: Mutex<Option<bool>>,
     /// The next this many searches answer no files and one crashed shard.
     crash_next: Mutex<u32>,
-    /// The repositories it lists, each in a shard of its own.
-    listed: Mutex<Vec<IndexedRepo>>,
+    /// The repositories it lists, each in a shard of its own (set while it is built, so
+    /// without a lock).
+    listed: Vec<IndexedRepo>,
 }
 
 impl FakeBackend {
@@ -84,8 +85,10 @@ impl FakeBackend {
 
     /// Lists `repos` (in place of none), each in a shard of its own.
     pub(crate) fn with_repos(self, repos: Vec<IndexedRepo>) -> Self {
-        *self.listed.lock().expect("listed lock") = repos;
-        self
+        Self {
+            listed: repos,
+            ..self
+        }
     }
 
     /// Makes every search asking for more than `over` files fail with `kind` (`over` 0: all,
@@ -194,7 +197,7 @@ impl Backend for FakeBackend {
                 message: "the fake fails every call".into(),
             });
         }
-        let repos = self.listed.lock().expect("listed lock").clone();
+        let repos = self.listed.clone();
         let n = repos.len() as u64;
         Ok(RepoListing {
             stats: IndexStats {

@@ -394,31 +394,27 @@ impl ZoektClient {
         if resp.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_big);
         }
-        if let Some(len) = resp.content_length() {
-            // Reserved once when the length is given (within the bound just checked).
-            let mut body = Vec::with_capacity(len as usize);
-            while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
-                if body.len() + chunk.len() > limit {
-                    return Err(too_big);
-                }
-                body.extend_from_slice(&chunk);
-            }
-            return Ok(body);
-        }
-        // Zoekt sends its answers chunked, without a length: the chunks are kept as they
-        // come and copied once at the end, where a buffer grown chunk by chunk copied the
-        // body twice over on the way (and held up to twice its bytes doing so).
-        let mut chunks = Vec::new();
+        // With a length, each chunk goes into a buffer reserved once. Without one (Zoekt
+        // answers chunked) the chunks are held as they come and copied once at the end: a
+        // buffer grown chunk by chunk copied the body twice over on the way, and held up to
+        // twice its bytes doing so.
+        let length = resp.content_length();
+        let mut body = Vec::with_capacity(length.unwrap_or(0) as usize);
+        let mut held = Vec::new();
         let mut len = 0;
         while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
             len += chunk.len();
             if len > limit {
                 return Err(too_big);
             }
-            chunks.push(chunk);
+            if length.is_some() {
+                body.extend_from_slice(&chunk);
+            } else {
+                held.push(chunk);
+            }
         }
-        let mut body = Vec::with_capacity(len);
-        for chunk in chunks {
+        body.reserve_exact(len - body.len());
+        for chunk in held {
             body.extend_from_slice(&chunk);
         }
         Ok(body)

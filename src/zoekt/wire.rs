@@ -442,6 +442,23 @@ mod tests {
     }
 
     #[test]
+    fn scores_are_read_to_the_exact_float_zoekt_wrote() {
+        // Go writes a float64 as the shortest text that reads back to it; the pager orders,
+        // merges and cuts windows by these numbers, so they must read back to the same float
+        // Zoekt sorted by. This score, from a real answer over the fixture corpus, read one
+        // unit in the last place low with serde_json's default (faster, inexact) parsing.
+        let r: SearchResponse = serde_json::from_str(
+            r#"{"Result":{"FileCount":2,"MatchCount":2,"Files":[
+              {"FileName":"a","Score":58500000001.276596},
+              {"FileName":"b","Score":58500000001.27659}]}}"#,
+        )
+        .unwrap();
+        let scores: Vec<f64> = r.result.files.iter().map(|f| f.score).collect();
+        assert_eq!(scores, [58500000001.276596, 58500000001.27659]);
+        assert!(scores[0] > scores[1]);
+    }
+
+    #[test]
     fn request_omits_zero_options_and_uses_go_names() {
         let req = SearchRequest {
             q: "sym:foo".into(),

@@ -166,6 +166,7 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
             }
         }
     }
+    client.cancel().await.unwrap();
 }
 
 fn text_of(r: &rmcp::model::CallToolResult) -> String {
@@ -214,6 +215,7 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
         ceiling.contains(&named),
         "{ceiling} does not name {best_filter}"
     );
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
@@ -234,6 +236,8 @@ async fn a_result_that_fits_on_a_page_or_suggestions_off_has_none() {
         assert!(sc.get("narrow").is_none(), "{sc}");
         assert!(!text(&r).contains("Ways to narrow"));
     }
+    client.cancel().await.unwrap();
+    off.cancel().await.unwrap();
 }
 
 /// Every page of a walk, as sent (`structuredContent`), limits cycling through `limits`.
@@ -289,4 +293,6 @@ async fn walks_are_the_same_with_suggestions_on_and_off() {
         suggested >= 4,
         "{suggested} walks had suggestions: the comparison proves little"
     );
+    on.cancel().await.unwrap();
+    off.cancel().await.unwrap();
 }

@@ -15,6 +15,10 @@ pub type Client = RunningService<RoleClient, ()>;
 /// Spawns `zoekt-pager serve` (stdio) against `url` and runs `initialize`. Any ZOEKT_PAGER_*
 /// setting of the test environment is dropped, so the server runs with its defaults plus
 /// `env`.
+///
+/// End with `client.cancel().await`: it closes the server's stdin and waits for it to exit.
+/// A client merely dropped kills the server as the test's runtime ends, which can cut short
+/// the coverage profile it writes on exit (seen in CI: tarpaulin failing to read one).
 pub async fn spawn_stdio(url: &str, env: &[(&str, &str)]) -> Client {
     let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager")).configure(|cmd| {
         for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {

@@ -7,6 +7,9 @@
 //!   three asked at once over plain HTTP, the body read but not decoded (what the fan-out
 //!   waits for at the least, under the same contention for the CPUs); and the single
 //!   webserver's; p50 and p90 over the runs;
+//! - the same windows again with the pager kept off the webservers' CPU (they on CPU 0, this
+//!   process on the others, for that table only): the fan-out's cost without its decoding
+//!   taking a webserver's CPU time, as when webservers have machines of their own;
 //! - walks: the same walks (limit 30, window cache off, so every page asks Zoekt) over 1 and
 //!   3 backends: pages, p50 page latency, walk time;
 //! - load: 32 clients at once, each walking those walks, over 1 and 3 backends: pages a
@@ -105,6 +108,93 @@ async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -
     worst
 }
 
+/// While it lives, the webservers listening at the given URLs run on CPU 0 only and this
+/// process (all its threads) on the other CPUs: the pager then never takes CPU time from a
+/// webserver, as in a deployment where each webserver has a machine of its own and the pager
+/// runs beside them, not on their cores. Set with `taskset` (util-linux); dropped, everything
+/// may run anywhere again.
+struct CpuOfItsOwn {
+    pids: Vec<u32>,
+    all: String,
+}
+
+impl CpuOfItsOwn {
+    /// `None` (and why, on stderr) on a machine of one CPU, or when a webserver's process is
+    /// not found (not started by `scripts/test.sh` on this machine).
+    fn pin(urls: &[&str]) -> Option<CpuOfItsOwn> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cpus < 2 {
+            eprintln!("fanout: one CPU, so no table with the pager on a CPU of its own");
+            return None;
+        }
+        let listens: Vec<&str> = urls
+            .iter()
+            .map(|u| u.trim_start_matches("http://").trim_end_matches('/'))
+            .collect();
+        let mut pids = Vec::new();
+        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+            let serves = args
+                .windows(2)
+                .any(|w| w[0] == b"-listen" && listens.iter().any(|l| l.as_bytes() == w[1]));
+            if serves {
+                pids.push(pid);
+            }
+        }
+        if pids.len() != listens.len() {
+            eprintln!(
+                "fanout: found {} webserver processes for {listens:?}, so no table with the \
+                 pager on a CPU of its own",
+                pids.len()
+            );
+            return None;
+        }
+        let pinned = CpuOfItsOwn {
+            pids,
+            all: format!("0-{}", cpus - 1),
+        };
+        let ours = format!("1-{}", cpus - 1);
+        let done =
+            pinned.pids.iter().all(|&pid| taskset(pid, "0")) && taskset(std::process::id(), &ours);
+        done.then_some(pinned)
+    }
+}
+
+impl Drop for CpuOfItsOwn {
+    fn drop(&mut self) {
+        for &pid in &self.pids {
+            taskset(pid, &self.all);
+        }
+        taskset(std::process::id(), &self.all);
+    }
+}
+
+/// Sets the CPUs of every thread of process `pid`; `false` (and why, on stderr) when it
+/// could not.
+fn taskset(pid: u32, cpus: &str) -> bool {
+    let status = std::process::Command::new("taskset")
+        .args(["--all-tasks", "--cpu-list", "--pid", cpus, &pid.to_string()])
+        .stdout(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => true,
+        other => {
+            eprintln!("fanout: taskset {cpus} {pid}: {other:?}");
+            false
+        }
+    }
+}
+
 struct Row {
     corpus: &'static str,
     query: &'static str,
@@ -117,7 +207,16 @@ struct Row {
     single: f64,
 }
 
-async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> Vec<Row> {
+/// The window table's rows for one corpus. `alone`: also time each backend asked alone (left
+/// out when the webservers share one CPU: one of them alone there has it to itself, which
+/// says nothing of the fan-out).
+async fn windows(
+    corpus: &'static str,
+    one: &str,
+    three: &str,
+    runs: usize,
+    alone: bool,
+) -> Vec<Row> {
     let single = client(one);
     let fanout = fan(three);
     let http = reqwest::Client::new();
@@ -143,8 +242,10 @@ async fn windows(corpus: &'static str, one: &str, three: &str, runs: usize) -> V
                 let fan_ms = timed(&fanout, &s).await;
                 let together = raw_together(&http, &urls, &each).await;
                 let mut worst: f64 = 0.0;
-                for m in fanout.members() {
-                    worst = worst.max(timed(m.backend.as_ref(), &each).await);
+                if alone {
+                    for m in fanout.members() {
+                        worst = worst.max(timed(m.backend.as_ref(), &each).await);
+                    }
                 }
                 one_t.push(timed(&single, &s).await);
                 f.push(fan_ms);
@@ -297,23 +398,21 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 async fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let runs = if full { 41 } else { 2 };
-    let mut rows = windows(
+    let mut corpora = vec![(
         "fixtures",
-        &var("ZOEKT_PAGER_LIVE_URL"),
-        &var("ZOEKT_PAGER_LIVE_SPLIT_URLS"),
-        runs,
-    )
-    .await;
+        var("ZOEKT_PAGER_LIVE_URL"),
+        var("ZOEKT_PAGER_LIVE_SPLIT_URLS"),
+    )];
     if full {
-        rows.extend(
-            windows(
-                "ties",
-                &var("ZOEKT_PAGER_LIVE_TIES_URL"),
-                &var("ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS"),
-                runs,
-            )
-            .await,
-        );
+        corpora.push((
+            "ties",
+            var("ZOEKT_PAGER_LIVE_TIES_URL"),
+            var("ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS"),
+        ));
+    }
+    let mut shared = Vec::new();
+    for (corpus, one, three) in &corpora {
+        shared.extend(windows(corpus, one, three, runs, true).await);
     }
     let mut out = format!(
         "# Fan-out over three webservers\n\n`scripts/test.sh --run cargo bench --bench fanout`, \
@@ -323,10 +422,11 @@ async fn main() {
          HTTP, bodies read but not decoded, the slowest one's time (the same contention for \
          the CPUs as the fan-out meets); `over`: p50 of (fan-out - that) run by run; \
          `one webserver`: the same window from the webserver holding the whole index.\n\n\
+         ## Pager and webservers on the same CPUs\n\n\
          | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
          |---|---|---|---|---|---|---|---|---|\n"
     );
-    for r in &rows {
+    for r in &shared {
         let _ = writeln!(
             out,
             "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
@@ -343,6 +443,42 @@ async fn main() {
             r.over_together,
             r.single
         );
+    }
+    // The same windows with the pager kept off the webservers' CPU.
+    let urls: Vec<&str> = corpora
+        .iter()
+        .flat_map(|(_, one, three)| std::iter::once(one.as_str()).chain(three.split(',')))
+        .collect();
+    let pinned = CpuOfItsOwn::pin(&urls);
+    if let Some(pinned) = pinned {
+        let mut own = Vec::new();
+        for (corpus, one, three) in &corpora {
+            own.extend(windows(corpus, one, three, runs, false).await);
+        }
+        drop(pinned);
+        out.push_str(
+            "\n## The pager on a CPU of its own\n\nEvery webserver on CPU 0, the pager (this \
+             process) on the others, so its decoding never takes a webserver's CPU time: the \
+             webservers still share one CPU among them, as the fan-out and the three asked \
+             together both meet.\n\n\
+             | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
+             |---|---|---|---|---|---|---|\n",
+        );
+        for r in &own {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
+                r.corpus,
+                r.query,
+                r.files,
+                r.fan.0,
+                r.fan.1,
+                r.together.0,
+                r.together.1,
+                r.over_together,
+                r.single
+            );
+        }
     }
     out.push('\n');
     out.push_str(

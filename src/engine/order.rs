@@ -18,7 +18,9 @@ use sha2::{Digest, Sha256};
 
 /// The version of the total order (and of how files become items). Bump it whenever either
 /// changes: cursors of other versions are then refused as minted with other settings.
-pub const ORDER_VERSION: u8 = 2;
+/// 3: scores are read exactly as Zoekt wrote them (until 2, some read one unit in the last
+/// place low, so files Zoekt scored apart could read as tied and order by file key).
+pub const ORDER_VERSION: u8 = 3;
 
 /// Where an item stands in the total order of one request.
 ///

@@ -7,15 +7,16 @@
 //!   three asked at once over plain HTTP, the body read but not decoded (what the fan-out
 //!   waits for at the least, under the same contention for the CPUs); and the single
 //!   webserver's; p50 and p90 over the runs;
-//! - the same windows again with the pager kept off the webservers' CPU (they on CPU 0, this
-//!   process on the others, for that table only): the fan-out's cost without its decoding
-//!   taking a webserver's CPU time, as when webservers have machines of their own;
+//! - the same windows again with the pager kept off the webservers' CPU (all of them on one
+//!   CPU, this process on the others, for that table only; `--bench` runs only): the
+//!   pager's time after the slowest answer, its decoding taking no webserver's CPU time;
 //! - walks: the same walks (limit 30, window cache off, so every page asks Zoekt) over 1 and
 //!   3 backends: pages, p50 page latency, walk time;
 //! - load: 32 clients at once, each walking those walks, over 1 and 3 backends: pages a
 //!   second, p50 and p99 page latency.
 //!
-//! Needs `ZOEKT_PAGER_LIVE_URL` and `ZOEKT_PAGER_LIVE_SPLIT_URLS` (and the tie index's pair),
+//! Needs `ZOEKT_PAGER_LIVE_URL` and `ZOEKT_PAGER_LIVE_SPLIT_URLS` (and the tie index's pair,
+//! and the webservers' `ZOEKT_PAGER_LIVE_WEBSERVER_PIDS`),
 //! as `scripts/test.sh` starts them: `scripts/test.sh --run cargo bench --bench fanout`. It
 //! prints markdown tables and writes them to `docs/bench/fanout.md`. Without `--bench` (as
 //! `cargo test --all-targets` runs it) it only does a smoke run and writes nothing.
@@ -108,75 +109,78 @@ async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -
     worst
 }
 
-/// While it lives, the webservers listening at the given URLs run on CPU 0 only and this
-/// process (all its threads) on the other CPUs: the pager then never takes CPU time from a
-/// webserver, as in a deployment where each webserver has a machine of its own and the pager
-/// runs beside them, not on their cores. Set with `taskset` (util-linux); dropped, everything
-/// may run anywhere again.
+/// While it lives, the given webservers run on one CPU only and this process (all its
+/// threads) on the others it may use: the pager's decoding then never takes CPU time from a
+/// webserver. Set with `taskset` (util-linux); dropped, every process gets back the CPUs it
+/// had.
 struct CpuOfItsOwn {
-    pids: Vec<u32>,
-    all: String,
+    /// Each pinned process and the CPUs it had before (`Cpus_allowed_list`).
+    before: Vec<(u32, String)>,
 }
 
 impl CpuOfItsOwn {
-    /// `None` (and why, on stderr) on a machine of one CPU, or when a webserver's process is
-    /// not found (not started by `scripts/test.sh` on this machine).
-    fn pin(urls: &[&str]) -> Option<CpuOfItsOwn> {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if cpus < 2 {
+    /// `None` (and why, on stderr) when this process may use fewer than 2 CPUs or a process
+    /// could not be pinned (then those already pinned get their CPUs back).
+    fn pin(webservers: &[u32]) -> Option<CpuOfItsOwn> {
+        let me = std::process::id();
+        let ours = cpus_allowed(me)?;
+        let cpus = cpu_ids(&ours);
+        let [theirs, rest @ ..] = cpus.as_slice() else {
+            return None;
+        };
+        if rest.is_empty() {
             eprintln!("fanout: one CPU, so no table with the pager on a CPU of its own");
             return None;
         }
-        let listens: Vec<&str> = urls
+        let rest = rest
             .iter()
-            .map(|u| u.trim_start_matches("http://").trim_end_matches('/'))
-            .collect();
-        let mut pids = Vec::new();
-        for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
-            let serves = args
-                .windows(2)
-                .any(|w| w[0] == b"-listen" && listens.iter().any(|l| l.as_bytes() == w[1]));
-            if serves {
-                pids.push(pid);
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut pinned = CpuOfItsOwn { before: Vec::new() };
+        for (&pid, cpus) in webservers
+            .iter()
+            .zip(std::iter::repeat(theirs.to_string()))
+            .chain([(&me, rest)])
+        {
+            let before = cpus_allowed(pid)?;
+            if !taskset(pid, &cpus) {
+                return None;
             }
+            pinned.before.push((pid, before));
         }
-        if pids.len() != listens.len() {
-            eprintln!(
-                "fanout: found {} webserver processes for {listens:?}, so no table with the \
-                 pager on a CPU of its own",
-                pids.len()
-            );
-            return None;
-        }
-        let pinned = CpuOfItsOwn {
-            pids,
-            all: format!("0-{}", cpus - 1),
-        };
-        let ours = format!("1-{}", cpus - 1);
-        let done =
-            pinned.pids.iter().all(|&pid| taskset(pid, "0")) && taskset(std::process::id(), &ours);
-        done.then_some(pinned)
+        Some(pinned)
     }
 }
 
 impl Drop for CpuOfItsOwn {
     fn drop(&mut self) {
-        for &pid in &self.pids {
-            taskset(pid, &self.all);
+        for (pid, cpus) in &self.before {
+            taskset(*pid, cpus);
         }
-        taskset(std::process::id(), &self.all);
     }
+}
+
+/// The CPUs process `pid` may run on, as `/proc` lists them (`0-3,6`).
+fn cpus_allowed(pid: u32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| eprintln!("fanout: /proc/{pid}/status: {e}"))
+        .ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|l| l.trim().to_string())
+}
+
+/// The CPU numbers of a list such as `0-3,6`.
+fn cpu_ids(list: &str) -> Vec<u32> {
+    list.split(',')
+        .filter_map(|part| match part.split_once('-') {
+            Some((a, b)) => Some(a.parse().ok()?..=b.parse().ok()?),
+            None => part.parse().ok().map(|c| c..=c),
+        })
+        .flatten()
+        .collect()
 }
 
 /// Sets the CPUs of every thread of process `pid`; `false` (and why, on stderr) when it
@@ -200,8 +204,9 @@ struct Row {
     query: &'static str,
     files: u32,
     fan: (f64, f64),
-    slowest: (f64, f64),
-    over: f64,
+    /// The slowest backend asked alone (p50, p90) and the fan-out's p50 over it; `None` when
+    /// not measured.
+    alone: Option<((f64, f64), f64)>,
     together: (f64, f64),
     over_together: f64,
     single: f64,
@@ -241,16 +246,16 @@ async fn windows(
             for _ in 0..runs {
                 let fan_ms = timed(&fanout, &s).await;
                 let together = raw_together(&http, &urls, &each).await;
-                let mut worst: f64 = 0.0;
                 if alone {
+                    let mut worst: f64 = 0.0;
                     for m in fanout.members() {
                         worst = worst.max(timed(m.backend.as_ref(), &each).await);
                     }
+                    slow.push(worst);
+                    diff.push(fan_ms - worst);
                 }
                 one_t.push(timed(&single, &s).await);
                 f.push(fan_ms);
-                slow.push(worst);
-                diff.push(fan_ms - worst);
                 tog.push(together);
                 diff_tog.push(fan_ms - together);
             }
@@ -259,8 +264,12 @@ async fn windows(
                 query,
                 files,
                 fan: (quantile(&mut f, 0.5), quantile(&mut f, 0.9)),
-                slowest: (quantile(&mut slow, 0.5), quantile(&mut slow, 0.9)),
-                over: quantile(&mut diff, 0.5),
+                alone: alone.then(|| {
+                    (
+                        (quantile(&mut slow, 0.5), quantile(&mut slow, 0.9)),
+                        quantile(&mut diff, 0.5),
+                    )
+                }),
                 together: (quantile(&mut tog, 0.5), quantile(&mut tog, 0.9)),
                 over_together: quantile(&mut diff_tog, 0.5),
                 single: quantile(&mut one_t, 0.5),
@@ -427,6 +436,7 @@ async fn main() {
          |---|---|---|---|---|---|---|---|---|\n"
     );
     for r in &shared {
+        let ((slowest_p50, slowest_p90), over) = r.alone.expect("measured alone");
         let _ = writeln!(
             out,
             "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
@@ -435,21 +445,26 @@ async fn main() {
             r.files,
             r.fan.0,
             r.fan.1,
-            r.slowest.0,
-            r.slowest.1,
-            r.over,
+            slowest_p50,
+            slowest_p90,
+            over,
             r.together.0,
             r.together.1,
             r.over_together,
             r.single
         );
     }
-    // The same windows with the pager kept off the webservers' CPU.
-    let urls: Vec<&str> = corpora
-        .iter()
-        .flat_map(|(_, one, three)| std::iter::once(one.as_str()).chain(three.split(',')))
-        .collect();
-    let pinned = CpuOfItsOwn::pin(&urls);
+    // The same windows with the pager kept off the webservers' CPU (a full run only: a smoke
+    // run is one of the tests, and the webservers it would pin are theirs too).
+    let pinned = full
+        .then(|| {
+            let pids: Vec<u32> = var("ZOEKT_PAGER_LIVE_WEBSERVER_PIDS")
+                .split(',')
+                .map(|p| p.parse().expect("a process id"))
+                .collect();
+            CpuOfItsOwn::pin(&pids)
+        })
+        .flatten();
     if let Some(pinned) = pinned {
         let mut own = Vec::new();
         for (corpus, one, three) in &corpora {
@@ -457,10 +472,12 @@ async fn main() {
         }
         drop(pinned);
         out.push_str(
-            "\n## The pager on a CPU of its own\n\nEvery webserver on CPU 0, the pager (this \
-             process) on the others, so its decoding never takes a webserver's CPU time: the \
-             webservers still share one CPU among them, as the fan-out and the three asked \
-             together both meet.\n\n\
+            "\n## The pager on a CPU of its own\n\nEvery webserver on one CPU, the pager (this \
+             process) on the others, so its decoding never takes a webserver's CPU time. The \
+             three webservers share their CPU, as the fan-out and the three asked together both \
+             meet, so their answers come in one after another and the pager decodes the first \
+             ones while it waits for the last: what is over is its time after the slowest \
+             answer.\n\n\
              | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
              |---|---|---|---|---|---|---|\n",
         );

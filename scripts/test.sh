@@ -127,10 +127,18 @@ ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR="$(ZOEKT_SHARD_LIMIT=10000 zoekt many-sha
 ZOEKT_PAGER_LIVE_SPLIT_URLS="$(split split "$ZOEKT_PAGER_LIVE_INDEX_DIR" "${SPLIT_PORTS[@]}")"
 ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR="$ROOT/.zoekt/split/2/shards"
 ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS="$(split split-ties "$ROOT/.zoekt/ties/index" "${SPLIT_TIES_PORTS[@]}")"
+# Every webserver's process id, for the fan-out bench, which runs them all on one CPU and
+# itself on the others for one of its tables.
+pids=()
+for name in small big ties branches split/0 split/1 split/2 split-ties/0 split-ties/1 split-ties/2; do
+  pids+=("$(cat "$ROOT/.zoekt/$name/webserver.pid")")
+done
+ZOEKT_PAGER_LIVE_WEBSERVER_PIDS="$(IFS=,; echo "${pids[*]}")"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
   ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
   ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_URLS ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS \
-  ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT ZOEKT_PAGER_TLS_PROXY_PORT
+  ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT ZOEKT_PAGER_TLS_PROXY_PORT \
+  ZOEKT_PAGER_LIVE_WEBSERVER_PIDS
 say "split over three webservers: $ZOEKT_PAGER_LIVE_SPLIT_URLS (fixtures), $ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS (ties)"
 say "live Zoekt: $ZOEKT_PAGER_LIVE_URL (fixtures), $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files)," \
   "$ZOEKT_PAGER_LIVE_TIES_URL (ties), $ZOEKT_PAGER_LIVE_BRANCHES_URL (branches main, dev)"

@@ -138,11 +138,11 @@ impl CpuOfItsOwn {
             .collect::<Vec<_>>()
             .join(",");
         let mut pinned = CpuOfItsOwn { before: Vec::new() };
-        for (&pid, cpus) in webservers
+        let targets = webservers
             .iter()
-            .zip(std::iter::repeat(theirs.to_string()))
-            .chain([(&me, rest)])
-        {
+            .map(|&pid| (pid, theirs.to_string()))
+            .chain([(me, rest)]);
+        for (pid, cpus) in targets {
             let before = cpus_allowed(pid)?;
             if !taskset(pid, &cpus) {
                 return None;

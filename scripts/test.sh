@@ -72,16 +72,17 @@ zoekt() { # zoekt NAME PORT ARGS...: scripts/zoekt.sh with that server's port an
   ZOEKT_PORT="$port" ZOEKT_STATE_DIR="$ROOT/.zoekt/$name" scripts/zoekt.sh "$@"
 }
 
-stop_all() {
-  zoekt small "$SMALL_PORT" down || true
-  zoekt big "$BIG_PORT" down || true
-  zoekt ties "$TIES_PORT" down || true
-  zoekt branches "$BRANCHES_PORT" down || true
+servers() { # every webserver this script starts: NAME PORT, one a line
+  printf '%s %s\n' small "$SMALL_PORT" big "$BIG_PORT" ties "$TIES_PORT" branches "$BRANCHES_PORT"
   local i
   for i in 0 1 2; do
-    zoekt "split/$i" "${SPLIT_PORTS[$i]}" down || true
-    zoekt "split-ties/$i" "${SPLIT_TIES_PORTS[$i]}" down || true
+    printf '%s %s\n' "split/$i" "${SPLIT_PORTS[$i]}" "split-ties/$i" "${SPLIT_TIES_PORTS[$i]}"
   done
+}
+
+stop_all() {
+  local name port
+  while read -r name port; do zoekt "$name" "$port" down || true; done < <(servers)
 }
 
 # split NAME INDEX PORT PORT PORT: deals the shards of INDEX (sorted by name) into three index
@@ -129,11 +130,9 @@ ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR="$ROOT/.zoekt/split/2/shards"
 ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS="$(split split-ties "$ROOT/.zoekt/ties/index" "${SPLIT_TIES_PORTS[@]}")"
 # Every webserver's process id, for the fan-out bench, which runs them all on one CPU and
 # itself on the others for one of its tables.
-pids=()
-for name in small big ties branches split/0 split/1 split/2 split-ties/0 split-ties/1 split-ties/2; do
-  pids+=("$(cat "$ROOT/.zoekt/$name/webserver.pid")")
-done
-ZOEKT_PAGER_LIVE_WEBSERVER_PIDS="$(IFS=,; echo "${pids[*]}")"
+ZOEKT_PAGER_LIVE_WEBSERVER_PIDS="$(
+  while read -r name port; do zoekt "$name" "$port" pid || exit 1; done < <(servers) | paste -sd,
+)"
 export ZOEKT_PAGER_LIVE_URL ZOEKT_PAGER_LIVE_BIG_URL ZOEKT_PAGER_LIVE_TIES_URL \
   ZOEKT_PAGER_LIVE_BRANCHES_URL ZOEKT_PAGER_LIVE_WEBSERVER ZOEKT_PAGER_LIVE_INDEX_DIR \
   ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR ZOEKT_PAGER_LIVE_SPLIT_URLS ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS \

@@ -12,6 +12,7 @@
 #   scripts/zoekt.sh serve INDEX      serve an existing index folder (no indexing), as `up`
 #   scripts/zoekt.sh down             stop the webserver this script started
 #   scripts/zoekt.sh url              print the URL of the running webserver
+#   scripts/zoekt.sh pid              print its process id (exit 1 when it is not running)
 #   scripts/zoekt.sh paths            print the webserver binary and the index folder, a line each
 #   scripts/zoekt.sh version          print the pinned Zoekt version
 #
@@ -247,6 +248,7 @@ case "${1:-}" in
     index_corpus "$(cd "${1:?index needs a corpus folder}" && pwd)"; echo "$INDEX" ;;
   down) down ;;
   url) echo "$URL" ;;
+  pid) running_pid ;;
   version) echo "$ZOEKT_VERSION" ;;
   paths) printf '%s\n%s\n' "$BIN/zoekt-webserver" "$INDEX" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d' >&2; exit 2 ;;

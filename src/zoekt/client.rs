@@ -10,16 +10,12 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
-use super::check::{check_answer, check_listing, too_deep};
+use super::check::{check_answer, check_listing};
 use super::wire::{ListOptions, ListRequest, RepoList, SearchRequest, SearchResult};
 use super::wire::{ListResponse, SearchResponse};
 
 /// How long a body excerpt may be in a `Malformed` error.
 const EXCERPT_CHARS: usize = 200;
-
-/// The deepest nesting of arrays and objects an answer may have. Zoekt's deepest is 6
-/// (`Result.Files[].LineMatches[].LineFragments[].SymbolInfo`).
-const MAX_DEPTH: usize = 32;
 
 /// Everything that can go wrong talking to Zoekt, one variant per cause. Zoekt's own message
 /// is kept verbatim so a user sees what Zoekt said.
@@ -325,12 +321,6 @@ impl ZoektClient {
                 }
             });
         }
-        if let Some(at) = too_deep(&bytes, MAX_DEPTH) {
-            return Err(ZoektError::Malformed {
-                reason: format!("nested more than {MAX_DEPTH} levels deep at byte {at}"),
-                excerpt: excerpt(&bytes),
-            });
-        }
         // Zoekt writes UTF-8 (strings as text, bytes as base64): checked here once over the
         // whole body, serde_json then reads the answer's tens of thousands of keys, names and
         // paths without checking each again (base64 was already read as bytes, unchecked),
@@ -472,72 +462,6 @@ fn root_cause(e: &reqwest::Error) -> String {
 mod tests {
     use super::*;
     use crate::zoekt::wire::{FileMatch, SearchOptions};
-
-    #[test]
-    fn nesting_is_measured_outside_strings_only() {
-        assert_eq!(too_deep(br#"{"a":[[1]]}"#, 3), None);
-        assert_eq!(too_deep(br#"{"a":[[[1]]]}"#, 3), Some(7));
-        // Brackets inside strings, escaped quotes included, do not count.
-        assert_eq!(too_deep(br#"{"a":"[[[[\"[[[["}"#, 1), None);
-        assert_eq!(too_deep(br#"{"a":"\\",  "b":[[1]]}"#, 2), Some(17));
-    }
-
-    /// The plain reading of the rule, one byte at a time: the fast scan must agree with it
-    /// everywhere, on strings cut short, escapes at the very end and runs of backslashes.
-    fn too_deep_byte_by_byte(body: &[u8], max: usize) -> Option<usize> {
-        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-        for (at, &b) in body.iter().enumerate() {
-            if in_string {
-                match b {
-                    _ if escaped => escaped = false,
-                    b'\\' => escaped = true,
-                    b'"' => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match b {
-                b'"' => in_string = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    if depth > max {
-                        return Some(at);
-                    }
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-        None
-    }
-
-    #[test]
-    fn the_nesting_scan_agrees_with_a_byte_by_byte_one() {
-        const ALPHABET: &[u8] = b"[]{}\"\\\\a:,";
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut deep = 0;
-        for _ in 0..20_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = (seed % 80) as usize;
-            let body: Vec<u8> = (0..len)
-                .map(|i| ALPHABET[((seed >> (i % 50)) as usize + i * 7) % ALPHABET.len()])
-                .collect();
-            for max in [0, 1, 2, 3] {
-                let want = too_deep_byte_by_byte(&body, max);
-                deep += usize::from(want.is_some());
-                assert_eq!(
-                    too_deep(&body, max),
-                    want,
-                    "{:?} at depth {max}",
-                    String::from_utf8_lossy(&body)
-                );
-            }
-        }
-        // The inputs reach both answers often.
-        assert!(deep > 10_000 && deep < 70_000, "{deep}");
-    }
 
     fn answer(file_count: u64, files: usize) -> SearchResult {
         SearchResult {

@@ -8,6 +8,7 @@ pub mod backend;
 pub mod check;
 pub mod client;
 pub mod query;
+pub mod read;
 pub mod tls;
 pub mod wire;
 

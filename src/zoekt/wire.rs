@@ -10,11 +10,15 @@
 //! - durations are integer nanoseconds.
 //!
 //! Fields the pager never reads are left out (a line's score and byte offsets, a fragment's
-//! file offset and length): serde skips unknown keys without building values, and building
-//! them was a quarter of the time spent decoding a large answer.
+//! file offset and length): they are skipped without building values, and building them was
+//! a quarter of the time spent decoding a large answer. Each answer type says which keys it
+//! reads with `read_object!` (`zoekt/read.rs`), which skips every other key with its nesting
+//! bounded.
 
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use super::read::read_object;
 
 /// Body of `POST /api/search`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -67,8 +71,7 @@ fn is_false(v: &bool) -> bool {
 }
 
 /// `{"Result": {...}}`, the envelope of a search answer.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug, Clone, Default)]
 pub struct SearchResponse {
     /// The answer itself (Zoekt's `Result` object).
     pub result: SearchResult,
@@ -79,42 +82,32 @@ pub struct SearchResponse {
 /// `FileCount` and `MatchCount` are required: Zoekt always sends every statistic (its Go
 /// struct has no `omitempty`), so an answer without them is not Zoekt's (`{"Result": {}}`
 /// would otherwise read as an exact, empty result). The rest default to 0 and empty.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchResult {
     /// Files that matched, counted BEFORE display truncation.
     pub file_count: u64,
     /// Matches found, counted before display truncation.
     pub match_count: u64,
     /// Files on which every atom of the query (negations included) held, so Zoekt evaluated them.
-    #[serde(default)]
     pub files_considered: u64,
     /// Files whose content Zoekt loaded to confirm substring matches.
-    #[serde(default)]
     pub files_loaded: u64,
     /// Files skipped because a budget ran out.
-    #[serde(default)]
     pub files_skipped: u64,
     /// Shards skipped (timeout or cancellation).
-    #[serde(default)]
     pub shards_skipped: u64,
     /// Shards Zoekt searched for matches.
-    #[serde(default)]
     pub shards_scanned: u64,
     /// Shards that panicked; also >= 1 while shards are still loading.
-    #[serde(default)]
     pub crashes: u64,
     /// Wall time in nanoseconds.
-    #[serde(default)]
     pub duration: i64,
     /// The matching files in Zoekt's order, cut to `MaxDocDisplayCount` (`null` if none).
-    #[serde(default, deserialize_with = "null_as_empty")]
     pub files: Vec<FileMatch>,
 }
 
 /// One matching file.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileMatch {
     /// Path of the file inside its repository.
     pub file_name: String,
@@ -125,23 +118,19 @@ pub struct FileMatch {
     /// Omitted by Zoekt when 0.
     pub score: f64,
     /// Omitted for repositories indexed by `zoekt-index` (no git).
-    #[serde(deserialize_with = "null_as_empty")]
     pub branches: Vec<String>,
     /// Commit (hex SHA-1) of the repository the file was indexed from; omitted when unknown.
     pub version: String,
     /// Matching lines, ordered by score rather than by line number.
-    #[serde(deserialize_with = "null_as_empty")]
     pub line_matches: Vec<LineMatch>,
     /// Matching chunks, sent instead of line matches when `ChunkMatches: true` was asked for.
-    #[serde(deserialize_with = "null_as_empty")]
     pub chunk_matches: Vec<ChunkMatch>,
     /// Whole file content, present only with `Whole: true`.
     pub content: Option<B64Text>,
 }
 
 /// One matching line (or, with `file_name == true`, a match on the file's path).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineMatch {
     /// The whole line including its trailing newline; for a file-name match, the path.
     pub line: B64Text,
@@ -154,13 +143,11 @@ pub struct LineMatch {
     /// `true` when this is a match on the file's path, not its content.
     pub file_name: bool,
     /// The individual matches inside `line`.
-    #[serde(deserialize_with = "null_as_empty")]
     pub line_fragments: Vec<LineFragmentMatch>,
 }
 
 /// One match inside a line.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct LineFragmentMatch {
     /// Byte offset into `Line`.
     pub line_offset: u32,
@@ -169,8 +156,7 @@ pub struct LineFragmentMatch {
 }
 
 /// What ctags said about a symbol.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SymbolInfo {
     /// The symbol's name.
     pub sym: String,
@@ -183,8 +169,7 @@ pub struct SymbolInfo {
 }
 
 /// A chunk of consecutive lines holding one or more matches (`ChunkMatches: true`).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkMatch {
     /// Whole lines, context included.
     pub content: B64Text,
@@ -193,18 +178,15 @@ pub struct ChunkMatch {
     /// `true` when the chunk is a match on the file's path, not its content.
     pub file_name: bool,
     /// Offsets are from the start of the FILE, not of `content`.
-    #[serde(deserialize_with = "null_as_empty")]
     pub ranges: Vec<Range>,
     /// Not reliably aligned with `ranges` outside pure `sym:` queries.
-    #[serde(deserialize_with = "null_as_empty")]
     pub symbol_info: Vec<Option<SymbolInfo>>,
     /// Zoekt's score of this chunk within its file (higher is better).
     pub score: f64,
 }
 
 /// A position in a file, as Zoekt reports it in chunk matches.
-#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Location {
     /// Bytes from the start of the file.
     pub byte_offset: u32,
@@ -215,8 +197,7 @@ pub struct Location {
 }
 
 /// The extent of one match inside a chunk.
-#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Range {
     /// Where the match begins.
     pub start: Location,
@@ -243,19 +224,16 @@ pub struct ListOptions {
 }
 
 /// `{"List": {...}}`, the envelope of a list answer.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug, Clone, Default)]
 pub struct ListResponse {
     /// The answer itself (Zoekt's `List` object).
     pub list: RepoList,
 }
 
 /// A list answer: the matching repositories and their combined statistics.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepoList {
     /// In no particular order: callers sort.
-    #[serde(deserialize_with = "null_as_empty")]
     pub repos: Vec<RepoListEntry>,
     /// Shards that crashed; also >= 1 while shards are still loading.
     pub crashes: u64,
@@ -264,8 +242,7 @@ pub struct RepoList {
 }
 
 /// One indexed repository with its index metadata and statistics.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepoListEntry {
     /// The repository's own metadata.
     pub repository: Repository,
@@ -276,24 +253,20 @@ pub struct RepoListEntry {
 }
 
 /// Metadata of one indexed repository.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Repository {
     /// The repository's name, as used by `repo:` and in `FileMatch.Repository`.
     pub name: String,
     /// The repository's URL, if the indexer recorded one.
-    #[serde(rename = "URL")]
     pub url: String,
     /// Indexed branches; empty for repositories indexed from a folder.
-    #[serde(deserialize_with = "null_as_empty")]
     pub branches: Vec<RepositoryBranch>,
     /// `true` when the repository was indexed with ctags symbols, so `sym:` can find them.
     pub has_symbols: bool,
 }
 
 /// One indexed branch: a name and the version indexed for it.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RepositoryBranch {
     /// The branch name.
     pub name: String,
@@ -302,8 +275,7 @@ pub struct RepositoryBranch {
 }
 
 /// Metadata the indexer stored in the index.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexMetadata {
     /// RFC 3339 time as Go writes it.
     pub index_time: String,
@@ -312,8 +284,7 @@ pub struct IndexMetadata {
 }
 
 /// Size statistics of one repository or of a set of them.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "PascalCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RepoStats {
     /// Number of repositories counted (0 in a per-repository entry).
     pub repos: u64,
@@ -387,14 +358,84 @@ impl<'de> Deserialize<'de> for B64Text {
     }
 }
 
-/// Go writes a nil slice as `null`; read it as an empty list.
-fn null_as_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
-}
+// How each answer object is read (`zoekt/read.rs`): these keys into these fields, every
+// other key skipped with its nesting bounded. Go writes a nil slice as `null`: a `list` field
+// reads it as empty.
+read_object!(SearchResponse { "Result" => result } required: ["Result"]);
+read_object!(SearchResult {
+    "FileCount" => file_count,
+    "MatchCount" => match_count,
+    "FilesConsidered" => files_considered,
+    "FilesLoaded" => files_loaded,
+    "FilesSkipped" => files_skipped,
+    "ShardsSkipped" => shards_skipped,
+    "ShardsScanned" => shards_scanned,
+    "Crashes" => crashes,
+    "Duration" => duration,
+    "Files" => files: list,
+} required: ["FileCount", "MatchCount"]);
+read_object!(FileMatch {
+    "FileName" => file_name,
+    "Repository" => repository,
+    "Language" => language,
+    "Score" => score,
+    "Branches" => branches: list,
+    "Version" => version,
+    "LineMatches" => line_matches: list,
+    "ChunkMatches" => chunk_matches: list,
+    "Content" => content,
+});
+read_object!(LineMatch {
+    "Line" => line,
+    "LineNumber" => line_number,
+    "Before" => before,
+    "After" => after,
+    "FileName" => file_name,
+    "LineFragments" => line_fragments: list,
+});
+read_object!(LineFragmentMatch { "LineOffset" => line_offset, "SymbolInfo" => symbol_info });
+read_object!(SymbolInfo {
+    "Sym" => sym,
+    "Kind" => kind,
+    "Parent" => parent,
+    "ParentKind" => parent_kind,
+});
+read_object!(ChunkMatch {
+    "Content" => content,
+    "ContentStart" => content_start,
+    "FileName" => file_name,
+    "Ranges" => ranges: list,
+    "SymbolInfo" => symbol_info: list,
+    "Score" => score,
+});
+read_object!(Location {
+    "ByteOffset" => byte_offset,
+    "LineNumber" => line_number,
+    "Column" => column,
+});
+read_object!(Range { "Start" => start, "End" => end });
+read_object!(ListResponse { "List" => list } required: ["List"]);
+read_object!(RepoList { "Repos" => repos: list, "Crashes" => crashes, "Stats" => stats });
+read_object!(RepoListEntry {
+    "Repository" => repository,
+    "IndexMetadata" => index_metadata,
+    "Stats" => stats,
+});
+read_object!(Repository {
+    "Name" => name,
+    "URL" => url,
+    "Branches" => branches: list,
+    "HasSymbols" => has_symbols,
+});
+read_object!(RepositoryBranch { "Name" => name, "Version" => version });
+read_object!(IndexMetadata { "IndexTime" => index_time, "ZoektVersion" => zoekt_version });
+read_object!(RepoStats {
+    "Repos" => repos,
+    "Shards" => shards,
+    "Documents" => documents,
+    "IndexBytes" => index_bytes,
+    "ContentBytes" => content_bytes,
+});
 
 #[cfg(test)]
 mod tests {
@@ -420,6 +461,71 @@ mod tests {
             .as_ref()
             .unwrap();
         assert_eq!((sym.sym.as_str(), sym.kind.as_str()), ("get", "function"));
+    }
+
+    /// A search answer with `extra` as one more key of its first line match.
+    fn with_line_key(extra: &str) -> Result<SearchResponse, serde_json::Error> {
+        serde_json::from_str(&format!(
+            r#"{{"Result":{{"FileCount":1,"MatchCount":1,"Files":[{{"FileName":"a",
+              "Repository":"r","LineMatches":[{{"Line":"eAo=","LineNumber":2,{extra}}}]}}]}}}}"#
+        ))
+    }
+
+    #[test]
+    fn unread_keys_are_skipped_but_may_not_nest_without_limit() {
+        // Keys the pager does not read, of every kind Zoekt sends, and escaped keys.
+        let r = with_line_key(
+            r#""Score":7000.9,"LineStart":44,"DebugScore":"","Extra":{"a":[1,[null,true]]},
+               "\u0042efore":"eQo=""#,
+        )
+        .unwrap();
+        let line = &r.result.files[0].line_matches[0];
+        assert_eq!((line.line.as_str(), line.line_number), ("x\n", 2));
+        assert_eq!(line.before.as_ref().map(B64Text::as_str), Some("y\n"));
+        // As deep as a skipped value may go, and one level more.
+        let nest = |n: usize| format!(r#""Extra":{}1{}"#, "[".repeat(n), "]".repeat(n));
+        assert!(with_line_key(&nest(16)).is_ok());
+        let err = with_line_key(&nest(17)).unwrap_err().to_string();
+        assert!(err.contains("nests more than 16 levels deep"), "{err}");
+        // Junk 100,000 deep beside counts of 0 is refused, not read as an empty answer (the
+        // skip that serde derives has no depth limit).
+        let deep = format!(
+            r#"{{"Result":{{"FileCount":0,"MatchCount":0,"Junk":{}{}}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(serde_json::from_str::<SearchResponse>(&deep).is_err());
+        let deep = format!(
+            r#"{{"List":{{"Repos":null,"Junk":{}{}}}}}"#,
+            "{\"a\":".repeat(100_000),
+            "}".repeat(100_000)
+        );
+        assert!(serde_json::from_str::<ListResponse>(&deep).is_err());
+    }
+
+    #[test]
+    fn keys_read_are_typed_required_and_given_once() {
+        let err = with_line_key(r#""LineNumber":3"#).unwrap_err().to_string();
+        assert!(err.contains("duplicate field `LineNumber`"), "{err}");
+        let err = with_line_key(r#""Before":[["x"]]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("invalid type"), "{err}");
+        let err = serde_json::from_str::<SearchResponse>(r#"{"Result":{"FileCount":0}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `MatchCount`"), "{err}");
+        assert!(serde_json::from_str::<SearchResponse>("{}").is_err());
+        assert!(serde_json::from_str::<SearchResponse>(r#"{"Result":[]}"#).is_err());
+        // Left out, a key keeps its zero value; `null` lists read empty.
+        let r: ListResponse = serde_json::from_str(
+            r#"{"List":{"Repos":[{"Repository":{"Name":"r","URL":"u",
+              "Branches":null}}]}}"#,
+        )
+        .unwrap();
+        let repo = &r.list.repos[0].repository;
+        assert_eq!((repo.name.as_str(), repo.url.as_str()), ("r", "u"));
+        assert!(repo.branches.is_empty() && !repo.has_symbols);
     }
 
     #[test]

@@ -33,6 +33,12 @@ if ! cargo fuzz --version 2>/dev/null | grep -qwF "$FUZZ_VERSION"; then
 fi
 # Its own build folder: instrumented builds must not evict the test build's artifacts.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/fuzz-build"
+# The fuzz crate is a workspace of its own, so nothing else keeps its lock file in step with
+# the crate's dependencies; a stale one would let every fuzz build pick whatever is newest.
+if ! cargo +nightly metadata --manifest-path fuzz/Cargo.toml --locked --format-version 1 >/dev/null; then
+  say "fuzz/Cargo.lock is out of date: run cargo +nightly metadata --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null, and commit fuzz/Cargo.lock"
+  exit 1
+fi
 cargo +nightly fuzz build
 
 failed=0

@@ -1,6 +1,8 @@
 //! Everything about Zoekt itself: its JSON API ([`wire`]), a typed client ([`client`]), the
 //! building and escaping of query strings ([`query`]), and the adapter that makes the client
-//! the paging engine's backend ([`backend`]), and the checks an answer must pass ([`check`]).
+//! the paging engine's backend ([`backend`]), how answers are read (`read`: the keys each
+//! type reads, the rest skipped with nesting bounded), and the checks an answer must pass
+//! ([`check`]).
 //! Only the adapter, and the query builder that produces the engine's `QueryError`, know the
 //! engine exists.
 
@@ -8,7 +10,7 @@ pub mod backend;
 pub mod check;
 pub mod client;
 pub mod query;
-pub mod read;
+pub(crate) mod read;
 pub mod tls;
 pub mod wire;
 

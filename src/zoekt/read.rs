@@ -21,7 +21,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// How deep a value the pager does not read may nest (arrays and objects inside it). The
-/// deepest such value Zoekt sends nests one level (`RepoURLs`, a map of strings).
+/// deepest such values Zoekt sends nest four levels: a repository's `SubRepoMap` (and the
+/// list answer's `ReposMap` and `Minimal`) holds repositories, which hold lists of branches.
 pub const SKIP_DEPTH: u32 = 16;
 
 /// A value skipped, nested at most `.0` levels deep: the reader of a key the pager does not
@@ -146,10 +147,14 @@ pub const fn position(keys: &[&str], key: &str) -> usize {
 }
 
 /// Implements `Deserialize` for a wire struct from its keys: each listed key is read into its
-/// field (`list` fields read Go's `null` as empty), every other key is [`Skip`]ped, a key
-/// given twice is refused (as serde's derived readers do), and the struct starts from its
+/// field (`list` fields read Go's `null` as empty), every other key is [`Skip`]ped, a listed
+/// key given twice is refused (as serde's derived readers do), and the struct starts from its
 /// `Default` so keys left out keep their zero value, but for the `required` ones, whose
-/// absence is refused.
+/// absence is refused. Every field of the struct must be listed (checked when compiled).
+///
+/// A skipped value is still read in full by serde_json: a number out of range, a lone
+/// surrogate or (in a body that is not UTF-8) bytes that are not UTF-8 fail the answer there
+/// as they would in a key that is read. Go's encoder writes none of them.
 macro_rules! read_object {
     (
         $ty:ident { $($key:literal => $field:ident $(: $list:ident)?),* $(,)? }
@@ -186,10 +191,15 @@ macro_rules! read_object {
                             }
                         }
                         $($(
-                            if seen & (1 << $crate::zoekt::read::position(KEYS, $required)) == 0 {
+                            if seen & const { 1 << $crate::zoekt::read::position(KEYS, $required) }
+                                == 0
+                            {
                                 return Err(::serde::de::Error::missing_field($required));
                             }
                         )*)?
+                        // Every field is listed (a field added to the struct but not here
+                        // would otherwise stay at its zero value without a word).
+                        let $ty { $($field: _),* } = &out;
                         Ok(out)
                     }
                 }

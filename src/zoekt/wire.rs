@@ -5,7 +5,7 @@
 //! - every Go `[]byte` arrives as standard padded base64 and may hold non-UTF-8 bytes, so it
 //!   is decoded *lossily* into a `String` ([`B64Text`]);
 //! - Go encodes empty slices as `null` (`Files`, `Branches`, `SymbolInfo`, ...), so every list
-//!   is read with `null_as_empty`;
+//!   is read as a `list` field of `read_object!`, `null` as empty;
 //! - the search statistics are flattened into `Result` (there is no `Result.Stats`);
 //! - durations are integer nanoseconds.
 //!
@@ -515,8 +515,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("missing field `MatchCount`"), "{err}");
+        let err = serde_json::from_str::<SearchResponse>(r#"{"Result":{"MatchCount":0}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `FileCount`"), "{err}");
         assert!(serde_json::from_str::<SearchResponse>("{}").is_err());
-        assert!(serde_json::from_str::<SearchResponse>(r#"{"Result":[]}"#).is_err());
+        assert!(serde_json::from_str::<ListResponse>("{}").is_err());
+        // An array where an object belongs is refused (serde's derived readers took
+        // `[0,0]` as FileCount 0 and MatchCount 0: a clean, empty answer).
+        assert!(serde_json::from_str::<SearchResponse>(r#"{"Result":[0,0]}"#).is_err());
+        assert!(serde_json::from_str::<ListResponse>(r#"{"List":[null,0]}"#).is_err());
         // Left out, a key keeps its zero value; `null` lists read empty.
         let r: ListResponse = serde_json::from_str(
             r#"{"List":{"Repos":[{"Repository":{"Name":"r","URL":"u",
@@ -526,6 +534,40 @@ mod tests {
         let repo = &r.list.repos[0].repository;
         assert_eq!((repo.name.as_str(), repo.url.as_str()), ("r", "u"));
         assert!(repo.branches.is_empty() && !repo.has_symbols);
+    }
+
+    #[test]
+    fn every_list_reads_null_as_empty() {
+        let r: SearchResponse = serde_json::from_str(
+            r#"{"Result":{"FileCount":1,"MatchCount":1,"Files":[{"FileName":"a",
+              "Repository":"r","Branches":null,"ChunkMatches":[{"Ranges":null,
+              "SymbolInfo":null}],"LineMatches":[{"LineFragments":null}]}]}}"#,
+        )
+        .unwrap();
+        let f = &r.result.files[0];
+        assert!(f.branches.is_empty());
+        assert!(f.chunk_matches[0].ranges.is_empty() && f.chunk_matches[0].symbol_info.is_empty());
+        assert!(f.line_matches[0].line_fragments.is_empty());
+        let r: ListResponse = serde_json::from_str(r#"{"List":{"Repos":null}}"#).unwrap();
+        assert!(r.list.repos.is_empty());
+    }
+
+    #[test]
+    fn a_repository_with_submodules_is_read() {
+        // `SubRepoMap`, unread, is Zoekt's deepest value: repositories holding branch lists,
+        // four levels below the key.
+        let r: ListResponse = serde_json::from_str(
+            r#"{"List":{"Repos":[{"Repository":{"Name":"r","SubRepoMap":{"vendor/x":
+              {"Name":"x","Branches":[{"Name":"main","Version":"abc"}],"RawConfig":null}},
+              "Branches":[{"Name":"main","Version":"def"}]},"Stats":{"Documents":3}}],
+              "ReposMap":{"1":{"HasSymbols":true,"Branches":[{"Name":"main"}]}},
+              "Stats":{"Repos":1}}}"#,
+        )
+        .unwrap();
+        let entry = &r.list.repos[0];
+        assert_eq!(entry.repository.name, "r");
+        assert_eq!(entry.repository.branches[0].version, "def");
+        assert_eq!((entry.stats.documents, r.list.stats.repos), (3, 1));
     }
 
     #[test]

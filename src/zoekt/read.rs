@@ -37,6 +37,8 @@ impl<'de> DeserializeSeed<'de> for Skip {
     }
 }
 
+// Only what serde_json's `deserialize_any` calls: `null` is a unit, every string a `str`
+// (borrowed or not), and bytes and options never come from it.
 impl<'de> Visitor<'de> for Skip {
     type Value = ();
 
@@ -58,17 +60,8 @@ impl<'de> Visitor<'de> for Skip {
     fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
         Ok(())
     }
-    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<(), E> {
-        Ok(())
-    }
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         Ok(())
-    }
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let inner = self.deeper()?;
@@ -98,7 +91,8 @@ impl Skip {
 }
 
 /// An object's key, borrowed from the answer when it has no escapes (the usual case), so
-/// matching it allocates nothing.
+/// matching it allocates nothing. serde_json hands every key over as a `str`, also from a
+/// body that is not UTF-8 (a key that is not UTF-8 fails there).
 #[derive(Debug)]
 pub struct Key<'de>(pub Cow<'de, str>);
 
@@ -115,12 +109,6 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
                 Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<Key<'de>, E> {
-                Ok(Key(String::from_utf8_lossy(v)))
-            }
-            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(String::from_utf8_lossy(v).into_owned())))
             }
         }
         d.deserialize_str(KeyVisitor)

@@ -166,6 +166,29 @@ async fn server_error_keeps_zoekts_message() {
     );
 }
 
+/// A proxy that redirects: not followed (the backend headers must reach no host nobody
+/// configured), and the error names where it pointed.
+#[tokio::test]
+async fn a_redirect_is_not_followed_and_names_where_it_points() {
+    let (s, elsewhere) = (MockServer::start().await, MockServer::start().await);
+    let target = format!("{}/api/search", elsewhere.uri());
+    Mock::given(method("POST"))
+        .and(path("/api/search"))
+        .respond_with(ResponseTemplate::new(307).insert_header("Location", target.as_str()))
+        .mount(&s)
+        .await;
+    let e = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err();
+    let ZoektError::Server { status, message } = e else {
+        panic!("not a server error: {e:?}")
+    };
+    assert_eq!(status, 307);
+    assert!(
+        message.contains(&format!("`{target}`")) && message.contains("does not follow redirects"),
+        "{message}"
+    );
+    assert!(elsewhere.received_requests().await.unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn query_error_is_never_retried() {
     let s = MockServer::start().await;

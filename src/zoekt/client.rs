@@ -181,6 +181,10 @@ impl ZoektClient {
             // A sidecar talks to Zoekt directly: an HTTP(S)_PROXY meant for the outside world
             // must not capture loopback traffic.
             .no_proxy()
+            // Zoekt's API never redirects. One that does is a proxy sending us elsewhere, and
+            // following it would send the backend headers (`--zoekt-header-file`) to a host
+            // nobody configured: reqwest strips `Authorization` on such a hop, not others.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| ZoektError::Unreachable {
                 url: base_url.to_string(),
@@ -306,9 +310,16 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
+        let location = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
         let bytes = self.read_body(resp, timeout).await?;
         if !status.is_success() {
             let mut message = zoekt_error_text(&bytes);
+            if status.is_redirection() {
+                message = redirected(location.as_deref());
+            }
             if matches!(status.as_u16(), 401 | 403) {
                 message = super::tls::refused(status.as_u16(), &message);
             }
@@ -409,6 +420,18 @@ impl ZoektClient {
         }
         Ok(body)
     }
+}
+
+/// What a redirect says: where to, and that the URL should name that place itself.
+fn redirected(location: Option<&str>) -> String {
+    format!(
+        "Zoekt's address answered with a redirect to {}; the pager does not follow redirects \
+         (its headers must reach no other host): set ZOEKT_URL to the address Zoekt answers at",
+        location.map_or_else(
+            || "an unnamed place".to_string(),
+            |l| format!("`{}`", excerpt(l.as_bytes()))
+        )
+    )
 }
 
 fn timeout_error(timeout: Duration) -> ZoektError {

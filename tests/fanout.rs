@@ -211,6 +211,15 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
             }
         }
     };
+    // A file only the third webserver holds (raw Zoekt says which): read while all are up.
+    let held = support::oracle::files(&own.url(), "f:.")
+        .await
+        .into_iter()
+        .next()
+        .expect("a file on the third webserver");
+    let read = json!({"repo": held.repo, "path": held.path, "end_line": 1});
+    let r = call(&three, "read_file", read.clone()).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
     // Page 1 with all three up.
     let r = call(&three, "files_with_matches", args.clone()).await;
     let first = comparable(&r);
@@ -246,6 +255,21 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
         report["detail"].as_str().unwrap().contains(&own.url()),
         "{report}"
     );
+    // Its counts leave the stopped one's repositories out, and say so.
+    let said = report["warnings"].to_string();
+    assert!(
+        said.contains(&own.url()) && said.contains("missing"),
+        "{report}"
+    );
+    // Its file is not "no such file": the backend that may hold it is named.
+    let refused = expect_error(&three, "read_file", read.clone(), "BACKEND_UNAVAILABLE").await;
+    assert!(refused.contains(&own.url()), "{refused}");
+    // A page of lines is served from the others, warning alike.
+    let lines = comparable(&call(&three, "search", json!({"query": "e", "limit": 7})).await);
+    assert!(
+        lines["warnings"].to_string().contains(&own.url()) && lines.get("total").is_none(),
+        "{lines}"
+    );
     // An estimate is named so: `total_estimate`, never `total`.
     assert!(
         down.get("total_estimate").is_some() && down.get("total").is_none(),
@@ -267,6 +291,8 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(ready.0, 200, "/readyz after the restart: {}", ready.1);
+    let r = call(&three, "read_file", read).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
     while let Some(c) = cursor {
         let mut a = args.clone();
         a["cursor"] = json!(c);
@@ -363,6 +389,23 @@ async fn a_repository_served_by_two_backends_is_reported_and_counted_once() {
             "{name} is served once: {page}"
         );
     }
+
+    // `health` counts them once too, and warns alike; one webserver alone has no warnings.
+    let report = call(&both, "health", json!({}))
+        .await
+        .structured_content
+        .expect("health report");
+    assert_eq!(report["repos"], json!(all.len()), "{report}");
+    for name in &twice {
+        assert!(
+            report["warnings"]
+                .to_string()
+                .contains(&format!("repository {name} is served by two backends")),
+            "{report}"
+        );
+    }
+    let alone = call(&one, "health", json!({})).await.structured_content;
+    assert_eq!(alone.expect("health report").get("warnings"), None);
 
     // Searches: every file once, as on the whole index alone, with the same totals.
     for (tool, args) in [

@@ -45,6 +45,10 @@ pub struct HealthReport {
     pub zoekt_versions: Vec<String>,
     /// Shards that crashed or are still loading.
     pub crashes: u64,
+    /// What the counts above leave out or may count twice (several backends: one that did
+    /// not answer the listing, a repository served by two). Absent when there is nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl ToolInfo for Health {
@@ -93,6 +97,9 @@ impl AnswerTool for Health {
             if h.crashes > 0 {
                 let _ = write!(out, "\n{} shard(s) crashed or are loading", h.crashes);
             }
+            for warning in &h.warnings {
+                let _ = write!(out, "\nWarning: {warning}");
+            }
         }
         out
     }
@@ -111,6 +118,7 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
         repos_without_symbols: Vec::new(),
         zoekt_versions: Vec::new(),
         crashes: 0,
+        warnings: Vec::new(),
     };
     match pager.backend().readiness().await {
         Ok(r) => {
@@ -135,6 +143,13 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
             report.index_bytes = list.stats.index_bytes;
             report.crashes = list.crashes;
             report.zoekt_versions = list.indexer_versions();
+            if list.missing_backends != 0 {
+                let names = pager.backend().backend_names(list.missing_backends);
+                report
+                    .warnings
+                    .push(crate::engine::fanout::missing_warning(&names));
+            }
+            report.warnings.extend(list.warnings.iter().cloned());
             let without: BTreeSet<String> = list
                 .repos
                 .into_iter()

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::shared::{AnswerTool, ToolInfo};
 use crate::engine::Pager;
-use crate::engine::backend::{Backend, FileSearch};
+use crate::engine::backend::{Backend, BackendError, BackendErrorKind, FileSearch};
 use crate::engine::config::ReadLimits;
 use crate::engine::error::{ArgumentError, Error};
 use crate::zoekt::query;
@@ -150,6 +150,7 @@ pub async fn read_file<B: Backend>(
     };
     let result = pager.backend().search(&search).await?;
     let crashes = result.stats.crashes;
+    let missing = result.stats.missing_backends;
     // One document per distinct version: with several branches holding different
     // content, always the same one (first by branch names), so reads that continue with
     // next_start_line never stitch two versions together.
@@ -160,8 +161,19 @@ pub async fn read_file<B: Backend>(
         .collect();
     candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
     let Some(file) = candidates.into_iter().next() else {
-        // Not found while shards load says nothing about the file.
+        // Not found while shards load says nothing about the file, nor does not found on the
+        // backends that answered when another did not: it may hold the file.
         pager.check_empty_answer(crashes).await?;
+        if missing != 0 {
+            return Err(Error::Backend(BackendError {
+                kind: BackendErrorKind::Unreachable,
+                message: format!(
+                    "{repo}/{path} is not on the Zoekt backends that answered, and {} did not \
+                     answer: the file may be there",
+                    pager.backend().backend_names(missing).join(", ")
+                ),
+            }));
+        }
         return Err(Error::NoSuchFile {
             repo: repo.to_string(),
             path: path.to_string(),
@@ -235,6 +247,47 @@ fn slice_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::backend::RankedFile;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::fanout::FanOut;
+    use crate::engine::testing::FakeBackend;
+
+    #[tokio::test]
+    async fn a_file_not_found_while_a_backend_is_missing_names_that_backend() {
+        let query = query::exact_file_query("r", "p").unwrap();
+        let file = RankedFile {
+            repo: "r".into(),
+            path: "p".into(),
+            content: Some("one\ntwo\n".into()),
+            ..Default::default()
+        };
+        let fan = FanOut::new(
+            vec![
+                ("a".to_string(), FakeBackend::new()),
+                ("b".to_string(), FakeBackend::new().with(&query, vec![file])),
+            ],
+            false,
+        )
+        .unwrap();
+        fan.members()[1]
+            .backend
+            .fail(BackendErrorKind::Unreachable, 0);
+        let pager = Pager::new(fan, PagerConfig::default());
+        let e = read_file(&pager, "r", "p", None, None).await.unwrap_err();
+        let Error::Backend(e) = e else {
+            panic!("not a backend error: {e}")
+        };
+        assert_eq!(e.kind, BackendErrorKind::Unreachable);
+        assert!(e.message.contains("and b did not answer"), "{}", e.message);
+        // Back: the file is read; a file on no backend is no such file.
+        pager.backend().members()[1].backend.heal();
+        let slice = read_file(&pager, "r", "p", None, None).await.unwrap();
+        assert_eq!(slice.content, "one\ntwo\n");
+        assert!(matches!(
+            read_file(&pager, "r", "q", None, None).await,
+            Err(Error::NoSuchFile { .. })
+        ));
+    }
 
     fn names() -> (String, String, String) {
         ("r".into(), "p".into(), "Go".into())

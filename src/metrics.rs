@@ -312,6 +312,13 @@ impl<B: Backend> Backend for Instrumented<B> {
     async fn readiness(&self) -> Result<Readiness, BackendError> {
         self.timed("readyz", self.inner.readiness()).await
     }
+    async fn readiness_within(
+        &self,
+        budget: std::time::Duration,
+    ) -> Result<Readiness, BackendError> {
+        self.timed("readyz", self.inner.readiness_within(budget))
+            .await
+    }
 }
 
 #[cfg(test)]

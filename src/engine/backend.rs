@@ -247,6 +247,25 @@ pub trait Backend: Send + Sync + 'static {
     ) -> impl Future<Output = Result<RepoListing, BackendError>> + Send;
     /// Whether the backend can serve searches now.
     fn readiness(&self) -> impl Future<Output = Result<Readiness, BackendError>> + Send;
+    /// [`Backend::readiness`], waited for at most `budget`: a backend that has not answered
+    /// by then is a [`BackendErrorKind::Timeout`]. A fan-out gives each of its backends the
+    /// budget, so that one that hangs is named among the others' answers rather than
+    /// hiding them all behind one timeout.
+    fn readiness_within(
+        &self,
+        budget: std::time::Duration,
+    ) -> impl Future<Output = Result<Readiness, BackendError>> + Send {
+        async move {
+            tokio::time::timeout(budget, self.readiness())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(BackendError {
+                        kind: BackendErrorKind::Timeout,
+                        message: format!("Zoekt did not answer within {} ms", budget.as_millis()),
+                    })
+                })
+        }
+    }
     /// The names of the backends in `mask` (a fan-out's [`SearchStats::missing_backends`]);
     /// a single backend has none.
     fn backend_names(&self, mask: u64) -> Vec<String> {

@@ -106,7 +106,7 @@ impl<B: Backend> FanOut<B> {
         answers: Vec<Result<T, BackendError>>,
     ) -> Result<(Vec<(usize, T)>, u64), BackendError> {
         let mut missing = 0u64;
-        let mut first_missing = None;
+        let mut failures = Vec::new();
         let mut got = Vec::with_capacity(answers.len());
         for (i, answer) in answers.into_iter().enumerate() {
             match answer {
@@ -114,16 +114,70 @@ impl<B: Backend> FanOut<B> {
                 Err(e) if !self.require_all && can_miss(e.kind) => {
                     tracing::warn!(backend = %self.members[i].name, error = %e.message, "backend missing from the answer");
                     missing |= 1 << i;
-                    first_missing.get_or_insert((i, e));
+                    failures.push((i, e));
                 }
                 Err(e) => return Err(self.named(i, e)),
             }
         }
         if got.is_empty() {
-            let (i, e) = first_missing.expect("a backend answered or failed");
-            return Err(self.named(i, e));
+            return Err(self.every_one_failed(failures));
         }
         Ok((got, missing))
+    }
+
+    /// The error when no backend answered: the first one's kind (so its code and hint), and
+    /// every backend named with what went wrong there, since each may need its own fix.
+    fn every_one_failed(&self, failures: Vec<(usize, BackendError)>) -> BackendError {
+        let kind = failures.first().expect("a backend failed").1.kind;
+        let each: Vec<String> = failures
+            .into_iter()
+            .map(|(i, e)| format!("{}: {}", self.members[i].name, e.message))
+            .collect();
+        BackendError {
+            kind,
+            message: format!("no backend answered ({})", each.join("; ")),
+        }
+    }
+
+    /// One readiness of every backend's: ready when all are, otherwise the reason naming
+    /// each one that is not (or that did not answer). An error only when none answered.
+    fn readiness_of_all(
+        &self,
+        answers: Vec<Result<Readiness, BackendError>>,
+    ) -> Result<Readiness, BackendError> {
+        let mut not_ready = Vec::new();
+        let mut failures = Vec::new();
+        for (i, answer) in answers.into_iter().enumerate() {
+            let name = &self.members[i].name;
+            match answer {
+                Ok(r) if r.is_ready() => {}
+                Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
+                Err(e) => {
+                    not_ready.push(format!("{name} ({})", e.message));
+                    failures.push((i, e));
+                }
+            }
+        }
+        if failures.len() == self.members.len() {
+            // Nothing answered at all: an error, as a single backend's is.
+            return Err(self.every_one_failed(failures));
+        }
+        Ok(if not_ready.is_empty() {
+            Readiness {
+                status: 200,
+                detail: format!("all {} backends ready", self.members.len()),
+            }
+        } else {
+            Readiness {
+                status: 503,
+                detail: format!(
+                    "{} of {} backends not ready: {}",
+                    not_ready.len(),
+                    self.members.len(),
+                    not_ready.join("; ")
+                ),
+            }
+        })
     }
 }
 
@@ -359,43 +413,21 @@ impl<B: Backend> Backend for FanOut<B> {
             return only.backend.readiness().await;
         }
         let answers = each(&self.members, |b| async move { b.readiness().await }).await;
-        let mut not_ready = Vec::new();
-        let mut first_error = None;
-        let mut errors = 0;
-        for (i, answer) in answers.into_iter().enumerate() {
-            let name = &self.members[i].name;
-            match answer {
-                Ok(r) if r.is_ready() => {}
-                Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
-                Err(e) => {
-                    errors += 1;
-                    not_ready.push(format!("{name} ({})", e.message));
-                    first_error.get_or_insert((i, e));
-                }
-            }
+        self.readiness_of_all(answers)
+    }
+
+    async fn readiness_within(
+        &self,
+        budget: std::time::Duration,
+    ) -> Result<Readiness, BackendError> {
+        if let [only] = self.members.as_slice() {
+            return only.backend.readiness_within(budget).await;
         }
-        if let Some((i, e)) = first_error
-            && errors == self.members.len()
-        {
-            // Nothing answered at all: the same error as a single backend's.
-            return Err(self.named(i, e));
-        }
-        Ok(if not_ready.is_empty() {
-            Readiness {
-                status: 200,
-                detail: format!("all {} backends ready", self.members.len()),
-            }
-        } else {
-            Readiness {
-                status: 503,
-                detail: format!(
-                    "{} of {} backends not ready: {}",
-                    not_ready.len(),
-                    self.members.len(),
-                    not_ready.join("; ")
-                ),
-            }
+        let answers = each(&self.members, |b| async move {
+            b.readiness_within(budget).await
         })
+        .await;
+        self.readiness_of_all(answers)
     }
 
     fn backend_names(&self, mask: u64) -> Vec<String> {
@@ -854,6 +886,59 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[tokio::test]
+    async fn when_no_backend_answers_the_error_names_each_one() {
+        let three = Pager::new(fan(split(&corpus(), 3), false), PagerConfig::default());
+        for (i, m) in three.backend().members().iter().enumerate() {
+            let kind = if i == 1 {
+                BackendErrorKind::Timeout
+            } else {
+                BackendErrorKind::Unreachable
+            };
+            m.backend.0.fail(kind, 0);
+        }
+        let e = three
+            .page::<LineTool>(&LineArgs {
+                query: TEXT.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        let text = e.to_string();
+        for name in ["zoekt-0", "zoekt-1", "zoekt-2"] {
+            assert!(text.contains(&format!("{name}: ")), "{text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn readiness_names_a_backend_that_hangs_among_those_that_answer() {
+        let fan = plain_fan(split(&corpus(), 3));
+        fan.members()[1].backend.slow(Duration::from_secs(30));
+        fan.members()[2].backend.set_ready(false);
+        let started = std::time::Instant::now();
+        let r = fan
+            .readiness_within(Duration::from_millis(100))
+            .await
+            .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "waited for the hung one"
+        );
+        assert_eq!(r.status, 503);
+        assert!(
+            r.detail.starts_with("2 of 3 backends not ready"),
+            "{}",
+            r.detail
+        );
+        assert!(
+            r.detail.contains("b (Zoekt did not answer within 100 ms)")
+                && r.detail.contains("c (HTTP 503"),
+            "{}",
+            r.detail
+        );
+        assert!(!r.detail.contains("a ("), "{}", r.detail);
     }
 
     #[tokio::test]

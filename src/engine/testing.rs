@@ -78,7 +78,8 @@ impl FakeBackend {
         results.entry(query.to_string()).or_default().1 = cut;
     }
 
-    /// From now on, each search takes `delay` (so that concurrent searches overlap).
+    /// From now on, each search (and readiness) takes `delay` (so that concurrent searches
+    /// overlap).
     pub(crate) fn slow(&self, delay: std::time::Duration) {
         *self.delay.lock().expect("delay lock") = delay;
     }
@@ -213,7 +214,12 @@ impl Backend for FakeBackend {
 
     /// As set by [`FakeBackend::set_ready`]; by default ready unless some answer reports
     /// crashed shards: like Zoekt's /readyz while shards are still loading.
+    /// Takes the searches' delay too, then follows the cuts (or `set_ready`).
     async fn readiness(&self) -> Result<Readiness, BackendError> {
+        let delay = *self.delay.lock().expect("delay lock");
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
         let results = self.results.lock().expect("results lock");
         let loading = match *self.ready.lock().expect("ready lock") {
             Some(ready) => !ready,

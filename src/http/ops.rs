@@ -45,8 +45,10 @@ async fn healthz() -> &'static str {
 /// 200 only while Zoekt answers and is ready; 503 with the reason otherwise. Asked anew on
 /// every probe, so it follows Zoekt going away and coming back without a restart.
 async fn readyz<B: Backend>(State(ops): State<Arc<Ops<B>>>) -> impl IntoResponse {
-    let check = ops.pager.backend().readiness();
-    match tokio::time::timeout(ops.ready_timeout, check).await {
+    // Each backend of a fan-out gets the whole budget, so one that hangs is named; the outer
+    // bound is for a backend that overran its own.
+    let check = ops.pager.backend().readiness_within(ops.ready_timeout);
+    match tokio::time::timeout(ops.ready_timeout * 2, check).await {
         Ok(Ok(r)) if r.is_ready() => (StatusCode::OK, "ready\n".to_string()),
         Ok(Ok(r)) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -60,7 +62,7 @@ async fn readyz<B: Backend>(State(ops): State<Arc<Ops<B>>>) -> impl IntoResponse
             StatusCode::SERVICE_UNAVAILABLE,
             format!(
                 "not ready: Zoekt did not answer within {} ms\n",
-                ops.ready_timeout.as_millis()
+                (ops.ready_timeout * 2).as_millis()
             ),
         ),
     }

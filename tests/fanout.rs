@@ -325,6 +325,59 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     one.cancel().await.unwrap();
 }
 
+/// A webserver that hangs (a real Zoekt cannot be made to on demand: a proxy in front of
+/// the third partition stalls every request). The first page waits out the timeout once and
+/// is served from the two others with a warning; the pages after it do not ask it again
+/// (it rests), so the walk goes on at once, and it holds every file of the two others
+/// (raw Zoekt says which) once.
+#[tokio::test]
+async fn a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it() {
+    let test = "a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it";
+    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
+    let parts: Vec<&str> = urls.split(',').collect();
+    let hung = support::faults::FaultProxy::start(parts[2]).await;
+    hung.set_stalled(true);
+    let three = spawn_stdio(
+        &format!("{},{},{}", parts[0], parts[1], hung.url()),
+        &[
+            ("ZOEKT_PAGER_TIMEOUT_MS", "500"),
+            ("ZOEKT_PAGER_RETRIES", "0"),
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+        ],
+    )
+    .await;
+    let pages = walk(&three, "files_with_matches", json!({"query": "e"}), &[7]).await;
+    assert!(pages.len() > 2, "a walk of several pages: {}", pages.len());
+    for page in &pages {
+        let said = page["warnings"].to_string();
+        assert!(
+            said.contains(&hung.url()) && said.contains("missing"),
+            "{page}"
+        );
+        assert_eq!(page["total"]["exact"], json!(false), "{page}");
+    }
+    assert_eq!(hung.searches(), 1, "asked once, then left out");
+    let got: Vec<(String, String)> = page_items(&pages)
+        .iter()
+        .map(|i| {
+            let field = |k: &str| i[k].as_str().unwrap_or_default().to_string();
+            (field("repo"), field("path"))
+        })
+        .collect();
+    let mut expected = std::collections::BTreeSet::new();
+    for url in &parts[..2] {
+        for f in support::oracle::files(url, "e").await {
+            expected.insert((f.repo, f.path));
+        }
+    }
+    assert_eq!(got.len(), expected.len(), "each file once: {got:?}");
+    assert_eq!(
+        got.into_iter().collect::<std::collections::BTreeSet<_>>(),
+        expected
+    );
+    three.cancel().await.unwrap();
+}
+
 /// One repository served by two backends (the whole fixture index on one webserver, and one
 /// third of it again on another): the listing warns, naming each such repository and both
 /// backends, and counts it once; pages and totals are those of the whole index alone.

@@ -22,13 +22,15 @@
 //! Statistics add up. A backend that fails (unreachable, timed out, or refused) leaves the
 //! answer with its bit in [`SearchStats::missing_backends`]: the page is served from the
 //! others with a warning naming it, is never exact, is not cached, and its cursor asks again
-//! from where it ends, so the walk resumes once the backend is back. With
-//! `--require-all-backends` the page fails instead. One backend is passed through untouched:
+//! from where it ends, so the walk resumes once the backend is back. A backend whose search
+//! timed out is left out for [`REST_AFTER_TIMEOUT`] (missing at once, not waited for on
+//! every page). With `--require-all-backends` the page fails instead. One backend is passed through untouched:
 //! the same requests, answers, pages and cursors as without a fan-out.
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use super::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
@@ -46,6 +48,14 @@ pub struct FanOut<B> {
     require_all: bool,
 }
 
+/// How long a backend whose search timed out is left out of searches and listings before
+/// it is asked again. A webserver that hangs costs each request the whole per-request timeout;
+/// asked on every page, it would make every page that slow, and a page that needs a second
+/// window would run into the call's deadline and fail instead of being served from the
+/// others. Left out, it is reported missing at once, with the same warning. Readiness
+/// (`/readyz`, `health`) still asks it, and an answer there ends the rest early.
+pub const REST_AFTER_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// One backend of a fan-out and the name warnings and errors give it (its base URL).
 #[derive(Debug)]
 pub struct Member<B> {
@@ -53,6 +63,38 @@ pub struct Member<B> {
     pub name: String,
     /// The backend.
     pub backend: Arc<B>,
+    /// Until when it is left out after a timeout, and that timeout's error.
+    resting: Mutex<Option<(Instant, BackendError)>>,
+}
+
+impl<B> Member<B> {
+    /// The error to give in place of asking it, while it rests after a timeout.
+    fn rest_error(&self, now: Instant) -> Option<BackendError> {
+        let resting = self.resting.lock().expect("rest lock");
+        let (until, e) = resting.as_ref().filter(|(until, _)| *until > now)?;
+        Some(BackendError {
+            kind: e.kind,
+            message: format!(
+                "{} (not asked again for {} s after that)",
+                e.message,
+                until.saturating_duration_since(now).as_secs().max(1)
+            ),
+        })
+    }
+
+    /// Leaves it out until `until` when `answer` is a timeout.
+    fn note<T>(&self, answer: &Result<T, BackendError>, until: Instant) {
+        if let Err(e) = answer
+            && e.kind == BackendErrorKind::Timeout
+        {
+            *self.resting.lock().expect("rest lock") = Some((until, e.clone()));
+        }
+    }
+
+    /// Asks it again from now on.
+    fn wake(&self) {
+        *self.resting.lock().expect("rest lock") = None;
+    }
 }
 
 impl<B: Backend> FanOut<B> {
@@ -71,6 +113,7 @@ impl<B: Backend> FanOut<B> {
                 .map(|(name, backend)| Member {
                     name,
                     backend: Arc::new(backend),
+                    resting: Mutex::new(None),
                 })
                 .collect(),
             require_all,
@@ -139,8 +182,34 @@ impl<B: Backend> FanOut<B> {
         }
     }
 
+    /// Every backend asked at once, but those resting after a timeout, which give that
+    /// timeout again without being asked. With `rest_on_timeout`, a backend that times out
+    /// now starts resting: searches only, whose time Zoekt bounds itself (`MaxWallTime`,
+    /// below the request timeout), so a timeout there means a webserver that does not
+    /// answer. A listing's timeout is its wall time, which a big index may just need.
+    async fn ask<T, F, Fut>(&self, rest_on_timeout: bool, call: F) -> Vec<Result<T, BackendError>>
+    where
+        T: Send + 'static,
+        F: Fn(Arc<B>) -> Fut,
+        Fut: Future<Output = Result<T, BackendError>> + Send + 'static,
+    {
+        let resting: Vec<Option<BackendError>> = {
+            let now = Instant::now();
+            self.members.iter().map(|m| m.rest_error(now)).collect()
+        };
+        let answers = each(&self.members, &resting, call).await;
+        let until = Instant::now() + REST_AFTER_TIMEOUT;
+        for ((m, answer), rested) in self.members.iter().zip(&answers).zip(&resting) {
+            if rest_on_timeout && rested.is_none() {
+                m.note(answer, until);
+            }
+        }
+        answers
+    }
+
     /// One readiness of every backend's: ready when all are, otherwise the reason naming
-    /// each one that is not (or that did not answer). An error only when none answered.
+    /// each one that is not (or that did not answer). An error only when none answered. A
+    /// backend that answered at all is asked by searches again (its rest, if any, ends).
     fn readiness_of_all(
         &self,
         answers: Vec<Result<Readiness, BackendError>>,
@@ -149,6 +218,9 @@ impl<B: Backend> FanOut<B> {
         let mut failures = Vec::new();
         for (i, answer) in answers.into_iter().enumerate() {
             let name = &self.members[i].name;
+            if answer.is_ok() {
+                self.members[i].wake();
+            }
             match answer {
                 Ok(r) if r.is_ready() => {}
                 Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
@@ -315,11 +387,12 @@ impl<B: Backend> Backend for FanOut<B> {
             max_files: asked,
             ..search.clone()
         };
-        let answers = each(&self.members, |b| {
-            let search = each_search.clone();
-            async move { b.search(&search).await }
-        })
-        .await;
+        let answers = self
+            .ask(true, |b| {
+                let search = each_search.clone();
+                async move { b.search(&search).await }
+            })
+            .await;
         let (got, missing) = self.merge(answers)?;
         let mut stats = SearchStats {
             missing_backends: missing,
@@ -352,11 +425,12 @@ impl<B: Backend> Backend for FanOut<B> {
         if let [only] = self.members.as_slice() {
             return only.backend.repos(query, wall_time).await;
         }
-        let answers = each(&self.members, |b| {
-            let query = query.to_string();
-            async move { b.repos(&query, wall_time).await }
-        })
-        .await;
+        let answers = self
+            .ask(false, |b| {
+                let query = query.to_string();
+                async move { b.repos(&query, wall_time).await }
+            })
+            .await;
         let (got, missing) = self.merge(answers)?;
         let mut out = RepoListing {
             missing_backends: missing,
@@ -412,7 +486,7 @@ impl<B: Backend> Backend for FanOut<B> {
         if let [only] = self.members.as_slice() {
             return only.backend.readiness().await;
         }
-        let answers = each(&self.members, |b| async move { b.readiness().await }).await;
+        let answers = each(&self.members, &[], |b| async move { b.readiness().await }).await;
         self.readiness_of_all(answers)
     }
 
@@ -423,7 +497,7 @@ impl<B: Backend> Backend for FanOut<B> {
         if let [only] = self.members.as_slice() {
             return only.backend.readiness_within(budget).await;
         }
-        let answers = each(&self.members, |b| async move {
+        let answers = each(&self.members, &[], |b| async move {
             b.readiness_within(budget).await
         })
         .await;
@@ -436,9 +510,14 @@ impl<B: Backend> Backend for FanOut<B> {
 }
 
 /// Runs `call` on every backend at once, each on its own task (decoding answers is CPU work
-/// that must not queue behind another backend's), and gives the outputs in backend order.
-/// Dropping the future (a cancelled call) aborts the tasks.
-async fn each<B, T, F, Fut>(members: &[Member<B>], call: F) -> Vec<Result<T, BackendError>>
+/// that must not queue behind another backend's), and gives the outputs in backend order;
+/// a backend with an error in `instead` (indexed alike; shorter: none) is not asked and
+/// gives that error. Dropping the future (a cancelled call) aborts the tasks.
+async fn each<B, T, F, Fut>(
+    members: &[Member<B>],
+    instead: &[Option<BackendError>],
+    call: F,
+) -> Vec<Result<T, BackendError>>
 where
     B: Backend,
     T: Send + 'static,
@@ -453,14 +532,23 @@ where
             }
         }
     }
+    let given = |i: usize| instead.get(i).cloned().flatten();
     let mut tasks = AbortOnDrop(
         members
             .iter()
-            .map(|m| tokio::spawn(call(Arc::clone(&m.backend))))
+            .enumerate()
+            .filter(|(i, _)| given(*i).is_none())
+            .map(|(_, m)| tokio::spawn(call(Arc::clone(&m.backend))))
             .collect(),
     );
-    let mut out = Vec::with_capacity(tasks.0.len());
-    for h in &mut tasks.0 {
+    let mut out = Vec::with_capacity(members.len());
+    let mut asked = tasks.0.iter_mut();
+    for i in 0..members.len() {
+        if let Some(e) = given(i) {
+            out.push(Err(e));
+            continue;
+        }
+        let h = asked.next().expect("a task for every backend asked");
         out.push(match h.await {
             Ok(r) => r,
             Err(e) => Err(BackendError {
@@ -910,6 +998,59 @@ mod tests {
         for name in ["zoekt-0", "zoekt-1", "zoekt-2"] {
             assert!(text.contains(&format!("{name}: ")), "{text}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_backend_that_timed_out_rests_until_readiness_hears_from_it() {
+        let fan = plain_fan(split(&corpus(), 3));
+        let (b, c) = (&fan.members()[1].backend, &fan.members()[2].backend);
+        b.fail(BackendErrorKind::Timeout, 0);
+        c.fail(BackendErrorKind::Unreachable, 0);
+        let asked = |m: &FakeBackend| m.files_asked(&q()).len();
+        let first = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(first.stats.missing_backends, 0b110);
+        assert_eq!((asked(b), asked(c)), (1, 1));
+        // Within the rest, b is missing at once, without being asked; c (it failed fast) is
+        // asked each time.
+        let second = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(second.stats.missing_backends, 0b110);
+        assert_eq!((asked(b), asked(c)), (1, 2));
+        // A listing leaves it out alike; a listing that times out starts no rest.
+        let listing = fan.repos("", Duration::from_secs(1)).await.unwrap();
+        assert_eq!(listing.missing_backends, 0b110);
+        let a = &fan.members()[0].backend;
+        a.fail(BackendErrorKind::Timeout, 0);
+        fan.repos("", Duration::from_secs(1)).await.unwrap_err();
+        a.heal();
+        let listed = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(listed.stats.missing_backends, 0b110, "a is asked");
+        // Readiness still asks it; an answer ends the rest.
+        b.heal();
+        c.heal();
+        fan.readiness().await.unwrap();
+        let third = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(third.stats.missing_backends, 0);
+        assert_eq!(asked(b), 2);
+    }
+
+    #[tokio::test]
+    async fn a_resting_backend_fails_a_page_at_once_when_every_backend_is_required() {
+        let three = Pager::new(fan(split(&corpus(), 3), true), PagerConfig::default());
+        three.backend().members()[0]
+            .backend
+            .0
+            .fail(BackendErrorKind::Timeout, 0);
+        let args = LineArgs {
+            query: TEXT.into(),
+            ..Default::default()
+        };
+        let e = three.page::<LineTool>(&args).await.unwrap_err().to_string();
+        assert!(e.contains("zoekt-0"), "{e}");
+        let again = three.page::<LineTool>(&args).await.unwrap_err().to_string();
+        assert!(
+            again.contains("zoekt-0") && again.contains("not asked again"),
+            "{again}"
+        );
     }
 
     #[tokio::test]

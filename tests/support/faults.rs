@@ -58,6 +58,8 @@ struct Shared {
     searches: AtomicU32,
     /// `/readyz` answers 503 while set (a loading Zoekt).
     loading: AtomicBool,
+    /// Every request hangs while set (a webserver that stopped answering).
+    stalled: AtomicBool,
 }
 
 /// A running proxy, stopped when dropped.
@@ -83,6 +85,7 @@ impl FaultProxy {
             served: AtomicU32::new(0),
             searches: AtomicU32::new(0),
             loading: AtomicBool::new(false),
+            stalled: AtomicBool::new(false),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -121,6 +124,13 @@ impl FaultProxy {
         self.shared.searches.load(Ordering::SeqCst)
     }
 
+    /// From now on every request (`/readyz` too) hangs for a minute before it goes on
+    /// (`true`), as a webserver that stopped answering; or goes through (`false`). Search
+    /// and list requests are counted when they arrive.
+    pub fn set_stalled(&self, stalled: bool) {
+        self.shared.stalled.store(stalled, Ordering::SeqCst);
+    }
+
     /// From now on `/readyz` answers 503 (`true`) or goes through to Zoekt (`false`).
     pub fn set_loading(&self, loading: bool) {
         self.shared.loading.store(loading, Ordering::SeqCst);
@@ -148,6 +158,9 @@ async fn forward(
     } else {
         None
     };
+    if shared.stalled.load(Ordering::SeqCst) {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    }
     let target = format!(
         "{}{}",
         shared.base,

@@ -20,7 +20,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 use support::load_recording as load;
 use zoekt_pager::harness::{self, Recording, diff};
 use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
-use zoekt_pager::{Pager, PagerServer};
+use zoekt_pager::{FanOut, Instrumented, Metrics, Pager, PagerServer};
 
 /// Answers any request the recording does not hold with a 501, and remembers it.
 struct NotRecorded(Arc<Mutex<Vec<String>>>);
@@ -64,8 +64,14 @@ async fn replay(rec: &Recording) -> Result<(), String> {
         .mount(&zoekt)
         .await;
 
+    // Built as the binary builds its backend for one URL (a fan-out of one, timed for the
+    // metrics): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
+    // are then also what one URL gives through the fan-out, request for request and byte for
+    // byte.
     let client = ZoektClient::new(&zoekt.uri(), ClientOptions::default()).unwrap();
-    let server = PagerServer::new(Pager::new(client, rec.settings.clone()));
+    let timed = Instrumented::new(client, Arc::new(Metrics::new())).labelled(&zoekt.uri());
+    let one = FanOut::new(vec![(zoekt.uri(), timed)], false).unwrap();
+    let server = PagerServer::new(Pager::new(one, rec.settings.clone()));
     let results = harness::run(&server, &rec.scenario).await?;
     let mut report = Vec::new();
     for m in missing.lock().unwrap().iter() {

@@ -156,5 +156,64 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     );
     assert!(!said.contains("wrong-0d1e"), "{said}");
     assert!(proxy.refused.load(std::sync::atomic::Ordering::Relaxed) > 0);
+
+    // A private CA that is not the one that signed the proxy's certificate: the same clear
+    // error as none at all.
+    let other_ca = dir.join("other-ca.pem");
+    std::fs::write(&other_ca, support::tls_proxy::unrelated_ca_pem()).unwrap();
+    let mistrusted = {
+        let (url, other_ca, headers) = (
+            url.clone(),
+            other_ca.to_str().unwrap().to_string(),
+            headers.to_string(),
+        );
+        tokio::task::spawn_blocking(move || {
+            run(
+                &url,
+                &[
+                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca.as_str()),
+                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers.as_str()),
+                ],
+                &args,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    let said = text(&mistrusted.stderr);
+    assert!(!mistrusted.status.success());
+    assert!(
+        said.contains("BACKEND_UNAVAILABLE") && said.contains("--zoekt-ca-file"),
+        "{said}"
+    );
+    assert!(!said.contains(secret), "{said}");
+
+    // A sidecar over https: ready, pages as over plain http, and the header in none of its
+    // logs (at trace), its metrics or its readiness.
+    let sidecar = support::sidecar::Sidecar::start(
+        &url,
+        &[
+            ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
+            ("ZOEKT_PAGER_LOG", "trace"),
+        ],
+    )
+    .await;
+    let (status, body) = sidecar.get("/readyz").await;
+    assert_eq!(status, 200, "{body}");
+    let client = sidecar.client().await;
+    let page = support::mcp::call(
+        &client,
+        "search_symbols",
+        serde_json::json!({"query": "pagerItem", "limit": 12}),
+    )
+    .await;
+    assert!(support::mcp::text(&page).contains("pagerItem"));
+    let (_, metrics) = sidecar.get("/metrics").await;
+    assert!(metrics.contains(&format!("backend=\"{url}\"")), "{metrics}");
+    client.cancel().await.unwrap();
+    for said in [metrics, body, sidecar.log_text()] {
+        assert!(!said.contains(secret), "{said}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -32,6 +32,11 @@ impl Drop for TlsProxy {
     }
 }
 
+/// A CA of its own that signed nothing a proxy serves: the wrong private CA to trust.
+pub fn unrelated_ca_pem() -> String {
+    certificates().0
+}
+
 /// A fresh CA and a certificate for 127.0.0.1/localhost it signed: (CA PEM, leaf DER, key DER).
 fn certificates() -> (String, Vec<u8>, Vec<u8>) {
     let ca_key = rcgen::KeyPair::generate().unwrap();

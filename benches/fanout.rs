@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use zoekt_pager::backend::{Backend, FileSearch};
 use zoekt_pager::tools::PagedTool;
+use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::search::{Search, SearchArgs};
 use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
@@ -209,7 +210,22 @@ struct Row {
     alone: Option<((f64, f64), f64)>,
     together: (f64, f64),
     over_together: f64,
+    /// A whole first page whose window is this one (`files_with_matches`, one item a file,
+    /// cache off): p50, p50 over the three asked together run by run, and the same page's
+    /// p50 from the webserver holding the whole index.
+    page: (f64, f64, f64),
     single: f64,
+}
+
+/// The `files_with_matches` limit whose first page asks for a window of `files` files (the
+/// engine's first window: n + max(n / 8, 3) files for n = limit + 1 items).
+fn limit_for_window(files: u32) -> u32 {
+    (1..files)
+        .find(|limit| {
+            let n = limit + 1;
+            n + (n / 8).max(3) == files
+        })
+        .expect("a limit for the window")
 }
 
 /// The window table's rows for one corpus. `alone`: also time each backend asked alone (left
@@ -224,6 +240,8 @@ async fn windows(
 ) -> Vec<Row> {
     let single = client(one);
     let fanout = fan(three);
+    let pager = uncached(three);
+    let pager_one = uncached(one);
     let http = reqwest::Client::new();
     let urls: Vec<String> = three.split(',').map(String::from).collect();
     let queries: &[&str] = if corpus == "fixtures" {
@@ -237,12 +255,28 @@ async fn windows(
             let s = window(query, files);
             // What the fan-out asks each backend (docs: engine/fanout.rs).
             let each = window(query, (files + 1).max(4));
+            let page_args = FilesWithMatchesArgs {
+                query: query.into(),
+                limit: Some(limit_for_window(files)),
+                ..Default::default()
+            };
+            let page = async |pager: &Pager<FanOut<ZoektClient>>| {
+                let t = Instant::now();
+                pager
+                    .page::<FilesWithMatches>(&page_args)
+                    .await
+                    .expect("page");
+                ms(t.elapsed())
+            };
             // Once untimed: connections open, pages in memory.
+            page(&pager).await;
+            page(&pager_one).await;
             timed(&fanout, &s).await;
             timed(&single, &s).await;
             raw_together(&http, &urls, &each).await;
             let (mut f, mut slow, mut diff, mut one_t) = (vec![], vec![], vec![], vec![]);
             let (mut tog, mut diff_tog) = (vec![], vec![]);
+            let (mut pages, mut diff_page, mut pages_one) = (vec![], vec![], vec![]);
             for _ in 0..runs {
                 let fan_ms = timed(&fanout, &s).await;
                 let together = raw_together(&http, &urls, &each).await;
@@ -254,10 +288,15 @@ async fn windows(
                     slow.push(worst);
                     diff.push(fan_ms - worst);
                 }
+                let page_ms = page(&pager).await;
+                let together_again = raw_together(&http, &urls, &each).await;
                 one_t.push(timed(&single, &s).await);
+                pages_one.push(page(&pager_one).await);
                 f.push(fan_ms);
                 tog.push(together);
                 diff_tog.push(fan_ms - together);
+                pages.push(page_ms);
+                diff_page.push(page_ms - together_again);
             }
             rows.push(Row {
                 corpus,
@@ -272,6 +311,11 @@ async fn windows(
                 }),
                 together: (quantile(&mut tog, 0.5), quantile(&mut tog, 0.9)),
                 over_together: quantile(&mut diff_tog, 0.5),
+                page: (
+                    quantile(&mut pages, 0.5),
+                    quantile(&mut diff_page, 0.5),
+                    quantile(&mut pages_one, 0.5),
+                ),
                 single: quantile(&mut one_t, 0.5),
             });
         }
@@ -430,16 +474,21 @@ async fn main() {
          what the fan-out asks it; `slowest together`: the three asked at once over plain \
          HTTP, bodies read but not decoded, the slowest one's time (the same contention for \
          the CPUs as the fan-out meets); `over`: p50 of (fan-out - that) run by run; \
-         `one webserver`: the same window from the webserver holding the whole index.\n\n\
+         `page`: a whole first page of `files_with_matches` (cache off) whose first window \
+         is this one, its p50 over the three asked together right after it, run by run, and \
+         the same page from the webserver holding the whole index (a page whose files tie at \
+         the window's edge asks bigger windows until it is past them, with one webserver as \
+         with three: then it costs several windows); `one webserver`: the same window from \
+         the webserver holding the whole index.\n\n\
          ## Pager and webservers on the same CPUs\n\n\
-         | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
-         |---|---|---|---|---|---|---|---|---|\n"
+         | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in &shared {
         let ((slowest_p50, slowest_p90), over) = r.alone.expect("measured alone");
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
+            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} | {:+.2} | {:.2} | {:.2} |",
             r.corpus,
             r.query,
             r.files,
@@ -451,6 +500,9 @@ async fn main() {
             r.together.0,
             r.together.1,
             r.over_together,
+            r.page.0,
+            r.page.1,
+            r.page.2,
             r.single
         );
     }
@@ -478,13 +530,13 @@ async fn main() {
              meet, so their answers come in one after another and the pager decodes the first \
              ones while it waits for the last: what is over is its time after the slowest \
              answer.\n\n\
-             | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | one webserver p50 ms |\n\
-             |---|---|---|---|---|---|---|\n",
+             | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
+             |---|---|---|---|---|---|---|---|---|---|\n",
         );
         for r in &own {
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} |",
+                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} | {:+.2} | {:.2} | {:.2} |",
                 r.corpus,
                 r.query,
                 r.files,
@@ -493,6 +545,9 @@ async fn main() {
                 r.together.0,
                 r.together.1,
                 r.over_together,
+                r.page.0,
+                r.page.1,
+                r.page.2,
                 r.single
             );
         }

@@ -248,6 +248,21 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
         "{body}"
     );
     assert!(!body.contains(kept[0]) && !body.contains(kept[1]), "{body}");
+    // Its metrics time each webserver under its own label, the stopped one's failure too.
+    let (_, metrics) = sidecar.get("/metrics").await;
+    for url in [kept[0], kept[1], own.url().as_str()] {
+        assert!(
+            metrics.contains(&format!("backend=\"{url}\"")),
+            "{url}: {metrics}"
+        );
+    }
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.contains(&format!("backend=\"{}\"", own.url()))
+                && l.contains("outcome=\"unreachable\"")),
+        "{metrics}"
+    );
     let health = call(&three, "health", json!({})).await;
     let report = health.structured_content.clone().expect("health report");
     assert_eq!(report["ready"], json!(false), "{report}");

@@ -228,7 +228,16 @@ fn backends(config: &Config, metrics: &Arc<Metrics>) -> Result<Backend, String> 
         let timed = Instrumented::new(client, Arc::clone(metrics)).labelled(&url);
         members.push((url, timed));
     }
-    FanOut::new(members, config.transport.require_all_backends)
+    let fan = FanOut::new(members, config.transport.require_all_backends)?;
+    // A webserver whose search timed out is left out for a while only when Zoekt ends a
+    // search before the request times out: otherwise a heavy search would take a healthy
+    // webserver out of every page.
+    let bounded = config.pager.effort.wall_time() < config.client.timeout;
+    Ok(if bounded {
+        fan
+    } else {
+        fan.resting_after_timeout(std::time::Duration::ZERO)
+    })
 }
 
 /// The Zoekt URLs served, for the start-up log line.

@@ -24,7 +24,7 @@
 //! others with a warning naming it, is never exact, is not cached, and its cursor asks again
 //! from where it ends, so the walk resumes once the backend is back. A backend whose search
 //! timed out is left out for [`REST_AFTER_TIMEOUT`] (missing at once, not waited for on
-//! every page). With `--require-all-backends` the page fails instead. One backend is passed through untouched:
+//! every page), then one search tries it again. With `--require-all-backends` the page fails instead. One backend is passed through untouched:
 //! the same requests, answers, pages and cursors as without a fan-out.
 
 use std::collections::HashMap;
@@ -46,14 +46,17 @@ pub const MAX_BACKENDS: usize = 64;
 pub struct FanOut<B> {
     members: Vec<Member<B>>,
     require_all: bool,
+    /// How long a backend whose search timed out is left out (zero: never).
+    rest_for: Duration,
 }
 
 /// How long a backend whose search timed out is left out of searches and listings before
-/// it is asked again. A webserver that hangs costs each request the whole per-request timeout;
-/// asked on every page, it would make every page that slow, and a page that needs a second
-/// window would run into the call's deadline and fail instead of being served from the
-/// others. Left out, it is reported missing at once, with the same warning. Readiness
-/// (`/readyz`, `health`) still asks it, and an answer there ends the rest early.
+/// one search tries it again. A webserver that hangs costs each request the whole
+/// per-request timeout; asked on every page, it would make every page that slow, and a page
+/// that needs a second window would run into the call's deadline and fail instead of being
+/// served from the others. Left out, it is reported missing at once, with the same warning.
+/// When the rest is over, one search asks it (the others still leave it out): an answer
+/// ends the rest, another timeout starts a new one.
 pub const REST_AFTER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One backend of a fan-out and the name warnings and errors give it (its base URL).
@@ -63,37 +66,69 @@ pub struct Member<B> {
     pub name: String,
     /// The backend.
     pub backend: Arc<B>,
-    /// Until when it is left out after a timeout, and that timeout's error.
-    resting: Mutex<Option<(Instant, BackendError)>>,
+    /// Set while it is left out after a search timed out.
+    rest: Mutex<Option<Rest>>,
+}
+
+/// A backend left out after a search timed out.
+#[derive(Debug, Clone)]
+struct Rest {
+    /// When it timed out, and how long it took to (the request timeout).
+    since: Instant,
+    waited: Duration,
+    /// Until when no search asks it. Once passed, the next search asks it and pushes this on
+    /// by a rest, so that the searches meanwhile leave it out, and so that a search that
+    /// never reports back (a cancelled call) holds no one up for longer.
+    until: Instant,
 }
 
 impl<B> Member<B> {
-    /// The error to give in place of asking it, while it rests after a timeout.
-    fn rest_error(&self, now: Instant) -> Option<BackendError> {
-        let resting = self.resting.lock().expect("rest lock");
-        let (until, e) = resting.as_ref().filter(|(until, _)| *until > now)?;
+    /// Whether a search now leaves it out, and the error that says so; `None` means ask it
+    /// (it is not resting, or this search is the one that tries it again).
+    fn left_out(&self, now: Instant, rest_for: Duration) -> Option<BackendError> {
+        let mut rest = self.rest.lock().expect("rest lock");
+        let r = rest.as_mut()?;
+        if r.until <= now {
+            r.until = now + rest_for;
+            return None;
+        }
         Some(BackendError {
-            kind: e.kind,
+            // Nothing was asked: not a timeout of this request (whose hint says to narrow
+            // the query) but a backend away for now.
+            kind: BackendErrorKind::Unreachable,
             message: format!(
-                "{} (not asked again for {} s after that)",
-                e.message,
-                until.saturating_duration_since(now).as_secs().max(1)
+                "a search timed out there {} s ago (after {} ms), so it is left out for now \
+                 (asked again in {} s)",
+                now.saturating_duration_since(r.since).as_secs(),
+                r.waited.as_millis(),
+                r.until.saturating_duration_since(now).as_secs().max(1)
             ),
         })
     }
 
-    /// Leaves it out until `until` when `answer` is a timeout.
-    fn note<T>(&self, answer: &Result<T, BackendError>, until: Instant) {
-        if let Err(e) = answer
-            && e.kind == BackendErrorKind::Timeout
-        {
-            *self.resting.lock().expect("rest lock") = Some((until, e.clone()));
-        }
+    /// What a search that asked it learned: a timeout leaves it out for `rest_for`, any
+    /// other outcome (an answer, or a failure that came at once) lets searches ask it again.
+    fn searched<T>(&self, answer: &Result<T, BackendError>, took: Duration, rest_for: Duration) {
+        let mut rest = self.rest.lock().expect("rest lock");
+        *rest = match answer {
+            Err(e) if e.kind == BackendErrorKind::Timeout => {
+                let now = Instant::now();
+                Some(Rest {
+                    since: now,
+                    waited: took,
+                    until: now + rest_for,
+                })
+            }
+            _ => None,
+        };
     }
 
-    /// Asks it again from now on.
-    fn wake(&self) {
-        *self.resting.lock().expect("rest lock") = None;
+    /// How much longer searches leave it out, if they do.
+    fn resting_for(&self, now: Instant) -> Option<Duration> {
+        let rest = self.rest.lock().expect("rest lock");
+        rest.as_ref()
+            .map(|r| r.until.saturating_duration_since(now))
+            .filter(|left| !left.is_zero())
     }
 }
 
@@ -113,11 +148,21 @@ impl<B: Backend> FanOut<B> {
                 .map(|(name, backend)| Member {
                     name,
                     backend: Arc::new(backend),
-                    resting: Mutex::new(None),
+                    rest: Mutex::new(None),
                 })
                 .collect(),
             require_all,
+            rest_for: REST_AFTER_TIMEOUT,
         })
+    }
+
+    /// Leaves a backend whose search timed out out of searches for `rest_for` (zero: never;
+    /// the default is [`REST_AFTER_TIMEOUT`]). Only sound while a search's time is bounded
+    /// below the request timeout (Zoekt's `MaxWallTime`): then a timeout means a backend
+    /// that does not answer, not a search that needs long.
+    pub fn resting_after_timeout(mut self, rest_for: Duration) -> Self {
+        self.rest_for = rest_for;
+        self
     }
 
     /// The backends, in order.
@@ -182,26 +227,38 @@ impl<B: Backend> FanOut<B> {
         }
     }
 
-    /// Every backend asked at once, but those resting after a timeout, which give that
-    /// timeout again without being asked. With `rest_on_timeout`, a backend that times out
-    /// now starts resting: searches only, whose time Zoekt bounds itself (`MaxWallTime`,
-    /// below the request timeout), so a timeout there means a webserver that does not
-    /// answer. A listing's timeout is its wall time, which a big index may just need.
-    async fn ask<T, F, Fut>(&self, rest_on_timeout: bool, call: F) -> Vec<Result<T, BackendError>>
+    /// Every backend asked at once, but those left out after a search timed out, which give
+    /// an error saying so without being asked; when all would be left out, all are asked.
+    /// With `searching`, what each backend asked did starts or ends its rest: searches only,
+    /// whose time Zoekt bounds itself (`MaxWallTime`, below the request timeout), so a
+    /// timeout there means a webserver that does not answer. A listing's timeout is its
+    /// wall time, which a big index may just need.
+    async fn ask<T, F, Fut>(&self, searching: bool, call: F) -> Vec<Result<T, BackendError>>
     where
         T: Send + 'static,
         F: Fn(Arc<B>) -> Fut,
         Fut: Future<Output = Result<T, BackendError>> + Send + 'static,
     {
-        let resting: Vec<Option<BackendError>> = {
-            let now = Instant::now();
-            self.members.iter().map(|m| m.rest_error(now)).collect()
+        let started = Instant::now();
+        let mut left_out: Vec<Option<BackendError>> = if self.rest_for.is_zero() {
+            Vec::new()
+        } else {
+            self.members
+                .iter()
+                .map(|m| m.left_out(started, self.rest_for))
+                .collect()
         };
-        let answers = each(&self.members, &resting, call).await;
-        let until = Instant::now() + REST_AFTER_TIMEOUT;
-        for ((m, answer), rested) in self.members.iter().zip(&answers).zip(&resting) {
-            if rest_on_timeout && rested.is_none() {
-                m.note(answer, until);
+        if left_out.iter().all(Option::is_some) {
+            // Nothing else to serve from: better to wait for them than to fail unasked.
+            left_out.clear();
+        }
+        let answers = each(&self.members, &left_out, call).await;
+        if searching && !self.rest_for.is_zero() {
+            let took = started.elapsed();
+            for (i, (m, answer)) in self.members.iter().zip(&answers).enumerate() {
+                if left_out.get(i).is_none_or(Option::is_none) {
+                    m.searched(answer, took, self.rest_for);
+                }
             }
         }
         answers
@@ -209,7 +266,9 @@ impl<B: Backend> FanOut<B> {
 
     /// One readiness of every backend's: ready when all are, otherwise the reason naming
     /// each one that is not (or that did not answer). An error only when none answered. A
-    /// backend that answered at all is asked by searches again (its rest, if any, ends).
+    /// backend left out of searches after a timeout is not ready either, whatever its
+    /// `/readyz` says: pages go without it (a webserver whose searches hang may still
+    /// answer its cheap probe).
     fn readiness_of_all(
         &self,
         answers: Vec<Result<Readiness, BackendError>>,
@@ -218,11 +277,16 @@ impl<B: Backend> FanOut<B> {
         let mut failures = Vec::new();
         for (i, answer) in answers.into_iter().enumerate() {
             let name = &self.members[i].name;
-            if answer.is_ok() {
-                self.members[i].wake();
-            }
+            let resting = self.members[i].resting_for(Instant::now());
             match answer {
-                Ok(r) if r.is_ready() => {}
+                Ok(r) if r.is_ready() => {
+                    if let Some(left) = resting {
+                        not_ready.push(format!(
+                            "{name} (its searches timed out: left out of pages for another {} s)",
+                            left.as_secs().max(1)
+                        ));
+                    }
+                }
                 Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
                 Err(e) => {
                     not_ready.push(format!("{name} ({})", e.message));
@@ -1001,8 +1065,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_backend_that_timed_out_rests_until_readiness_hears_from_it() {
-        let fan = plain_fan(split(&corpus(), 3));
+    async fn a_backend_that_timed_out_is_left_out_then_one_search_tries_it_again() {
+        let rest = Duration::from_millis(300);
+        let fan = plain_fan(split(&corpus(), 3)).resting_after_timeout(rest);
         let (b, c) = (&fan.members()[1].backend, &fan.members()[2].backend);
         b.fail(BackendErrorKind::Timeout, 0);
         c.fail(BackendErrorKind::Unreachable, 0);
@@ -1010,27 +1075,96 @@ mod tests {
         let first = fan.search(&search_of(10)).await.unwrap();
         assert_eq!(first.stats.missing_backends, 0b110);
         assert_eq!((asked(b), asked(c)), (1, 1));
-        // Within the rest, b is missing at once, without being asked; c (it failed fast) is
-        // asked each time.
+        // Within the rest, b is missing at once, without being asked; c (it failed at once)
+        // is asked each time. A listing leaves b out alike.
         let second = fan.search(&search_of(10)).await.unwrap();
         assert_eq!(second.stats.missing_backends, 0b110);
         assert_eq!((asked(b), asked(c)), (1, 2));
-        // A listing leaves it out alike; a listing that times out starts no rest.
         let listing = fan.repos("", Duration::from_secs(1)).await.unwrap();
         assert_eq!(listing.missing_backends, 0b110);
+        // /readyz names it, whatever its own readiness says.
+        let ready = fan.readiness().await.unwrap();
+        assert!(
+            ready.detail.contains("b (its searches timed out"),
+            "{}",
+            ready.detail
+        );
+        // Once the rest is over, one search tries it (slow now); a search meanwhile still
+        // leaves it out, and the try timing out again starts another rest.
+        tokio::time::sleep(rest).await;
+        b.slow(Duration::from_millis(200));
+        let ten = search_of(10);
+        let trying = fan.search(&ten);
+        let meanwhile = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            fan.search(&search_of(10)).await.unwrap()
+        };
+        let (tried, meanwhile) = tokio::join!(trying, meanwhile);
+        assert_eq!(tried.unwrap().stats.missing_backends, 0b110);
+        assert_eq!(meanwhile.stats.missing_backends, 0b110);
+        assert_eq!(asked(b), 2, "asked once, by the search that tried it");
+        let again = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(again.stats.missing_backends, 0b110);
+        assert_eq!(asked(b), 2, "resting again");
+        // Back: the next try after the rest finds it, and every search asks it from then on.
+        b.heal();
+        b.slow(Duration::ZERO);
+        c.heal();
+        tokio::time::sleep(rest).await;
+        assert_eq!(
+            fan.search(&search_of(10))
+                .await
+                .unwrap()
+                .stats
+                .missing_backends,
+            0
+        );
+        assert_eq!(
+            fan.search(&search_of(10))
+                .await
+                .unwrap()
+                .stats
+                .missing_backends,
+            0
+        );
+        assert_eq!(asked(b), 4);
+        // A listing that times out starts no rest: its time is what a big index may need.
         let a = &fan.members()[0].backend;
         a.fail(BackendErrorKind::Timeout, 0);
-        fan.repos("", Duration::from_secs(1)).await.unwrap_err();
+        fan.repos("", Duration::from_secs(1)).await.unwrap();
         a.heal();
-        let listed = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(listed.stats.missing_backends, 0b110, "a is asked");
-        // Readiness still asks it; an answer ends the rest.
-        b.heal();
-        c.heal();
-        fan.readiness().await.unwrap();
-        let third = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(third.stats.missing_backends, 0);
-        assert_eq!(asked(b), 2);
+        assert_eq!(
+            fan.search(&search_of(10))
+                .await
+                .unwrap()
+                .stats
+                .missing_backends,
+            0
+        );
+    }
+
+    #[tokio::test]
+    async fn when_every_backend_rests_they_are_all_asked() {
+        let fan = plain_fan(split(&corpus(), 2));
+        for m in fan.members() {
+            m.backend.fail(BackendErrorKind::Timeout, 0);
+        }
+        fan.search(&search_of(10)).await.unwrap_err();
+        for m in fan.members() {
+            m.backend.heal();
+        }
+        let back = fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(back.stats.missing_backends, 0);
+    }
+
+    #[tokio::test]
+    async fn without_a_rest_a_backend_that_timed_out_is_asked_every_time() {
+        let fan = plain_fan(split(&corpus(), 3)).resting_after_timeout(Duration::ZERO);
+        let b = &fan.members()[1].backend;
+        b.fail(BackendErrorKind::Timeout, 0);
+        fan.search(&search_of(10)).await.unwrap();
+        fan.search(&search_of(10)).await.unwrap();
+        assert_eq!(b.files_asked(&q()).len(), 2);
     }
 
     #[tokio::test]
@@ -1048,7 +1182,7 @@ mod tests {
         assert!(e.contains("zoekt-0"), "{e}");
         let again = three.page::<LineTool>(&args).await.unwrap_err().to_string();
         assert!(
-            again.contains("zoekt-0") && again.contains("not asked again"),
+            again.contains("zoekt-0") && again.contains("left out for now"),
             "{again}"
         );
     }

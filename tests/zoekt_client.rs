@@ -177,15 +177,25 @@ async fn a_redirect_is_not_followed_and_names_where_it_points() {
         .respond_with(ResponseTemplate::new(307).insert_header("Location", target.as_str()))
         .mount(&s)
         .await;
-    let e = quick(&s.uri(), 2_000).search(&req("x")).await.unwrap_err();
-    let ZoektError::Server { status, message } = e else {
-        panic!("not a server error: {e:?}")
-    };
-    assert_eq!(status, 307);
-    assert!(
-        message.contains(&format!("`{target}`")) && message.contains("does not follow redirects"),
-        "{message}"
-    );
+    Mock::given(method("GET"))
+        .and(path("/readyz"))
+        .respond_with(ResponseTemplate::new(302).insert_header("Location", target.as_str()))
+        .mount(&s)
+        .await;
+    let client = quick(&s.uri(), 2_000);
+    for e in [
+        client.search(&req("x")).await.unwrap_err(),
+        client.readiness().await.unwrap_err(),
+    ] {
+        // Zoekt is not at this address: unavailable, saying where it pointed.
+        let ZoektError::Unreachable { reason, .. } = &e else {
+            panic!("not unreachable: {e:?}")
+        };
+        assert!(
+            reason.contains(&format!("`{target}`")) && reason.contains("does not follow redirects"),
+            "{reason}"
+        );
+    }
     assert!(elsewhere.received_requests().await.unwrap().is_empty());
 }
 

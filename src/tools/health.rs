@@ -145,9 +145,11 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
             report.zoekt_versions = list.indexer_versions();
             if list.missing_backends != 0 {
                 let names = pager.backend().backend_names(list.missing_backends);
-                report
-                    .warnings
-                    .push(crate::engine::fanout::missing_warning(&names));
+                report.warnings.push(format!(
+                    "Zoekt backend(s) {} did not answer: their repositories, documents and \
+                     shards are not counted above",
+                    names.join(", ")
+                ));
             }
             report.warnings.extend(list.warnings.iter().cloned());
             let without: BTreeSet<String> = list

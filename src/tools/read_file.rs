@@ -161,9 +161,8 @@ pub async fn read_file<B: Backend>(
         .collect();
     candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
     let Some(file) = candidates.into_iter().next() else {
-        // Not found while shards load says nothing about the file, nor does not found on the
-        // backends that answered when another did not: it may hold the file.
-        pager.check_empty_answer(crashes).await?;
+        // Not found on the backends that answered when another did not says nothing about
+        // the file (it may be there), nor does not found while shards load.
         if missing != 0 {
             return Err(Error::Backend(BackendError {
                 kind: BackendErrorKind::Unreachable,
@@ -174,6 +173,7 @@ pub async fn read_file<B: Backend>(
                 ),
             }));
         }
+        pager.check_empty_answer(crashes).await?;
         return Err(Error::NoSuchFile {
             repo: repo.to_string(),
             path: path.to_string(),

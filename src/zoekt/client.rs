@@ -284,6 +284,9 @@ impl ZoektClient {
             .with_retries(|| self.http.get(&url).send(), &url, self.opts.timeout)
             .await?;
         let status = resp.status();
+        if status.is_redirection() {
+            return Err(redirected(&url, &resp));
+        }
         let body = self.read_body(resp, self.opts.timeout).await?;
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
@@ -310,16 +313,12 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
-        let location = resp
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
+        if status.is_redirection() {
+            return Err(redirected(&url, &resp));
+        }
         let bytes = self.read_body(resp, timeout).await?;
         if !status.is_success() {
             let mut message = zoekt_error_text(&bytes);
-            if status.is_redirection() {
-                message = redirected(location.as_deref());
-            }
             if matches!(status.as_u16(), 401 | 403) {
                 message = super::tls::refused(status.as_u16(), &message);
             }
@@ -422,16 +421,22 @@ impl ZoektClient {
     }
 }
 
-/// What a redirect says: where to, and that the URL should name that place itself.
-fn redirected(location: Option<&str>) -> String {
-    format!(
-        "Zoekt's address answered with a redirect to {}; the pager does not follow redirects \
-         (its headers must reach no other host): set ZOEKT_URL to the address Zoekt answers at",
-        location.map_or_else(
-            || "an unnamed place".to_string(),
-            |l| format!("`{}`", excerpt(l.as_bytes()))
-        )
-    )
+/// A redirect, as Zoekt not being at `url`: where it points, and that ZOEKT_URL should name
+/// that place itself (the pager does not follow redirects).
+fn redirected(url: &str, resp: &reqwest::Response) -> ZoektError {
+    let location = resp.headers().get(reqwest::header::LOCATION).map_or_else(
+        || "an unnamed place".to_string(),
+        |l| format!("`{}`", excerpt(l.as_bytes())),
+    );
+    ZoektError::Unreachable {
+        url: url.to_string(),
+        reason: format!(
+            "it answered HTTP {} redirecting to {location}; the pager does not follow \
+             redirects (its headers must reach no other host): set ZOEKT_URL to the address \
+             Zoekt answers at",
+            resp.status().as_u16()
+        ),
+    }
 }
 
 fn timeout_error(timeout: Duration) -> ZoektError {

@@ -34,7 +34,7 @@ pub use engine::tool::PageArgs;
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
 // Several Zoekts as one backend.
-pub use engine::fanout::{FanOut, MAX_BACKENDS, Member};
+pub use engine::fanout::{FanOut, MAX_BACKENDS, Member, REST_AFTER_TIMEOUT};
 // The cursor, for those who mint and read cursors by hand (the fuzz target).
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;

@@ -75,7 +75,7 @@ fn digest(prefix: u8, parts: &[&str]) -> [u8; 32] {
 impl RequestKey {
     /// `parts` are the canonical, order-significant components of the request (built query
     /// strings, sorted filters...). `settings` is everything else that changes which items
-    /// come out in which order (effort caps, the largest window); [`ORDER_VERSION`] is added
+    /// come out in which order (effort caps, the largest window); `ORDER_VERSION` is added
     /// here.
     pub fn new(scope: Scope, parts: &[&str], settings: &str) -> RequestKey {
         let mut query_hash = [0u8; QUERY_HASH_LEN];

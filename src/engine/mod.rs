@@ -109,7 +109,7 @@ impl<B: Backend> Pager<B> {
     }
 
     /// Everything besides the request that decides which items come out in which order:
-    /// part of every cursor's hash ([`RequestKey::new`]), so a server configured otherwise
+    /// part of every cursor's hash ([`cursor::RequestKey::new`]), so a server configured otherwise
     /// refuses the cursor.
     pub fn order_settings(&self) -> String {
         let e = &self.cfg.effort;

@@ -39,7 +39,7 @@ pub struct Position {
     pub earlier_cut: bool,
     /// The backend's score of the item's file.
     pub score: f64,
-    /// [`file_key`] of the item's file.
+    /// `file_key` of the item's file.
     pub file: u64,
     /// The item's index among the items of its file.
     pub index: u32,

@@ -59,7 +59,7 @@ pub trait Tool: Send + Sync + 'static {
     fn key(plan: &Self::Plan) -> Vec<&str>;
     /// The argument to set, and its new value, for this call narrowed by `filter` (a query
     /// atom in the backend's syntax that selects one repository, language or directory): how
-    /// a suggested way to narrow ([`suggest`]) reads as a ready call. `None`: the tool
+    /// a suggested way to narrow (`suggest`) reads as a ready call. `None`: the tool
     /// suggests none.
     fn narrowed(_args: &Self::Args, _filter: &str) -> Option<(&'static str, String)> {
         None
@@ -133,7 +133,7 @@ pub struct Collected<T> {
     /// The items end where the backend's answer ends: no more items exist in it.
     pub ran_out: bool,
     /// What Zoekt's answers (every query's) left out: whether asking again later may find
-    /// more ([`Cut::is_transient`]), and whether shards were still loading.
+    /// more (`Cut::is_transient`), and whether shards were still loading.
     pub cut: Cut,
     /// How many items the whole result holds.
     pub total: Total,

@@ -10,7 +10,7 @@ use crate::engine::item::{ItemText, write_items};
 use crate::engine::page::Page;
 
 /// The whole text block of a page of `tool`: its items, the sentence that says where the
-/// walk is ([`walk_sentence`]), and its warnings.
+/// walk is (`walk_sentence`), and its warnings.
 pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
     page_text_with(tool, page, None)
 }

@@ -1,6 +1,6 @@
 //! `list_repos`: the indexed repositories, sorted by name. Also the repository listing the
-//! MCP layer serves as resources ([`Pager::repo_listing`]) and the lookup of one repository
-//! by name ([`Pager::repo`]).
+//! MCP layer serves as resources ([`repo_listing`]) and the lookup of one repository
+//! by name ([`repo`]).
 
 use std::fmt::Write as _;
 

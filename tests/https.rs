@@ -25,6 +25,25 @@ fn run(url: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
         .expect("run zoekt-pager")
 }
 
+/// [`run`] on a blocking thread, so that the TLS proxy, served by this test's runtime, can
+/// answer it.
+async fn run_aside(url: &str, env: &[(&str, &str)]) -> Output {
+    let url = url.to_string();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        run(&url, &env, ARGS)
+    })
+    .await
+    .unwrap()
+}
+
+/// The page every run asks for.
+const ARGS: &[&str] = &["search_symbols", "pagerItem", "--limit", "12"];
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -44,7 +63,6 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     let headers = dir.join("headers");
     std::fs::write(&headers, format!("Authorization: {TOKEN}\n")).unwrap();
     let (ca, headers) = (ca.to_str().unwrap(), headers.to_str().unwrap());
-    let args = ["search_symbols", "pagerItem", "--limit", "12"];
     let url = proxy.url.clone();
     let env_ok = [
         ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
@@ -52,22 +70,8 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     ];
 
     // The same page as over plain http, straight to Zoekt.
-    let (ok, plain) = tokio::task::spawn_blocking({
-        let (url, zoekt) = (url.clone(), zoekt.clone());
-        let env_ok: Vec<(String, String)> = env_ok
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move || {
-            let env: Vec<(&str, &str)> = env_ok
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
-            (run(&url, &env, &args), run(&zoekt, &[], &args))
-        }
-    })
-    .await
-    .unwrap();
+    let ok = run_aside(&url, &env_ok).await;
+    let plain = run_aside(&zoekt, &[]).await;
     assert!(ok.status.success(), "{}", text(&ok.stderr));
     assert!(
         text(&ok.stdout).contains("pagerItem"),
@@ -81,22 +85,15 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     assert!(!text(&ok.stderr).contains(secret), "{}", text(&ok.stderr));
 
     // The same through ZOEKT_PAGER_ZOEKT_HEADERS.
-    let by_env = {
-        let (url, ca) = (url.clone(), ca.to_string());
-        let headers_text = format!("Authorization: {TOKEN}");
-        tokio::task::spawn_blocking(move || {
-            run(
-                &url,
-                &[
-                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca.as_str()),
-                    ("ZOEKT_PAGER_ZOEKT_HEADERS", headers_text.as_str()),
-                ],
-                &args,
-            )
-        })
-        .await
-        .unwrap()
-    };
+    let headers_text = format!("Authorization: {TOKEN}");
+    let by_env = run_aside(
+        &url,
+        &[
+            ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+            ("ZOEKT_PAGER_ZOEKT_HEADERS", headers_text.as_str()),
+        ],
+    )
+    .await;
     assert_eq!(
         text(&by_env.stdout),
         text(&plain.stdout),
@@ -105,18 +102,7 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     );
 
     // Without the private CA: a clear error naming the flag to fix.
-    let untrusted = {
-        let (url, headers) = (url.clone(), headers.to_string());
-        tokio::task::spawn_blocking(move || {
-            run(
-                &url,
-                &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers.as_str())],
-                &args,
-            )
-        })
-        .await
-        .unwrap()
-    };
+    let untrusted = run_aside(&url, &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers)]).await;
     let said = text(&untrusted.stderr);
     assert!(!untrusted.status.success());
     assert!(
@@ -129,25 +115,14 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     // itself never echoed.
     let wrong = dir.join("wrong-headers");
     std::fs::write(&wrong, "Authorization: Bearer wrong-0d1e\n").unwrap();
-    let refused = {
-        let (url, ca, wrong) = (
-            url.clone(),
-            ca.to_string(),
-            wrong.to_str().unwrap().to_string(),
-        );
-        tokio::task::spawn_blocking(move || {
-            run(
-                &url,
-                &[
-                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca.as_str()),
-                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", wrong.as_str()),
-                ],
-                &args,
-            )
-        })
-        .await
-        .unwrap()
-    };
+    let refused = run_aside(
+        &url,
+        &[
+            ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", wrong.to_str().unwrap()),
+        ],
+    )
+    .await;
     let said = text(&refused.stderr);
     assert!(!refused.status.success());
     assert!(
@@ -161,25 +136,14 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     // error as none at all.
     let other_ca = dir.join("other-ca.pem");
     std::fs::write(&other_ca, support::tls_proxy::unrelated_ca_pem()).unwrap();
-    let mistrusted = {
-        let (url, other_ca, headers) = (
-            url.clone(),
-            other_ca.to_str().unwrap().to_string(),
-            headers.to_string(),
-        );
-        tokio::task::spawn_blocking(move || {
-            run(
-                &url,
-                &[
-                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca.as_str()),
-                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers.as_str()),
-                ],
-                &args,
-            )
-        })
-        .await
-        .unwrap()
-    };
+    let mistrusted = run_aside(
+        &url,
+        &[
+            ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca.to_str().unwrap()),
+            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
+        ],
+    )
+    .await;
     let said = text(&mistrusted.stderr);
     assert!(!mistrusted.status.success());
     assert!(

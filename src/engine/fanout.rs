@@ -24,8 +24,9 @@
 //! others with a warning naming it, is never exact, is not cached, and its cursor asks again
 //! from where it ends, so the walk resumes once the backend is back. A backend whose search
 //! timed out is left out for [`REST_AFTER_TIMEOUT`] (missing at once, not waited for on
-//! every page), then one search tries it again. With `--require-all-backends` the page fails instead. One backend is passed through untouched:
-//! the same requests, answers, pages and cursors as without a fan-out.
+//! every page), then one search tries it again. With `--require-all-backends` the page
+//! fails instead. One backend is passed through untouched: the same requests, answers,
+//! pages and cursors as without a fan-out.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -71,7 +72,7 @@ pub struct Member<B> {
 }
 
 /// A backend left out after a search timed out.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Rest {
     /// When it timed out, and how long it took to (the request timeout).
     since: Instant,
@@ -240,28 +241,44 @@ impl<B: Backend> FanOut<B> {
         Fut: Future<Output = Result<T, BackendError>> + Send + 'static,
     {
         let started = Instant::now();
-        let mut left_out: Vec<Option<BackendError>> = if self.rest_for.is_zero() {
-            Vec::new()
-        } else {
-            self.members
-                .iter()
-                .map(|m| m.left_out(started, self.rest_for))
-                .collect()
-        };
+        let resting = !self.rest_for.is_zero();
+        let mut left_out: Vec<Option<BackendError>> = self
+            .members
+            .iter()
+            .map(|m| {
+                resting
+                    .then(|| m.left_out(started, self.rest_for))
+                    .flatten()
+            })
+            .collect();
         if left_out.iter().all(Option::is_some) {
             // Nothing else to serve from: better to wait for them than to fail unasked.
-            left_out.clear();
+            left_out.fill(None);
         }
-        let answers = each(&self.members, &left_out, call).await;
-        if searching && !self.rest_for.is_zero() {
+        let asked: Vec<bool> = left_out.iter().map(Option::is_none).collect();
+        let answers = each(&self.members, left_out, call).await;
+        if searching && resting {
             let took = started.elapsed();
-            for (i, (m, answer)) in self.members.iter().zip(&answers).enumerate() {
-                if left_out.get(i).is_none_or(Option::is_none) {
+            for ((m, answer), asked) in self.members.iter().zip(&answers).zip(asked) {
+                if asked {
                     m.searched(answer, took, self.rest_for);
                 }
             }
         }
         answers
+    }
+
+    /// Readiness as `ask` gives it from each backend (one backend's own, passed through).
+    async fn readiness_by<F, Fut>(&self, ask: F) -> Result<Readiness, BackendError>
+    where
+        F: Fn(Arc<B>) -> Fut,
+        Fut: Future<Output = Result<Readiness, BackendError>> + Send + 'static,
+    {
+        if let [only] = self.members.as_slice() {
+            return ask(Arc::clone(&only.backend)).await;
+        }
+        let answers = each(&self.members, Vec::new(), ask).await;
+        self.readiness_of_all(answers)
     }
 
     /// One readiness of every backend's: ready when all are, otherwise the reason naming
@@ -547,25 +564,13 @@ impl<B: Backend> Backend for FanOut<B> {
     }
 
     async fn readiness(&self) -> Result<Readiness, BackendError> {
-        if let [only] = self.members.as_slice() {
-            return only.backend.readiness().await;
-        }
-        let answers = each(&self.members, &[], |b| async move { b.readiness().await }).await;
-        self.readiness_of_all(answers)
+        self.readiness_by(|b| async move { b.readiness().await })
+            .await
     }
 
-    async fn readiness_within(
-        &self,
-        budget: std::time::Duration,
-    ) -> Result<Readiness, BackendError> {
-        if let [only] = self.members.as_slice() {
-            return only.backend.readiness_within(budget).await;
-        }
-        let answers = each(&self.members, &[], |b| async move {
-            b.readiness_within(budget).await
-        })
-        .await;
-        self.readiness_of_all(answers)
+    async fn readiness_within(&self, budget: Duration) -> Result<Readiness, BackendError> {
+        self.readiness_by(move |b| async move { b.readiness_within(budget).await })
+            .await
     }
 
     fn backend_names(&self, mask: u64) -> Vec<String> {
@@ -579,7 +584,7 @@ impl<B: Backend> Backend for FanOut<B> {
 /// gives that error. Dropping the future (a cancelled call) aborts the tasks.
 async fn each<B, T, F, Fut>(
     members: &[Member<B>],
-    instead: &[Option<BackendError>],
+    mut instead: Vec<Option<BackendError>>,
     call: F,
 ) -> Vec<Result<T, BackendError>>
 where
@@ -596,29 +601,27 @@ where
             }
         }
     }
-    let given = |i: usize| instead.get(i).cloned().flatten();
+    instead.resize(members.len(), None);
     let mut tasks = AbortOnDrop(
         members
             .iter()
-            .enumerate()
-            .filter(|(i, _)| given(*i).is_none())
-            .map(|(_, m)| tokio::spawn(call(Arc::clone(&m.backend))))
+            .zip(&instead)
+            .filter(|(_, given)| given.is_none())
+            .map(|(m, _)| tokio::spawn(call(Arc::clone(&m.backend))))
             .collect(),
     );
-    let mut out = Vec::with_capacity(members.len());
     let mut asked = tasks.0.iter_mut();
-    for i in 0..members.len() {
-        if let Some(e) = given(i) {
-            out.push(Err(e));
-            continue;
-        }
-        let h = asked.next().expect("a task for every backend asked");
-        out.push(match h.await {
-            Ok(r) => r,
-            Err(e) => Err(BackendError {
-                kind: BackendErrorKind::ServerError,
-                message: format!("the request task failed: {e}"),
-            }),
+    let mut out = Vec::with_capacity(members.len());
+    for given in instead {
+        out.push(match given {
+            Some(e) => Err(e),
+            None => match asked.next().expect("a task for every backend asked").await {
+                Ok(r) => r,
+                Err(e) => Err(BackendError {
+                    kind: BackendErrorKind::ServerError,
+                    message: format!("the request task failed: {e}"),
+                }),
+            },
         });
     }
     out
@@ -1015,6 +1018,25 @@ mod tests {
         assert_eq!(seen[10..], full[last_first + 1..]);
     }
 
+    /// Why the first page of the test query over `p` fails.
+    async fn first_page_error<B: Backend>(p: &Pager<B>) -> crate::engine::error::Error {
+        p.page::<LineTool>(&LineArgs {
+            query: TEXT.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err()
+    }
+
+    /// The backends missing from a search of ten files over `fan`.
+    async fn missing(fan: &FanOut<FakeBackend>) -> u64 {
+        fan.search(&search_of(10))
+            .await
+            .unwrap()
+            .stats
+            .missing_backends
+    }
+
     #[tokio::test]
     async fn require_all_fails_the_page_naming_the_backend() {
         let three = Pager::new(fan(split(&corpus(), 3), true), PagerConfig::default());
@@ -1022,13 +1044,7 @@ mod tests {
             .backend
             .0
             .fail(BackendErrorKind::Unreachable, 0);
-        let e = three
-            .page::<LineTool>(&LineArgs {
-                query: TEXT.into(),
-                ..Default::default()
-            })
-            .await
-            .unwrap_err();
+        let e = first_page_error(&three).await;
         let text = e.to_string();
         assert!(text.contains("zoekt-2"), "{text}");
         assert!(matches!(
@@ -1051,13 +1067,7 @@ mod tests {
             };
             m.backend.0.fail(kind, 0);
         }
-        let e = three
-            .page::<LineTool>(&LineArgs {
-                query: TEXT.into(),
-                ..Default::default()
-            })
-            .await
-            .unwrap_err();
+        let e = first_page_error(&three).await;
         let text = e.to_string();
         for name in ["zoekt-0", "zoekt-1", "zoekt-2"] {
             assert!(text.contains(&format!("{name}: ")), "{text}");
@@ -1072,13 +1082,11 @@ mod tests {
         b.fail(BackendErrorKind::Timeout, 0);
         c.fail(BackendErrorKind::Unreachable, 0);
         let asked = |m: &FakeBackend| m.files_asked(&q()).len();
-        let first = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(first.stats.missing_backends, 0b110);
+        assert_eq!(missing(&fan).await, 0b110);
         assert_eq!((asked(b), asked(c)), (1, 1));
         // Within the rest, b is missing at once, without being asked; c (it failed at once)
         // is asked each time. A listing leaves b out alike.
-        let second = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(second.stats.missing_backends, 0b110);
+        assert_eq!(missing(&fan).await, 0b110);
         assert_eq!((asked(b), asked(c)), (1, 2));
         let listing = fan.repos("", Duration::from_secs(1)).await.unwrap();
         assert_eq!(listing.missing_backends, 0b110);
@@ -1097,50 +1105,28 @@ mod tests {
         let trying = fan.search(&ten);
         let meanwhile = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
-            fan.search(&search_of(10)).await.unwrap()
+            missing(&fan).await
         };
         let (tried, meanwhile) = tokio::join!(trying, meanwhile);
         assert_eq!(tried.unwrap().stats.missing_backends, 0b110);
-        assert_eq!(meanwhile.stats.missing_backends, 0b110);
+        assert_eq!(meanwhile, 0b110);
         assert_eq!(asked(b), 2, "asked once, by the search that tried it");
-        let again = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(again.stats.missing_backends, 0b110);
+        assert_eq!(missing(&fan).await, 0b110);
         assert_eq!(asked(b), 2, "resting again");
         // Back: the next try after the rest finds it, and every search asks it from then on.
         b.heal();
         b.slow(Duration::ZERO);
         c.heal();
         tokio::time::sleep(rest).await;
-        assert_eq!(
-            fan.search(&search_of(10))
-                .await
-                .unwrap()
-                .stats
-                .missing_backends,
-            0
-        );
-        assert_eq!(
-            fan.search(&search_of(10))
-                .await
-                .unwrap()
-                .stats
-                .missing_backends,
-            0
-        );
+        assert_eq!(missing(&fan).await, 0);
+        assert_eq!(missing(&fan).await, 0);
         assert_eq!(asked(b), 4);
         // A listing that times out starts no rest: its time is what a big index may need.
         let a = &fan.members()[0].backend;
         a.fail(BackendErrorKind::Timeout, 0);
         fan.repos("", Duration::from_secs(1)).await.unwrap();
         a.heal();
-        assert_eq!(
-            fan.search(&search_of(10))
-                .await
-                .unwrap()
-                .stats
-                .missing_backends,
-            0
-        );
+        assert_eq!(missing(&fan).await, 0);
     }
 
     #[tokio::test]
@@ -1153,8 +1139,7 @@ mod tests {
         for m in fan.members() {
             m.backend.heal();
         }
-        let back = fan.search(&search_of(10)).await.unwrap();
-        assert_eq!(back.stats.missing_backends, 0);
+        assert_eq!(missing(&fan).await, 0);
     }
 
     #[tokio::test]
@@ -1174,13 +1159,9 @@ mod tests {
             .backend
             .0
             .fail(BackendErrorKind::Timeout, 0);
-        let args = LineArgs {
-            query: TEXT.into(),
-            ..Default::default()
-        };
-        let e = three.page::<LineTool>(&args).await.unwrap_err().to_string();
+        let e = first_page_error(&three).await.to_string();
         assert!(e.contains("zoekt-0"), "{e}");
-        let again = three.page::<LineTool>(&args).await.unwrap_err().to_string();
+        let again = first_page_error(&three).await.to_string();
         assert!(
             again.contains("zoekt-0") && again.contains("left out for now"),
             "{again}"

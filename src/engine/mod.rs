@@ -91,11 +91,25 @@ impl<B: Backend> Pager<B> {
         self.backend.repos(query, self.cfg.effort.wall_time()).await
     }
 
-    /// For an answer that found nothing while `crashes` shards were down: the retryable
-    /// NotReady error if the backend says it is still loading, else nothing (the empty answer
-    /// stands). Pages, listings of every item and `read_file` all ask it.
-    pub async fn check_empty_answer(&self, crashes: u64) -> Result<(), Error> {
-        if crashes > 0 && !self.backend_ready().await {
+    /// For an answer that found nothing, with `stats`: an error when that says nothing of
+    /// what was looked for, else nothing (the empty answer stands).
+    /// - Backends of a fan-out did not answer: unavailable, naming them (it may be there).
+    /// - Shards were down and the backend says it is still loading: the retryable NotReady.
+    pub async fn check_empty_answer(&self, stats: &backend::SearchStats) -> Result<(), Error> {
+        if stats.missing_backends != 0 {
+            return Err(BackendError {
+                kind: backend::BackendErrorKind::Unreachable,
+                message: format!(
+                    "nothing was found on the Zoekt backends that answered, and {} did not \
+                     answer: what was looked for may be there",
+                    self.backend
+                        .backend_names(stats.missing_backends)
+                        .join(", ")
+                ),
+            }
+            .into());
+        }
+        if stats.crashes > 0 && !self.backend_ready().await {
             return Err(not_ready().into());
         }
         Ok(())

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::shared::{AnswerTool, ToolInfo};
 use crate::engine::Pager;
-use crate::engine::backend::{Backend, BackendError, BackendErrorKind, FileSearch};
+use crate::engine::backend::{Backend, FileSearch};
 use crate::engine::config::ReadLimits;
 use crate::engine::error::{ArgumentError, Error};
 use crate::zoekt::query;
@@ -149,8 +149,7 @@ pub async fn read_file<B: Backend>(
         whole_content: true,
     };
     let result = pager.backend().search(&search).await?;
-    let crashes = result.stats.crashes;
-    let missing = result.stats.missing_backends;
+    let stats = result.stats;
     // One document per distinct version: with several branches holding different
     // content, always the same one (first by branch names), so reads that continue with
     // next_start_line never stitch two versions together.
@@ -161,19 +160,9 @@ pub async fn read_file<B: Backend>(
         .collect();
     candidates.sort_by(|a, b| a.branches.cmp(&b.branches));
     let Some(file) = candidates.into_iter().next() else {
-        // Not found on the backends that answered when another did not says nothing about
-        // the file (it may be there), nor does not found while shards load.
-        if missing != 0 {
-            return Err(Error::Backend(BackendError {
-                kind: BackendErrorKind::Unreachable,
-                message: format!(
-                    "{repo}/{path} is not on the Zoekt backends that answered, and {} did not \
-                     answer: the file may be there",
-                    pager.backend().backend_names(missing).join(", ")
-                ),
-            }));
-        }
-        pager.check_empty_answer(crashes).await?;
+        // Not found says nothing about the file while a backend is missing (it may hold the
+        // file) or shards load.
+        pager.check_empty_answer(&stats).await?;
         return Err(Error::NoSuchFile {
             repo: repo.to_string(),
             path: path.to_string(),
@@ -247,7 +236,7 @@ fn slice_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::backend::RankedFile;
+    use crate::engine::backend::{BackendErrorKind, RankedFile};
     use crate::engine::config::PagerConfig;
     use crate::engine::fanout::FanOut;
     use crate::engine::testing::FakeBackend;

@@ -26,11 +26,11 @@ pub mod tools;
 pub mod zoekt;
 
 // The engine: the pager, its settings and its page.
-pub use engine::Pager;
 pub use engine::cache::{CacheStats, WindowCache};
 pub use engine::config::{CacheConfig, Effort, PagerConfig, ReadLimits};
 pub use engine::page::Page;
 pub use engine::tool::PageArgs;
+pub use engine::{Pager, READINESS_WAIT};
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
 // Several Zoekts as one backend.

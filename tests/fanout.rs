@@ -396,6 +396,58 @@ async fn a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it() {
     three.cancel().await.unwrap();
 }
 
+/// `health` with one webserver hung (it takes requests and never answers): the report comes
+/// within the wait for readiness and the listing's wall time, long before the request
+/// timeout, says not ready, and names the hung webserver; the others' repositories are
+/// counted.
+#[tokio::test]
+async fn health_with_a_hung_backend_names_it_without_waiting_for_the_request_timeout() {
+    let test = "health_with_a_hung_backend_names_it_without_waiting_for_the_request_timeout";
+    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
+    let parts: Vec<&str> = urls.split(',').collect();
+    let hung = support::faults::FaultProxy::start(parts[2]).await;
+    hung.set_stalled(true);
+    let three = spawn_stdio(
+        &format!("{},{},{}", parts[0], parts[1], hung.url()),
+        &[
+            ("ZOEKT_PAGER_MAX_WALL_TIME_MS", "1000"),
+            ("ZOEKT_PAGER_TIMEOUT_MS", "60000"),
+            ("ZOEKT_PAGER_RETRIES", "0"),
+        ],
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let r = call(&three, "health", json!({})).await;
+    let waited = started.elapsed();
+    // Readiness (at most 1 s here) and the listing (its 1 s wall time): far below the 60 s
+    // the request timeout would have held the call for.
+    assert!(
+        waited < std::time::Duration::from_secs(20),
+        "health waited {waited:?}"
+    );
+    let report = r.structured_content.clone().expect("structured content");
+    assert_eq!(report["ready"], json!(false), "{report}");
+    let detail = report["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains(&hung.url()), "{report}");
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains(&hung.url()) && warnings.contains("did not answer"),
+        "{report}"
+    );
+    // The two that answered: their repositories, as raw Zoekt lists them.
+    let mut expected = 0;
+    for url in &parts[..2] {
+        expected += support::client(url)
+            .list("", std::time::Duration::from_secs(10))
+            .await
+            .expect("raw /api/list")
+            .repos
+            .len();
+    }
+    assert_eq!(report["repos"], json!(expected), "{report}");
+    three.cancel().await.unwrap();
+}
+
 /// One repository served by two backends (the whole fixture index on one webserver, and one
 /// third of it again on another): the listing warns, naming each such repository and both
 /// backends, and counts it once; pages and totals are those of the whole index alone.

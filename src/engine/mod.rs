@@ -84,7 +84,20 @@ impl<B> Pager<B> {
     }
 }
 
+/// How long a question of readiness waits at most (less when the search wall time is
+/// shorter). A live webserver answers `/readyz` at once; one that does not answer within this
+/// is reported not ready, rather than holding `health`, or a page that met crashed shards,
+/// for the whole request timeout (30 s by default, and again for each retry).
+pub const READINESS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl<B: Backend> Pager<B> {
+    /// Whether the backend can serve searches now, waited for at most [`READINESS_WAIT`] or
+    /// the search wall time, whichever is shorter (each backend of a fan-out alike).
+    pub async fn readiness(&self) -> Result<backend::Readiness, BackendError> {
+        let budget = self.cfg.effort.wall_time().min(READINESS_WAIT);
+        self.backend.readiness_within(budget).await
+    }
+
     /// The repositories `query` selects, within the search wall time (`--max-wall-time-ms`):
     /// every backend request is bounded the same way.
     pub async fn listing(&self, query: &str) -> Result<RepoListing, BackendError> {
@@ -119,7 +132,7 @@ impl<B: Backend> Pager<B> {
     /// loading" only while it is not (a shard that crashed for good leaves a ready Zoekt, and
     /// its empty answers are final, with their warning).
     async fn backend_ready(&self) -> bool {
-        self.backend.readiness().await.is_ok_and(|r| r.is_ready())
+        self.readiness().await.is_ok_and(|r| r.is_ready())
     }
 
     /// Everything besides the request that decides which items come out in which order:

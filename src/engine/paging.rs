@@ -490,6 +490,31 @@ mod tests {
         }
     }
 
+    /// A backend whose readiness hangs, met by an answer with crashed shards: the page is the
+    /// retryable NotReady after the readiness wait, not a call held until the client gives up.
+    #[tokio::test(start_paused = true)]
+    async fn a_hung_readiness_is_waited_for_only_so_long() {
+        let p = Pager::new(
+            FakeBackend::new().with(&q(), files(6)),
+            PagerConfig::default(),
+        );
+        p.backend().hang_readiness();
+        p.backend().crash_next(1);
+        let started = tokio::time::Instant::now();
+        let e = tokio::time::timeout(
+            std::time::Duration::from_secs(3600),
+            p.page::<LineTool>(&args(3, None)),
+        )
+        .await
+        .expect("the page ends")
+        .unwrap_err();
+        assert!(
+            matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
+            "{e:?}"
+        );
+        assert_eq!(started.elapsed(), crate::engine::READINESS_WAIT);
+    }
+
     /// Crashed shards while the backend is not ready (loading) never make a page, partial or
     /// empty: the retryable NotReady error. Once ready, a crashed answer is asked for again,
     /// so one that the loading left behind never reaches a page.

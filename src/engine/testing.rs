@@ -45,6 +45,8 @@ pub(crate) struct FakeBackend {
     failure: Mutex<Option<(BackendErrorKind, u32)>>,
     /// What readiness says, when set; otherwise it follows the cuts (see `readiness`).
     ready: Mutex<Option<bool>>,
+    /// Readiness never answers (a webserver that takes the request and hangs).
+    readiness_hangs: Mutex<bool>,
     /// The next this many searches answer no files and one crashed shard.
     crash_next: Mutex<u32>,
     /// The repositories it lists, each in a shard of its own (set while it is built, so
@@ -101,6 +103,11 @@ impl FakeBackend {
     /// Searches stop failing (undoes [`FakeBackend::fail`]).
     pub(crate) fn heal(&self) {
         *self.failure.lock().expect("failure lock") = None;
+    }
+
+    /// From now on, readiness never answers.
+    pub(crate) fn hang_readiness(&self) {
+        *self.readiness_hangs.lock().expect("readiness lock") = true;
     }
 
     /// From now on, readiness says `ready`, whatever the cuts.
@@ -216,6 +223,9 @@ impl Backend for FakeBackend {
     /// crashed shards: like Zoekt's /readyz while shards are still loading.
     /// Takes the searches' delay too, then follows the cuts (or `set_ready`).
     async fn readiness(&self) -> Result<Readiness, BackendError> {
+        if *self.readiness_hangs.lock().expect("readiness lock") {
+            std::future::pending::<()>().await;
+        }
         let delay = *self.delay.lock().expect("delay lock");
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;

@@ -120,7 +120,7 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
         crashes: 0,
         warnings: Vec::new(),
     };
-    match pager.backend().readiness().await {
+    match pager.readiness().await {
         Ok(r) => {
             report.reachable = true;
             report.ready = r.is_ready();

@@ -6,7 +6,10 @@
 //!   each backend asked alone, one after the other, through the client (decoded); and the
 //!   three asked at once over plain HTTP, the body read but not decoded (what the fan-out
 //!   waits for at the least, under the same contention for the CPUs); and the single
-//!   webserver's; p50 and p90 over the runs;
+//!   webserver's; p50 and p90 over the runs; and a whole first page whose first window is
+//!   that one, against the three asked together for every window the page asked. Each pair
+//!   compared run by run swaps its order every run, so neither side is always measured
+//!   right after the single webserver's heavy calls;
 //! - the same windows again with the pager kept off the webservers' CPU (all of them on one
 //!   CPU, this process on the others, for that table only; `--bench` runs only): the
 //!   pager's time after the slowest answer, its decoding taking no webserver's CPU time;
@@ -24,7 +27,10 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use zoekt_pager::backend::{Backend, FileSearch};
+use std::sync::Mutex;
+use zoekt_pager::backend::{
+    Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
+};
 use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::search::{Search, SearchArgs};
@@ -57,6 +63,52 @@ fn fan(urls: &str) -> FanOut<ZoektClient> {
 fn quantile(samples: &mut [f64], q: f64) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[((samples.len() - 1) as f64 * q).round() as usize]
+}
+
+/// A backend that keeps every search it is asked, so the bench knows which windows a page
+/// asked and can ask the webservers for the same ones raw.
+struct Recording {
+    client: ZoektClient,
+    asked: Mutex<Vec<FileSearch>>,
+}
+
+impl Backend for Recording {
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        self.asked.lock().unwrap().push(search.clone());
+        Backend::search(&self.client, search).await
+    }
+
+    async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
+        Backend::repos(&self.client, query, wall_time).await
+    }
+
+    async fn readiness(&self) -> Result<Readiness, BackendError> {
+        Backend::readiness(&self.client).await
+    }
+}
+
+/// An uncached pager over `urls` whose backends keep what they are asked.
+fn recorded(urls: &str) -> Pager<FanOut<Recording>> {
+    let members = urls
+        .split(',')
+        .map(|u| {
+            let backend = Recording {
+                client: client(u),
+                asked: Mutex::new(Vec::new()),
+            };
+            (u.to_string(), backend)
+        })
+        .collect();
+    Pager::new(
+        FanOut::new(members, false).expect("fan-out"),
+        PagerConfig::default(),
+    )
+}
+
+/// The windows the first backend of `pager` was asked since the last call (every backend of
+/// a fan-out is asked the same ones).
+fn windows_asked(pager: &Pager<FanOut<Recording>>) -> Vec<FileSearch> {
+    std::mem::take(&mut *pager.backend().members()[0].backend.asked.lock().unwrap())
 }
 
 fn ms(d: Duration) -> f64 {
@@ -108,6 +160,22 @@ async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -
         worst = worst.max(t.await.expect("task"));
     }
     worst
+}
+
+/// [`raw_together`] for each of `windows` in turn (a page asks its windows one after
+/// another): the sum of the slowest one's times (ms).
+async fn raw_windows(http: &reqwest::Client, urls: &[String], windows: &[FileSearch]) -> f64 {
+    let mut sum = 0.0;
+    for w in windows {
+        sum += raw_together(http, urls, w).await;
+    }
+    sum
+}
+
+async fn page_ms<B: Backend>(pager: &Pager<B>, args: &FilesWithMatchesArgs) -> f64 {
+    let t = Instant::now();
+    pager.page::<FilesWithMatches>(args).await.expect("page");
+    ms(t.elapsed())
 }
 
 /// While it lives, the given webservers run on one CPU only and this process (all its
@@ -210,10 +278,11 @@ struct Row {
     alone: Option<((f64, f64), f64)>,
     together: (f64, f64),
     over_together: f64,
-    /// A whole first page whose window is this one (`files_with_matches`, one item a file,
-    /// cache off): p50, p50 over the three asked together run by run, and the same page's
-    /// p50 from the webserver holding the whole index.
-    page: (f64, f64, f64),
+    /// A whole first page whose first window is this one (`files_with_matches`, one item a
+    /// file, cache off): p50, p50 over the three asked together for the windows it asked
+    /// (run by run), the same page's p50 from the webserver holding the whole index, and the
+    /// number of windows it asked.
+    page: (f64, f64, f64, usize),
     single: f64,
 }
 
@@ -240,7 +309,7 @@ async fn windows(
 ) -> Vec<Row> {
     let single = client(one);
     let fanout = fan(three);
-    let pager = uncached(three);
+    let pager = recorded(three);
     let pager_one = uncached(one);
     let http = reqwest::Client::new();
     let urls: Vec<String> = three.split(',').map(String::from).collect();
@@ -260,26 +329,36 @@ async fn windows(
                 limit: Some(limit_for_window(files)),
                 ..Default::default()
             };
-            let page = async |pager: &Pager<FanOut<ZoektClient>>| {
-                let t = Instant::now();
-                pager
-                    .page::<FilesWithMatches>(&page_args)
-                    .await
-                    .expect("page");
-                ms(t.elapsed())
-            };
-            // Once untimed: connections open, pages in memory.
-            page(&pager).await;
-            page(&pager_one).await;
+            // Once untimed: connections open, pages in memory, the page's windows known.
+            page_ms(&pager, &page_args).await;
+            let page_windows = windows_asked(&pager);
+            page_ms(&pager_one, &page_args).await;
             timed(&fanout, &s).await;
             timed(&single, &s).await;
             raw_together(&http, &urls, &each).await;
             let (mut f, mut slow, mut diff, mut one_t) = (vec![], vec![], vec![], vec![]);
             let (mut tog, mut diff_tog) = (vec![], vec![]);
             let (mut pages, mut diff_page, mut pages_one) = (vec![], vec![], vec![]);
-            for _ in 0..runs {
-                let fan_ms = timed(&fanout, &s).await;
-                let together = raw_together(&http, &urls, &each).await;
+            for run in 0..runs {
+                // The calls to the webserver holding the whole index come first: it goes on
+                // working (Go's collector) after it answers, and whichever call follows it
+                // pays for that. Each pair compared run by run (fan-out and the three asked
+                // together; page and the three asked again) then swaps its order every run,
+                // so neither side is always the one measured first.
+                one_t.push(timed(&single, &s).await);
+                pages_one.push(page_ms(&pager_one, &page_args).await);
+                let (fan_ms, together, page_ms, together_again);
+                if run % 2 == 0 {
+                    fan_ms = timed(&fanout, &s).await;
+                    together = raw_together(&http, &urls, &each).await;
+                    page_ms = self::page_ms(&pager, &page_args).await;
+                    together_again = raw_windows(&http, &urls, &page_windows).await;
+                } else {
+                    together = raw_together(&http, &urls, &each).await;
+                    fan_ms = timed(&fanout, &s).await;
+                    together_again = raw_windows(&http, &urls, &page_windows).await;
+                    page_ms = self::page_ms(&pager, &page_args).await;
+                }
                 if alone {
                     let mut worst: f64 = 0.0;
                     for m in fanout.members() {
@@ -288,15 +367,16 @@ async fn windows(
                     slow.push(worst);
                     diff.push(fan_ms - worst);
                 }
-                let page_ms = page(&pager).await;
-                let together_again = raw_together(&http, &urls, &each).await;
-                one_t.push(timed(&single, &s).await);
-                pages_one.push(page(&pager_one).await);
                 f.push(fan_ms);
                 tog.push(together);
                 diff_tog.push(fan_ms - together);
                 pages.push(page_ms);
                 diff_page.push(page_ms - together_again);
+                assert_eq!(
+                    windows_asked(&pager),
+                    page_windows,
+                    "the page asked other windows"
+                );
             }
             rows.push(Row {
                 corpus,
@@ -315,6 +395,7 @@ async fn windows(
                     quantile(&mut pages, 0.5),
                     quantile(&mut diff_page, 0.5),
                     quantile(&mut pages_one, 0.5),
+                    page_windows.len(),
                 ),
                 single: quantile(&mut one_t, 0.5),
             });
@@ -450,7 +531,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[tokio::main]
 async fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let runs = if full { 41 } else { 2 };
+    let runs = if full { 42 } else { 2 };
     let mut corpora = vec![(
         "fixtures",
         var("ZOEKT_PAGER_LIVE_URL"),
@@ -473,22 +554,24 @@ async fn main() {
          `slowest alone`: the slowest backend asked alone (through the client, decoded) for \
          what the fan-out asks it; `slowest together`: the three asked at once over plain \
          HTTP, bodies read but not decoded, the slowest one's time (the same contention for \
-         the CPUs as the fan-out meets); `over`: p50 of (fan-out - that) run by run; \
+         the CPUs as the fan-out meets), asked right before or right after the fan-out, in turn \
+         run by run; `over`: p50 of (fan-out - that) run by run; \
          `page`: a whole first page of `files_with_matches` (cache off) whose first window \
-         is this one, its p50 over the three asked together right after it, run by run, and \
-         the same page from the webserver holding the whole index (a page whose files tie at \
-         the window's edge asks bigger windows until it is past them, with one webserver as \
-         with three: then it costs several windows); `one webserver`: the same window from \
-         the webserver holding the whole index.\n\n\
+         is this one; a page whose files tie at the window's edge asks bigger windows until \
+         it is past them (with one webserver as with three), so `page windows` says how many \
+         it asked; its p50 over the three asked together for those same windows one after \
+         another (before and after the page in turn), run by run; and the same page from \
+         the webserver holding the whole index; `one webserver`: the same window from the \
+         webserver holding the whole index.\n\n\
          ## Pager and webservers on the same CPUs\n\n\
-         | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
+         | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | page windows | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in &shared {
         let ((slowest_p50, slowest_p90), over) = r.alone.expect("measured alone");
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {:.2} | {:+.2} | {:.2} | {:.2} |",
+            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {} | {:.2} | {:+.2} | {:.2} | {:.2} |",
             r.corpus,
             r.query,
             r.files,
@@ -500,6 +583,7 @@ async fn main() {
             r.together.0,
             r.together.1,
             r.over_together,
+            r.page.3,
             r.page.0,
             r.page.1,
             r.page.2,
@@ -530,13 +614,13 @@ async fn main() {
              meet, so their answers come in one after another and the pager decodes the first \
              ones while it waits for the last: what is over is its time after the slowest \
              answer.\n\n\
-             | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
-             |---|---|---|---|---|---|---|---|---|---|\n",
+             | corpus | query | window | fan-out p50 / p90 ms | slowest together p50 / p90 ms | over together p50 ms | page windows | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|\n",
         );
         for r in &own {
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} | {:+.2} | {:.2} | {:.2} |",
+                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {} | {:.2} | {:+.2} | {:.2} | {:.2} |",
                 r.corpus,
                 r.query,
                 r.files,
@@ -545,6 +629,7 @@ async fn main() {
                 r.together.0,
                 r.together.1,
                 r.over_together,
+                r.page.3,
                 r.page.0,
                 r.page.1,
                 r.page.2,

@@ -419,10 +419,10 @@ async fn health_with_a_hung_backend_names_it_without_waiting_for_the_request_tim
     let started = std::time::Instant::now();
     let r = call(&three, "health", json!({})).await;
     let waited = started.elapsed();
-    // Readiness (at most 1 s here) and the listing (its 1 s wall time): far below the 60 s
-    // the request timeout would have held the call for.
+    // Readiness (at most 3 s) and the listing (its 1 s wall time), asked together: far below
+    // the 60 s the request timeout would have held the call for.
     assert!(
-        waited < std::time::Duration::from_secs(20),
+        waited < std::time::Duration::from_secs(10),
         "health waited {waited:?}"
     );
     let report = r.structured_content.clone().expect("structured content");

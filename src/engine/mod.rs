@@ -84,18 +84,18 @@ impl<B> Pager<B> {
     }
 }
 
-/// How long a question of readiness waits at most (less when the search wall time is
-/// shorter). A live webserver answers `/readyz` at once; one that does not answer within this
-/// is reported not ready, rather than holding `health`, or a page that met crashed shards,
-/// for the whole request timeout (30 s by default, and again for each retry).
+/// How long a question of readiness waits at most. A live webserver answers `/readyz` at
+/// once (a few round trips with a retry or the `/healthz` fallback); one that does not answer
+/// within this is reported, rather than holding `health`, or a page that met crashed shards,
+/// for the whole request timeout (30 s by default, and again for each retry). Not tied to the
+/// search wall time: a small one would make a slow but live webserver look not ready.
 pub const READINESS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl<B: Backend> Pager<B> {
-    /// Whether the backend can serve searches now, waited for at most [`READINESS_WAIT`] or
-    /// the search wall time, whichever is shorter (each backend of a fan-out alike).
+    /// Whether the backend can serve searches now, waited for at most [`READINESS_WAIT`]
+    /// (each backend of a fan-out alike).
     pub async fn readiness(&self) -> Result<backend::Readiness, BackendError> {
-        let budget = self.cfg.effort.wall_time().min(READINESS_WAIT);
-        self.backend.readiness_within(budget).await
+        self.backend.readiness_within(READINESS_WAIT).await
     }
 
     /// The repositories `query` selects, within the search wall time (`--max-wall-time-ms`):
@@ -122,17 +122,24 @@ impl<B: Backend> Pager<B> {
             }
             .into());
         }
-        if stats.crashes > 0 && !self.backend_ready().await {
-            return Err(not_ready().into());
+        if stats.crashes > 0 {
+            self.settled().await?;
         }
         Ok(())
     }
 
-    /// Whether the backend says it is ready: an empty answer with crashed shards means "still
+    /// Ok when the backend says it is ready: an answer with crashed shards means "still
     /// loading" only while it is not (a shard that crashed for good leaves a ready Zoekt, and
-    /// its empty answers are final, with their warning).
-    async fn backend_ready(&self) -> bool {
-        self.readiness().await.is_ok_and(|r| r.is_ready())
+    /// its answers stand, with their warning). Not ready is the retryable NotReady, with the
+    /// backend's reason; no answer to the question is that error (a timeout or unreachable),
+    /// not a claim that shards are loading.
+    async fn settled(&self) -> Result<(), BackendError> {
+        let readiness = self.readiness().await?;
+        if readiness.is_ready() {
+            Ok(())
+        } else {
+            Err(not_ready(&readiness.detail))
+        }
     }
 
     /// Everything besides the request that decides which items come out in which order:
@@ -150,14 +157,15 @@ impl<B: Backend> Pager<B> {
     }
 }
 
-/// Zoekt answered nothing while some shards were loading (it says it is not ready): an error
-/// to retry, never an empty, final-looking page or a count of 0.
-fn not_ready() -> backend::BackendError {
+/// Zoekt answered nothing while some shards were loading (it says it is not ready, for
+/// `reason`): an error to retry, never an empty, final-looking page or a count of 0.
+fn not_ready(reason: &str) -> backend::BackendError {
     backend::BackendError {
         kind: backend::BackendErrorKind::NotReady,
-        message: "Zoekt answered while some of its shards were still loading (its /readyz \
-                  says not ready), so its answer may lack any of the results"
-            .into(),
+        message: format!(
+            "Zoekt answered while some of its shards were still loading (its /readyz says \
+             not ready: {reason}), so its answer may lack any of the results"
+        ),
     }
 }
 

@@ -6,13 +6,13 @@
 use super::suggest;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::Pager;
 use super::backend::Backend;
 use super::cursor::{RequestKey, Scope};
 use super::error::{ArgumentError, Error};
 use super::page::{self, Page, Slice};
 use super::text::Snippet;
 use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
-use super::{Pager, not_ready};
 
 /// Most windows one page fetches to find where its cursor's item has moved to. Each is at
 /// least twice the last and within `--max-window`, so the window stops growing well before.
@@ -156,13 +156,11 @@ impl<B: Backend> Pager<B> {
         if collected.cut.crashes == 0 {
             return Ok(collected);
         }
-        if !self.backend_ready().await {
-            return Err(not_ready().into());
-        }
+        self.settled().await?;
         // Cut answers are never kept by the cache, so this asks the backend again.
         let again = T::collect(self, plan, want).await?;
-        if again.cut.crashes > 0 && !self.backend_ready().await {
-            return Err(not_ready().into());
+        if again.cut.crashes > 0 {
+            self.settled().await?;
         }
         Ok(again)
     }
@@ -490,8 +488,9 @@ mod tests {
         }
     }
 
-    /// A backend whose readiness hangs, met by an answer with crashed shards: the page is the
-    /// retryable NotReady after the readiness wait, not a call held until the client gives up.
+    /// A backend whose readiness hangs, met by an answer with crashed shards: the page is a
+    /// timeout after the readiness wait (not a call held until the client gives up, and not
+    /// NotReady: nothing said the shards were loading).
     #[tokio::test(start_paused = true)]
     async fn a_hung_readiness_is_waited_for_only_so_long() {
         let p = Pager::new(
@@ -509,7 +508,7 @@ mod tests {
         .expect("the page ends")
         .unwrap_err();
         assert!(
-            matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::NotReady),
+            matches!(&e, Error::Backend(b) if b.kind == backend::BackendErrorKind::Timeout),
             "{e:?}"
         );
         assert_eq!(started.elapsed(), crate::engine::READINESS_WAIT);

@@ -120,7 +120,10 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
         crashes: 0,
         warnings: Vec::new(),
     };
-    match pager.readiness().await {
+    // Asked together: a webserver that hangs then costs the longer of the two waits (the
+    // readiness wait, the listing's wall time), not their sum.
+    let (readiness, listing) = tokio::join!(pager.readiness(), pager.listing(""));
+    match readiness {
         Ok(r) => {
             report.reachable = true;
             report.ready = r.is_ready();
@@ -135,7 +138,7 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
             return report;
         }
     }
-    match pager.listing("").await {
+    match listing {
         Ok(list) => {
             report.repos = list.stats.repos.max(list.repos.len() as u64);
             report.documents = list.stats.documents;

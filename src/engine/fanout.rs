@@ -84,13 +84,18 @@ struct Rest {
 }
 
 impl<B> Member<B> {
-    /// Whether a search now leaves it out, and the error that says so; `None` means ask it
-    /// (it is not resting, or this search is the one that tries it again).
-    fn left_out(&self, now: Instant, rest_for: Duration) -> Option<BackendError> {
+    /// Whether a request now leaves it out, and the error that says so; `None` means ask it
+    /// (it is not resting, or its rest is over). A search that asks it after its rest is
+    /// the one that tries it again (`searching`): it pushes the rest on, so that searches
+    /// meanwhile leave it out until it reports back. A listing then asks it too, but claims
+    /// nothing: what it learns ends no rest, so it must not start one either.
+    fn left_out(&self, now: Instant, rest_for: Duration, searching: bool) -> Option<BackendError> {
         let mut rest = self.rest.lock().expect("rest lock");
         let r = rest.as_mut()?;
         if r.until <= now {
-            r.until = now + rest_for;
+            if searching {
+                r.until = now + rest_for;
+            }
             return None;
         }
         Some(BackendError {
@@ -247,7 +252,7 @@ impl<B: Backend> FanOut<B> {
             .iter()
             .map(|m| {
                 resting
-                    .then(|| m.left_out(started, self.rest_for))
+                    .then(|| m.left_out(started, self.rest_for, searching))
                     .flatten()
             })
             .collect();
@@ -1121,6 +1126,19 @@ mod tests {
         assert_eq!(missing(&fan).await, 0);
         assert_eq!(missing(&fan).await, 0);
         assert_eq!(asked(b), 4);
+        // A listing after a rest asks the backend but does not take the search's turn to
+        // try it: the first search after it still asks it.
+        b.fail(BackendErrorKind::Timeout, 0);
+        assert_eq!(missing(&fan).await, 0b010);
+        b.heal();
+        tokio::time::sleep(rest).await;
+        let listing = fan.repos("", Duration::from_secs(1)).await.unwrap();
+        assert_eq!(listing.missing_backends, 0);
+        assert_eq!(
+            missing(&fan).await,
+            0,
+            "the search after the listing asks it"
+        );
         // A listing that times out starts no rest: its time is what a big index may need.
         let a = &fan.members()[0].backend;
         a.fail(BackendErrorKind::Timeout, 0);

@@ -282,7 +282,8 @@ impl<B: Backend> FanOut<B> {
         if let [only] = self.members.as_slice() {
             return ask(Arc::clone(&only.backend)).await;
         }
-        let answers = each(&self.members, Vec::new(), ask).await;
+        let none_left_out = self.members.iter().map(|_| None).collect();
+        let answers = each(&self.members, none_left_out, ask).await;
         self.readiness_of_all(answers)
     }
 
@@ -585,11 +586,11 @@ impl<B: Backend> Backend for FanOut<B> {
 
 /// Runs `call` on every backend at once, each on its own task (decoding answers is CPU work
 /// that must not queue behind another backend's), and gives the outputs in backend order;
-/// a backend with an error in `instead` (indexed alike; shorter: none) is not asked and
+/// a backend with an error in `instead` (one entry per backend) is not asked and
 /// gives that error. Dropping the future (a cancelled call) aborts the tasks.
 async fn each<B, T, F, Fut>(
     members: &[Member<B>],
-    mut instead: Vec<Option<BackendError>>,
+    instead: Vec<Option<BackendError>>,
     call: F,
 ) -> Vec<Result<T, BackendError>>
 where
@@ -606,7 +607,7 @@ where
             }
         }
     }
-    instead.resize(members.len(), None);
+    debug_assert_eq!(instead.len(), members.len());
     let mut tasks = AbortOnDrop(
         members
             .iter()

@@ -121,8 +121,16 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
         warnings: Vec::new(),
     };
     // Asked together: a webserver that hangs then costs the longer of the two waits (the
-    // readiness wait, the listing's wall time), not their sum.
-    let (readiness, listing) = tokio::join!(pager.readiness(), pager.listing(""));
+    // readiness wait, the listing's wall time), not their sum; and when readiness fails,
+    // the listing is not waited for (the report stops there).
+    let listing = pager.listing("");
+    tokio::pin!(listing);
+    let readiness = pager.readiness();
+    tokio::pin!(readiness);
+    let (readiness, listed) = tokio::select! {
+        r = &mut readiness => (r, None),
+        l = &mut listing => (readiness.await, Some(l)),
+    };
     match readiness {
         Ok(r) => {
             report.reachable = true;
@@ -138,6 +146,10 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
             return report;
         }
     }
+    let listing = match listed {
+        Some(l) => l,
+        None => listing.await,
+    };
     match listing {
         Ok(list) => {
             report.repos = list.stats.repos.max(list.repos.len() as u64);

@@ -284,9 +284,6 @@ impl ZoektClient {
             .with_retries(|| self.http.get(&url).send(), &url, self.opts.timeout)
             .await?;
         let status = resp.status();
-        if status.is_redirection() {
-            return Err(redirected(&url, &resp));
-        }
         let body = self.read_body(resp, self.opts.timeout).await?;
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
@@ -313,9 +310,6 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
-        if status.is_redirection() {
-            return Err(redirected(&url, &resp));
-        }
         let bytes = self.read_body(resp, timeout).await?;
         if !status.is_success() {
             let mut message = zoekt_error_text(&bytes);
@@ -367,6 +361,9 @@ impl ZoektClient {
             };
             if !retryable || attempt >= self.opts.retries {
                 return match outcome {
+                    // Never followed: a header from --zoekt-header-file would go wherever
+                    // the redirect points.
+                    Ok(resp) if resp.status().is_redirection() => Err(redirected(url, &resp)),
                     Ok(resp) => Ok(resp),
                     Err(e) if e.is_timeout() => Err(timeout_error(timeout)),
                     Err(e) => Err(ZoektError::Unreachable {

@@ -341,6 +341,8 @@ async fn windows(
             // Once untimed: connections open, pages in memory, the page's windows known.
             page_ms(&pager, &page_args).await;
             let page_windows = windows_asked(&pager);
+            // `limit_for_window` copies the engine's first window: it must still be this one.
+            assert_eq!(page_windows[0], each, "the page's first window");
             page_ms(&pager_one, &page_args).await;
             timed(&fanout, &s).await;
             timed(&single, &s).await;

@@ -18,6 +18,21 @@ fn split(var: &str, test: &str) -> String {
     urls
 }
 
+/// The split fixture index with its third webserver behind a proxy that stalls every
+/// request (a webserver that hangs: a real Zoekt cannot be made to on demand), and a stdio
+/// server over the three with `env`: the two others' URLs, the proxy, the server.
+async fn third_hung(
+    test: &str,
+    env: &[(&str, &str)],
+) -> (Vec<String>, support::faults::FaultProxy, Client) {
+    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
+    let parts: Vec<String> = urls.split(',').map(String::from).collect();
+    let hung = support::faults::FaultProxy::start(&parts[2]).await;
+    hung.set_stalled(true);
+    let server = spawn_stdio(&format!("{},{},{}", parts[0], parts[1], hung.url()), env).await;
+    (parts[..2].to_vec(), hung, server)
+}
+
 /// A page's structured content without what may differ between the two servers (the
 /// cursor, and the footer quoting it).
 fn comparable(r: &rmcp::model::CallToolResult) -> Value {
@@ -200,9 +215,8 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
             if let Some(c) = &cursor {
                 a["cursor"] = json!(c);
             }
-            let p = comparable(&call(&one, "files_with_matches", a.clone()).await);
             let r = call(&one, "files_with_matches", a).await;
-            all.extend(items(&p));
+            all.extend(items(&comparable(&r)));
             cursor = r.structured_content.unwrap()["next_cursor"]
                 .as_str()
                 .map(String::from);
@@ -348,12 +362,8 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
 #[tokio::test]
 async fn a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it() {
     let test = "a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it";
-    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
-    let parts: Vec<&str> = urls.split(',').collect();
-    let hung = support::faults::FaultProxy::start(parts[2]).await;
-    hung.set_stalled(true);
-    let three = spawn_stdio(
-        &format!("{},{},{}", parts[0], parts[1], hung.url()),
+    let (answering, hung, three) = third_hung(
+        test,
         &[
             // Zoekt ends a search within its wall time, below the request timeout: only
             // then is a timeout a webserver that does not answer, and left out.
@@ -383,7 +393,7 @@ async fn a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it() {
         })
         .collect();
     let mut expected = std::collections::BTreeSet::new();
-    for url in &parts[..2] {
+    for url in &answering {
         for f in support::oracle::files(url, "e").await {
             expected.insert((f.repo, f.path));
         }
@@ -403,12 +413,8 @@ async fn a_hung_backend_is_waited_for_once_and_the_walk_goes_on_without_it() {
 #[tokio::test]
 async fn health_with_a_hung_backend_names_it_without_waiting_for_the_request_timeout() {
     let test = "health_with_a_hung_backend_names_it_without_waiting_for_the_request_timeout";
-    let urls = split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test);
-    let parts: Vec<&str> = urls.split(',').collect();
-    let hung = support::faults::FaultProxy::start(parts[2]).await;
-    hung.set_stalled(true);
-    let three = spawn_stdio(
-        &format!("{},{},{}", parts[0], parts[1], hung.url()),
+    let (answering, hung, three) = third_hung(
+        test,
         &[
             ("ZOEKT_PAGER_MAX_WALL_TIME_MS", "1000"),
             ("ZOEKT_PAGER_TIMEOUT_MS", "60000"),
@@ -436,7 +442,7 @@ async fn health_with_a_hung_backend_names_it_without_waiting_for_the_request_tim
     );
     // The two that answered: their repositories, as raw Zoekt lists them.
     let mut expected = 0;
-    for url in &parts[..2] {
+    for url in &answering {
         expected += support::client(url)
             .list("", std::time::Duration::from_secs(10))
             .await

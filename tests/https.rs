@@ -10,9 +10,11 @@ use support::tls_proxy::TlsProxy;
 
 const TOKEN: &str = "Bearer test-s3cret-7f3a9c";
 
-/// `zoekt-pager ARGS` with only `env` set among the pager's variables, logging at trace.
-fn run(url: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
+/// `zoekt-pager search_symbols pagerItem --limit 12` with only `env` set among the pager's
+/// variables, logging at trace. On tokio's process, so that the TLS proxy, served by this
+/// test's runtime, can answer it while it runs.
+async fn run(url: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
     for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
         cmd.env_remove(k);
     }
@@ -20,29 +22,11 @@ fn run(url: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
         .env("ZOEKT_PAGER_LOG", "trace")
         .env("ZOEKT_PAGER_RETRIES", "0")
         .envs(env.iter().copied())
-        .args(args)
+        .args(["search_symbols", "pagerItem", "--limit", "12"])
         .output()
+        .await
         .expect("run zoekt-pager")
 }
-
-/// [`run`] on a blocking thread, so that the TLS proxy, served by this test's runtime, can
-/// answer it.
-async fn run_aside(url: &str, env: &[(&str, &str)]) -> Output {
-    let url = url.to_string();
-    let env: Vec<(String, String)> = env
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    tokio::task::spawn_blocking(move || {
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        run(&url, &env, ARGS)
-    })
-    .await
-    .unwrap()
-}
-
-/// The page every run asks for.
-const ARGS: &[&str] = &["search_symbols", "pagerItem", "--limit", "12"];
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -70,8 +54,8 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     ];
 
     // The same page as over plain http, straight to Zoekt.
-    let ok = run_aside(&url, &env_ok).await;
-    let plain = run_aside(&zoekt, &[]).await;
+    let ok = run(&url, &env_ok).await;
+    let plain = run(&zoekt, &[]).await;
     assert!(ok.status.success(), "{}", text(&ok.stderr));
     assert!(
         text(&ok.stdout).contains("pagerItem"),
@@ -86,7 +70,7 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
 
     // The same through ZOEKT_PAGER_ZOEKT_HEADERS.
     let headers_text = format!("Authorization: {TOKEN}");
-    let by_env = run_aside(
+    let by_env = run(
         &url,
         &[
             ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
@@ -102,7 +86,7 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     );
 
     // Without the private CA: a clear error naming the flag to fix.
-    let untrusted = run_aside(&url, &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers)]).await;
+    let untrusted = run(&url, &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers)]).await;
     let said = text(&untrusted.stderr);
     assert!(!untrusted.status.success());
     assert!(
@@ -115,7 +99,7 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     // itself never echoed.
     let wrong = dir.join("wrong-headers");
     std::fs::write(&wrong, "Authorization: Bearer wrong-0d1e\n").unwrap();
-    let refused = run_aside(
+    let refused = run(
         &url,
         &[
             ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
@@ -136,7 +120,7 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     // error as none at all.
     let other_ca = dir.join("other-ca.pem");
     std::fs::write(&other_ca, support::tls_proxy::unrelated_ca_pem()).unwrap();
-    let mistrusted = run_aside(
+    let mistrusted = run(
         &url,
         &[
             ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca.to_str().unwrap()),
@@ -176,7 +160,14 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
     let (_, metrics) = sidecar.get("/metrics").await;
     assert!(metrics.contains(&format!("backend=\"{url}\"")), "{metrics}");
     client.cancel().await.unwrap();
-    for said in [metrics, sidecar.log_text()] {
+    // The log holds the page it served over TLS, at trace (else the check below would hold
+    // of nothing).
+    let log = sidecar.log_text();
+    assert!(
+        log.contains("rustls") && log.contains("page served tool=\"search_symbols\""),
+        "{log}"
+    );
+    for said in [metrics, log] {
         assert!(!said.contains(secret), "{said}");
     }
     std::fs::remove_dir_all(&dir).ok();

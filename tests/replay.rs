@@ -65,7 +65,8 @@ async fn replay(rec: &Recording) -> Result<(), String> {
         .await;
 
     // Built as the binary builds its backend for one URL (a fan-out of one, timed for the
-    // metrics): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
+    // metrics; the rests after a timeout it may also set never meet a recorded answer, which
+    // comes at once): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
     // are then also what one URL gives through the fan-out, request for request and byte for
     // byte.
     let client = ZoektClient::new(&zoekt.uri(), ClientOptions::default()).unwrap();

@@ -86,6 +86,7 @@ impl Backend for Synthetic {
         Ok(Readiness {
             status: 200,
             detail: String::new(),
+            loading: false,
         })
     }
 }

@@ -178,6 +178,10 @@ pub struct Readiness {
     pub status: u16,
     /// What the backend said, trimmed.
     pub detail: String,
+    /// Its own probe says it is not ready (for Zoekt: shards still loading), what makes an
+    /// answer with crashed shards one to ask again. For one backend, simply not ready; a
+    /// fan-out is also not ready while a backend rests after a timeout, which loads nothing.
+    pub loading: bool,
 }
 
 impl Readiness {

@@ -298,6 +298,7 @@ impl<B: Backend> FanOut<B> {
     ) -> Result<Readiness, BackendError> {
         let mut not_ready = Vec::new();
         let mut failures = Vec::new();
+        let mut loading = false;
         for (i, answer) in answers.into_iter().enumerate() {
             let name = &self.members[i].name;
             let resting = self.members[i].resting_for(Instant::now());
@@ -310,7 +311,10 @@ impl<B: Backend> FanOut<B> {
                         ));
                     }
                 }
-                Ok(r) => not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail)),
+                Ok(r) => {
+                    loading |= r.loading;
+                    not_ready.push(format!("{name} (HTTP {}: {})", r.status, r.detail));
+                }
                 Err(e) => {
                     not_ready.push(format!("{name} ({})", e.message));
                     failures.push((i, e));
@@ -325,6 +329,7 @@ impl<B: Backend> FanOut<B> {
             Readiness {
                 status: 200,
                 detail: format!("all {} backends ready", self.members.len()),
+                loading,
             }
         } else {
             Readiness {
@@ -335,6 +340,7 @@ impl<B: Backend> FanOut<B> {
                     self.members.len(),
                     not_ready.join("; ")
                 ),
+                loading,
             }
         })
     }
@@ -1146,6 +1152,37 @@ mod tests {
         fan.repos("", Duration::from_secs(1)).await.unwrap();
         a.heal();
         assert_eq!(missing(&fan).await, 0);
+    }
+
+    /// A backend resting after a timeout makes the fan-out not ready, but loads no shards:
+    /// an answer from another with a shard crashed for good (its Zoekt ready) is still a
+    /// page, served without the resting one and saying both, not the retryable NotReady.
+    #[tokio::test]
+    async fn a_resting_backend_is_not_taken_for_shards_still_loading() {
+        let fan = plain_fan(split(&corpus(), 3));
+        let (a, b) = (&fan.members()[0].backend, &fan.members()[1].backend);
+        b.fail(BackendErrorKind::Timeout, 0);
+        assert_eq!(missing(&fan).await, 0b010, "b timed out: it rests");
+        a.set_ready(true);
+        a.cut(
+            &q(),
+            SearchStats {
+                crashes: 1,
+                ..Default::default()
+            },
+        );
+        assert!(!fan.readiness().await.unwrap().is_ready(), "b rests");
+        let p = Pager::new(fan, PagerConfig::default());
+        let page = p
+            .page::<LineTool>(&LineArgs {
+                query: TEXT.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert!(page.count > 0 && !page.complete, "{page:?}");
+        let said = page.warnings.join(" ");
+        assert!(said.contains("crashed") && said.contains("b"), "{said}");
     }
 
     #[tokio::test]

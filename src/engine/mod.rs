@@ -128,17 +128,18 @@ impl<B: Backend> Pager<B> {
         Ok(())
     }
 
-    /// Ok when the backend says it is ready: an answer with crashed shards means "still
-    /// loading" only while it is not (a shard that crashed for good leaves a ready Zoekt, and
-    /// its answers stand, with their warning). Not ready is the retryable NotReady, with the
-    /// backend's reason; no answer to the question is that error (a timeout or unreachable),
-    /// not a claim that shards are loading.
+    /// Ok unless the backend's own probe says it is loading: an answer with crashed shards
+    /// means "still loading" only then (a shard that crashed for good leaves a ready Zoekt,
+    /// and its answers stand, with their warning; a fan-out's backend resting after a
+    /// timeout loads nothing). Loading is the retryable NotReady, with the backend's reason;
+    /// no answer to the question is that error (a timeout or unreachable), not a claim that
+    /// shards are loading.
     async fn settled(&self) -> Result<(), BackendError> {
         let readiness = self.readiness().await?;
-        if readiness.is_ready() {
-            Ok(())
-        } else {
+        if readiness.loading {
             Err(not_ready(&readiness.detail))
+        } else {
+            Ok(())
         }
     }
 

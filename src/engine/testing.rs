@@ -238,6 +238,7 @@ impl Backend for FakeBackend {
         Ok(Readiness {
             status: if loading { 503 } else { 200 },
             detail: if loading { "loading" } else { "ready" }.into(),
+            loading,
         })
     }
 }

@@ -35,6 +35,7 @@ impl Backend for ZoektClient {
     async fn readiness(&self) -> Result<Readiness, BackendError> {
         let r = ZoektClient::readiness(self).await?;
         Ok(Readiness {
+            loading: r.readyz_status != 200,
             status: r.readyz_status,
             detail: r.detail,
         })

@@ -175,6 +175,7 @@ impl Backend for Adversary {
         Ok(Readiness {
             status: 200,
             detail: String::new(),
+            loading: false,
         })
     }
 }

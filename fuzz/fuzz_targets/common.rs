@@ -26,6 +26,7 @@ impl Backend for Fixed {
         Ok(Readiness {
             status: 200,
             detail: "ready".into(),
+            loading: false,
         })
     }
 }

@@ -1,6 +1,8 @@
 //! What the engine offers a tool while it collects ([`Tool::collect`]): the growing window
 //! fetch of one ranked query (through the window cache when it is on), its items as one run,
 //! and the warnings for what Zoekt's answer left out.
+//!
+//! [`Tool::collect`]: super::tool::Tool::collect
 
 use serde::Serialize;
 

@@ -19,6 +19,8 @@
 //! Orders an answer and reads a window out of it: `answer.rs` and `window.rs`. Here: the
 //! sequence of windows one page asks for, their growth, and the bisection that finds the
 //! biggest answer that is not too big to read.
+//!
+//! [`Position`]: super::order::Position
 
 use std::future::Future;
 use std::sync::Arc;

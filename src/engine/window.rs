@@ -26,6 +26,8 @@ pub struct Window<T> {
     /// The cap was the answer-size budget, not `max_files`: the next bigger window's answer
     /// was too big to read ([`BackendErrorKind::TooBig`]), so this window, the biggest that
     /// fit, is served as if it were the cap (and is `capped` when that left items out).
+    ///
+    /// [`BackendErrorKind::TooBig`]: super::backend::BackendErrorKind::TooBig
     pub bytes_bound: bool,
     /// What Zoekt's answer may have left out, under the fetch's effort caps.
     pub cut: Cut,

@@ -47,6 +47,8 @@ impl<T: ToolInfo + Tool<Args: ToolArgs>> PagedTool for T {}
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
 /// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
 /// `snippets;` and also takes `include_snippet` and `snippet_length`.
+///
+/// [`PagedArgs`]: crate::engine::tool::PagedArgs
 macro_rules! paged_args {
     (
         snippets;

@@ -73,6 +73,17 @@ fn by_hand(var: &str) -> &'static str {
             "`ZOEKT_SHARD_LIMIT=10000 ZOEKT_STATE_DIR=.zoekt/many-shards scripts/zoekt.sh index \
              target/gen-corpus-12000` prints the index folder to export"
         }
+        "ZOEKT_PAGER_LIVE_SPLIT_URLS"
+        | "ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS"
+        | "ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR" => {
+            "no one command: scripts/test.sh deals an index's shards into three folders under \
+             .zoekt/split and starts a webserver on each (its `split` step); run the test through \
+             it, e.g. `scripts/test.sh --run cargo test --test fanout`"
+        }
+        "ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT" | "ZOEKT_PAGER_TLS_PROXY_PORT" => {
+            "export a free TCP port (the test starts its own server there; scripts/test.sh uses \
+             6080 and 6081)"
+        }
         _ => "`scripts/zoekt.sh paths` prints the webserver binary and the index folder to export",
     }
 }

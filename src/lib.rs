@@ -45,5 +45,5 @@ pub use mcp::narrow::Suggestions;
 pub use mcp::render::{error_text, page_text, page_text_with};
 pub use mcp::stdio;
 pub use mcp::view::page_view;
-pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError};
+pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError, WARNINGS_META_KEY};
 pub use metrics::{Instrumented, Metrics};

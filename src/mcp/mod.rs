@@ -35,6 +35,11 @@ use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 use crate::tools::{list_repos, read_file};
 pub use call::ERROR_META_KEY;
+
+/// Key of the warnings in the `_meta` of a `resources/list` result that may lack
+/// repositories (a backend that did not answer, crashed shards): a list result has no other
+/// place for them.
+pub const WARNINGS_META_KEY: &str = "zoekt-pager/warnings";
 use call::{Handler, answer_call, count_call, failure, page_call, rpc_error};
 pub use errors::{ErrorCode, ToolError};
 use resources::Target;
@@ -177,6 +182,15 @@ impl<B: Backend + 'static> PagerServer<B> {
             .collect();
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = page.next_cursor;
+        if !page.warnings.is_empty() {
+            // A list short of a backend that did not answer (or of crashed shards) says so
+            // where a list result can, in `_meta`, as list_repos says it on its page; and it
+            // is fresh for no time, so that a client keeping lists asks again.
+            let mut meta = JsonObject::new();
+            meta.insert(WARNINGS_META_KEY.into(), page.warnings.into());
+            result.meta = Some(MetaObject(meta));
+            result.ttl_ms = Some(0);
+        }
         Ok(result)
     }
 

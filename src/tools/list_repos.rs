@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::shared::{BRANCHES, ToolInfo, count, lines, paged_args, text};
 use crate::engine::answer::ItemList;
-use crate::engine::backend::{Backend, IndexedRepo};
+use crate::engine::backend::{Backend, IndexedRepo, SearchStats};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
@@ -220,11 +220,23 @@ pub async fn repo<B: Backend>(pager: &Pager<B>, name: &str) -> Result<Option<Rep
     };
     let plan = ListRepos::plan(&args, pager.config())?;
     let list = pager.listing(&plan).await?;
-    Ok(list
+    let (missing_backends, crashes) = (list.missing_backends, list.crashes);
+    let found = list
         .repos
         .into_iter()
         .find(|r| r.name == name)
-        .map(repo_item))
+        .map(repo_item);
+    if found.is_none() {
+        // Not there says nothing of the repository while a backend that may serve it did not
+        // answer, or while shards load: as for a file, that is an error, never "no such".
+        let stats = SearchStats {
+            missing_backends,
+            crashes,
+            ..SearchStats::default()
+        };
+        pager.check_empty_answer(&stats).await?;
+    }
+    Ok(found)
 }
 
 /// A repository as `list_repos` shows it.
@@ -235,5 +247,59 @@ fn repo_item(r: IndexedRepo) -> RepoItem {
         has_symbols: r.has_symbols,
         index_time: r.index_time,
         branches: r.branches,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::backend::BackendErrorKind;
+    use crate::engine::fanout::FanOut;
+    use crate::engine::testing::FakeBackend;
+
+    #[tokio::test]
+    async fn a_repository_not_found_while_a_backend_is_missing_names_that_backend() {
+        let indexed = |name: &str| IndexedRepo {
+            name: name.into(),
+            documents: 3,
+            ..IndexedRepo::default()
+        };
+        let fan = FanOut::new(
+            vec![
+                (
+                    "a".to_string(),
+                    FakeBackend::new().with_repos(vec![indexed("r")]),
+                ),
+                (
+                    "b".to_string(),
+                    FakeBackend::new().with_repos(vec![indexed("s")]),
+                ),
+            ],
+            false,
+        )
+        .unwrap();
+        fan.members()[1]
+            .backend
+            .fail(BackendErrorKind::Unreachable, 0);
+        let pager = Pager::new(fan, PagerConfig::default());
+        // One the backend that answered serves is found all the same.
+        assert_eq!(repo_names(repo_of(&pager, "r").await), ["r"]);
+        let Err(Error::Backend(e)) = repo(&pager, "s").await else {
+            panic!("not a backend error")
+        };
+        assert_eq!(e.kind, BackendErrorKind::Unreachable);
+        assert!(e.message.contains("and b did not answer"), "{}", e.message);
+        // Back: it is found; a repository on no backend is not there.
+        pager.backend().members()[1].backend.heal();
+        assert_eq!(repo_names(repo_of(&pager, "s").await), ["s"]);
+        assert_eq!(repo_of(&pager, "t").await, None);
+    }
+
+    async fn repo_of(pager: &Pager<FanOut<FakeBackend>>, name: &str) -> Option<RepoItem> {
+        repo(pager, name).await.expect("a listing")
+    }
+
+    fn repo_names(found: Option<RepoItem>) -> Vec<String> {
+        found.into_iter().map(|r| r.name).collect()
     }
 }

@@ -149,6 +149,96 @@ async fn three_webservers_holding_a_split_index_page_as_one_holding_it_all() {
     pages_match(&one, &three, &walks()).await;
 }
 
+/// Every resource of a server: the repositories, through every page of `resources/list`.
+async fn all_resources(client: &Client) -> Vec<Value> {
+    use rmcp::model::PaginatedRequestParams;
+    let mut out = Vec::new();
+    let mut cursor = None;
+    loop {
+        let r = client
+            .list_resources(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await
+            .expect("resources/list");
+        out.extend(r.resources.iter().map(|x| json!(x)));
+        cursor = r.next_cursor;
+        if cursor.is_none() {
+            return out;
+        }
+    }
+}
+
+/// What `resources/read` gives for `uri`: its contents, or the error's code.
+async fn read_resource(client: &Client, uri: &str) -> Value {
+    use rmcp::model::ReadResourceRequestParams;
+    match client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+    {
+        Ok(r) => json!(r.contents),
+        Err(rmcp::ServiceError::McpError(e)) => json!({"error": e.code.0}),
+        Err(e) => panic!("{uri}: {e}"),
+    }
+}
+
+/// The MCP resources (a resource per repository, a file by template) over the three
+/// webservers are those over the one holding everything: the same repositories listed, and
+/// every file of the corpus (raw Zoekt lists them) read the same, wherever it is served.
+#[tokio::test]
+async fn resources_over_three_webservers_are_those_over_one() {
+    let test = "resources_over_three_webservers_are_those_over_one";
+    let one_url = support::fixture_zoekt(test);
+    let (one, three) = (
+        spawn_stdio(&one_url, &[("ZOEKT_PAGER_DEFAULT_LIMIT", "2")]).await,
+        spawn_stdio(
+            &split("ZOEKT_PAGER_LIVE_SPLIT_URLS", test),
+            &[("ZOEKT_PAGER_DEFAULT_LIMIT", "2")],
+        )
+        .await,
+    );
+    let listed = all_resources(&one).await;
+    assert!(
+        listed.len() > 2,
+        "several pages of repositories: {listed:?}"
+    );
+    assert_eq!(all_resources(&three).await, listed);
+    let files = support::oracle::files(&one_url, "f:.").await;
+    assert!(files.len() > 20, "{} files", files.len());
+    let mut repos = std::collections::BTreeSet::new();
+    for f in &files {
+        let repo = utf8_segment(&f.repo);
+        repos.insert(repo.clone());
+        let uri = format!("zoekt://{repo}/{}", f.path);
+        let read = read_resource(&one, &uri).await;
+        assert!(read.get("error").is_none(), "{uri}: {read}");
+        assert_eq!(read_resource(&three, &uri).await, read, "{uri}");
+    }
+    for repo in repos {
+        let uri = format!("zoekt://{repo}/");
+        assert_eq!(
+            read_resource(&three, &uri).await,
+            read_resource(&one, &uri).await,
+            "{uri}"
+        );
+    }
+    let missing = "zoekt://beta-go/no/such.go";
+    assert_eq!(
+        read_resource(&three, missing).await,
+        read_resource(&one, missing).await
+    );
+    one.cancel().await.unwrap();
+    three.cancel().await.unwrap();
+}
+
+/// A repository name as one URI segment (the fixture names need no escapes: checked).
+fn utf8_segment(repo: &str) -> String {
+    assert!(
+        repo.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c)),
+        "{repo} needs escaping"
+    );
+    repo.to_string()
+}
+
 #[tokio::test]
 async fn ties_spread_over_three_webservers_page_as_on_one() {
     // 40 identical repositories: their copies of one file tie exactly, now across servers.
@@ -189,6 +279,17 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
             ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
             ("ZOEKT_PAGER_RETRIES", "0"),
             ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+        ],
+    )
+    .await;
+    // The same, for an operator who wants every backend or no page.
+    let strict = spawn_stdio(
+        &backends,
+        &[
+            ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
+            ("ZOEKT_PAGER_RETRIES", "0"),
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+            ("ZOEKT_PAGER_REQUIRE_ALL_BACKENDS", "true"),
         ],
     )
     .await;
@@ -293,6 +394,43 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     // Its file is not "no such file": the backend that may hold it is named.
     let refused = expect_error(&three, "read_file", read.clone(), "BACKEND_UNAVAILABLE").await;
     assert!(refused.contains(&own.url()), "{refused}");
+    // Required: no page, and the error names the stopped one.
+    let refused = expect_error(
+        &strict,
+        "files_with_matches",
+        args.clone(),
+        "BACKEND_UNAVAILABLE",
+    )
+    .await;
+    assert!(refused.contains(&own.url()), "{refused}");
+    // The repositories: listed from the others, named short, and counted as an estimate;
+    // the stopped one's repository is not "no such repository".
+    let repos = comparable(&call(&three, "list_repos", json!({})).await);
+    assert!(
+        repos["warnings"].to_string().contains(&own.url())
+            && repos.get("total").is_none()
+            && repos.get("total_estimate").is_some(),
+        "{repos}"
+    );
+    let listed = three.list_resources(None).await.expect("resources/list");
+    let meta = json!(listed.meta);
+    assert!(
+        meta["zoekt-pager/warnings"]
+            .to_string()
+            .contains(&own.url()),
+        "{meta}"
+    );
+    assert_eq!(listed.ttl_ms, Some(0));
+    let repo_uri = format!("zoekt://{}/", held.repo);
+    let refused = three
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(&repo_uri))
+        .await
+        .expect_err("the stopped backend's repository");
+    assert!(
+        refused.to_string().contains(&own.url())
+            && refused.to_string().contains("BACKEND_UNAVAILABLE"),
+        "{refused}"
+    );
     // A page of lines is served from the others, warning alike.
     let lines = comparable(&call(&three, "search", json!({"query": "e", "limit": 7})).await);
     assert!(
@@ -322,6 +460,10 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     assert_eq!(ready.0, 200, "/readyz after the restart: {}", ready.1);
     let r = call(&three, "read_file", read).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let listed = three.list_resources(None).await.expect("resources/list");
+    assert_eq!((listed.meta, listed.ttl_ms), (None, None));
+    let r = call(&strict, "files_with_matches", args.clone()).await;
+    assert_eq!(comparable(&r), first, "required, all back");
     while let Some(c) = cursor {
         let mut a = args.clone();
         a["cursor"] = json!(c);
@@ -351,6 +493,7 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     assert_eq!(after, expected);
     drop(running);
     three.cancel().await.unwrap();
+    strict.cancel().await.unwrap();
     one.cancel().await.unwrap();
 }
 

@@ -236,6 +236,22 @@ fn shown_of(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// TLS is rustls: no crate of the lock file (what any build of this project links, test
+    /// builds included) binds OpenSSL, so a dependency that brings it back fails here.
+    #[test]
+    fn no_crate_binds_openssl() {
+        let lock = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"));
+        let names: Vec<&str> = lock
+            .lines()
+            .filter_map(|l| l.strip_prefix("name = \""))
+            .map(|l| l.trim_end_matches('"'))
+            .collect();
+        assert!(names.contains(&"rustls"), "no rustls in Cargo.lock");
+        for openssl in ["openssl", "openssl-sys", "native-tls"] {
+            assert!(!names.contains(&openssl), "{openssl} is in Cargo.lock");
+        }
+    }
+
     #[test]
     fn urls_are_split_checked_and_the_bad_one_named() {
         assert_eq!(

@@ -881,6 +881,73 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_window_cache_request_sharing_and_prefetch_work_on_the_merged_answer() {
+        use crate::engine::cache::WindowCache;
+        use crate::engine::config::CacheConfig;
+        let cached = |parts, cfg: &CacheConfig| {
+            Pager::new(plain_fan(parts), PagerConfig::default()).with_cache(WindowCache::new(cfg))
+        };
+        let asked = |p: &Pager<FanOut<FakeBackend>>| -> Vec<Vec<u32>> {
+            p.backend()
+                .members()
+                .iter()
+                .map(|m| m.backend.files_asked(&q()))
+                .collect()
+        };
+        let all = corpus_of(7);
+        let one = Pager::new(
+            FakeBackend::new().with(&q(), all.clone()),
+            PagerConfig::default(),
+        );
+        // A walk through the cache: the pages of one backend holding everything, from a few
+        // merged answers (prefetches among them), each window asked of every backend alike.
+        let three = cached(split(&all, 3), &CacheConfig::DEFAULT);
+        let (a, b) = (walk(&one, &[7]).await, walk(&three, &[7]).await);
+        assert_eq!(names(&a), names(&b));
+        assert!(b.len() > 10, "{} pages", b.len());
+        let windows = asked(&three);
+        assert!(windows.iter().all(|w| *w == windows[0]), "{windows:?}");
+        assert!(windows[0].len() <= 8, "{windows:?} for {} pages", b.len());
+        let served = b.iter().filter(|p| p.zoekt_requests == 0).count();
+        assert!(
+            served * 2 > b.len(),
+            "{served} of {} pages from the cache",
+            b.len()
+        );
+        // Identical pages at once share one merged answer: each backend is asked once.
+        let three = cached(
+            split(&all, 3),
+            &CacheConfig {
+                cache_prefetch: 0,
+                ..CacheConfig::DEFAULT
+            },
+        );
+        for m in three.backend().members() {
+            m.backend.slow(Duration::from_millis(50));
+        }
+        let args = LineArgs {
+            query: TEXT.into(),
+            limit: Some(30),
+            ..Default::default()
+        };
+        let calls: Vec<_> = (0..16)
+            .map(|_| {
+                let (p, args) = (three.clone(), args.clone());
+                tokio::spawn(async move { p.page::<LineTool>(&args).await })
+            })
+            .collect();
+        let expected = one.page::<LineTool>(&args).await.expect("page").items;
+        for call in calls {
+            assert_eq!(call.await.expect("task").expect("page").items, expected);
+        }
+        assert!(
+            asked(&three).iter().all(|w| w.len() == 1),
+            "{:?}",
+            asked(&three)
+        );
+    }
+
+    #[tokio::test]
     async fn each_backend_is_asked_one_file_past_the_window_and_the_merge_keeps_the_window() {
         // Each backend's lowest file is set aside (a boost may have left it in the place of
         // a better one: `without_lowest`), so each is asked for one file more than the

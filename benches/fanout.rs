@@ -306,30 +306,51 @@ struct Row {
 }
 
 /// The line that says whether the fan-out held its target over `rows`: the worst p50 over
-/// the three asked together, of the search and of the page (per window for a page of
-/// several windows, which asks them one after another).
+/// the three asked together, of the search, of a page of one window, and of a page that asks
+/// several (one after another, with one webserver as with three: past files tied at the
+/// window's edge), per window, which is what the target is about, and whole.
 fn verdict(rows: &[Row]) -> String {
-    let worst = |over: &dyn Fn(&Row) -> f64| {
-        let r = rows
-            .iter()
-            .max_by(|a, b| over(a).total_cmp(&over(b)))
-            .expect("rows");
-        (
-            over(r),
-            format!("{} `{}` at {}", r.corpus, r.query, r.files),
-        )
-    };
-    let (search, search_at) = worst(&|r| r.over_together);
-    let (page, page_at) = worst(&|r| r.page.1 / r.page.3 as f64);
-    let held = if search.max(page) <= TARGET_MS {
-        "held"
-    } else {
-        "MISSED"
-    };
-    format!(
-        "Worst p50 over the slowest webserver's raw time: search {search:+.2} ms ({search_at}), \
-         page {page:+.2} ms a window ({page_at}); target +{TARGET_MS:.0} ms: {held}.\n"
-    )
+    let at = |r: &Row| format!("{} `{}` at {}", r.corpus, r.query, r.files);
+    let (search, search_at) = worst(rows.iter(), |r| r.over_together).expect("rows");
+    let mut out = format!(
+        "Worst p50 over the slowest webserver's raw time: search {search:+.2} ms ({})",
+        at(search_at)
+    );
+    let mut held = search <= TARGET_MS;
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 == 1), |r| r.page.1) {
+        held &= page <= TARGET_MS;
+        let _ = write!(out, ", page of one window {page:+.2} ms ({})", at(r));
+    }
+    let per_window = |r: &Row| r.page.1 / r.page.3 as f64;
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 > 1), per_window) {
+        held &= page <= TARGET_MS;
+        let _ = write!(
+            out,
+            ", page of several windows {page:+.2} ms a window ({}, {} windows)",
+            at(r),
+            r.page.3
+        );
+    }
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 > 1), |r| r.page.1) {
+        let _ = write!(
+            out,
+            " and {page:+.2} ms in all over the {} windows of {}",
+            r.page.3,
+            at(r)
+        );
+    }
+    let held = if held { "held" } else { "MISSED" };
+    let _ = writeln!(out, "; target +{TARGET_MS:.0} ms a window: {held}.");
+    out
+}
+
+/// The row of `rows` with the highest `over`, and that value.
+fn worst<'a>(
+    rows: impl Iterator<Item = &'a Row>,
+    over: impl Fn(&Row) -> f64,
+) -> Option<(f64, &'a Row)> {
+    rows.max_by(|a, b| over(a).total_cmp(&over(b)))
+        .map(|r| (over(r), r))
 }
 
 /// What a page over three backends may cost over the slowest backend's raw time for the same

@@ -125,6 +125,11 @@ pub(crate) fn failure(tool: &str, e: &ToolError) -> (CallToolResult, Outcome) {
 /// Key of the machine-readable error in an error result's `_meta`.
 pub const ERROR_META_KEY: &str = "zoekt-pager/error";
 
+/// Key of the warnings in the `_meta` of a `resources/list` result that may lack
+/// repositories (a backend that did not answer, crashed shards): a list result has no other
+/// place for them.
+pub const WARNINGS_META_KEY: &str = "zoekt-pager/warnings";
+
 /// An `isError` result. The code, message and hint go in the text block (first line
 /// `Error CODE: message`) and in `_meta`, NOT in `structuredContent`: clients such as the
 /// TypeScript SDK validate any structuredContent against the tool's outputSchema (a page),

@@ -34,12 +34,7 @@ use crate::engine::tool::PageArgs;
 use crate::metrics::Metrics;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 use crate::tools::{list_repos, read_file};
-pub use call::ERROR_META_KEY;
-
-/// Key of the warnings in the `_meta` of a `resources/list` result that may lack
-/// repositories (a backend that did not answer, crashed shards): a list result has no other
-/// place for them.
-pub const WARNINGS_META_KEY: &str = "zoekt-pager/warnings";
+pub use call::{ERROR_META_KEY, WARNINGS_META_KEY};
 use call::{Handler, answer_call, count_call, failure, page_call, rpc_error};
 pub use errors::{ErrorCode, ToolError};
 use resources::Target;

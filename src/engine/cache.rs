@@ -478,7 +478,9 @@ mod tests {
     use crate::engine::Pager;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
-    use crate::engine::testing::{FakeBackend, LineArgs, LineItem, LineTool, file, line};
+    use crate::engine::testing::{
+        FakeBackend, LineArgs, LineItem, LineTool, file, line, pages_at_once,
+    };
     use crate::engine::tool::{PageArgs, PagedArgs};
 
     const NAME: &str = "cached";
@@ -671,17 +673,7 @@ mod tests {
             limit: Some(30),
             ..Default::default()
         };
-        // 16 tasks on the runtime: each its own clone of the pager, sharing backend and cache.
-        let calls: Vec<_> = (0..16)
-            .map(|_| {
-                let (p, args) = (p.clone(), args.clone());
-                tokio::spawn(async move { p.page::<LineTool>(&args).await })
-            })
-            .collect();
-        let mut pages = Vec::new();
-        for call in calls {
-            pages.push(call.await.expect("task").expect("page"));
-        }
+        let pages = pages_at_once(&p, &args, 16).await;
         assert_eq!(searches(&p), 1);
         assert!(json(&pages).iter().all(|x| *x == json(&pages)[0]));
         assert_eq!(pages.iter().map(|x| x.zoekt_requests).sum::<u32>(), 1);

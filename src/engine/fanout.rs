@@ -647,7 +647,7 @@ mod tests {
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
-    use crate::engine::testing::{LineArgs, LineItem, LineTool};
+    use crate::engine::testing::{LineArgs, LineItem, LineTool, pages_at_once};
     use std::time::Duration;
 
     /// The query: the engine's test tool sends it to the backend as it is.
@@ -930,15 +930,9 @@ mod tests {
             limit: Some(30),
             ..Default::default()
         };
-        let calls: Vec<_> = (0..16)
-            .map(|_| {
-                let (p, args) = (three.clone(), args.clone());
-                tokio::spawn(async move { p.page::<LineTool>(&args).await })
-            })
-            .collect();
         let expected = one.page::<LineTool>(&args).await.expect("page").items;
-        for call in calls {
-            assert_eq!(call.await.expect("task").expect("page").items, expected);
+        for page in pages_at_once(&three, &args, 16).await {
+            assert_eq!(page.items, expected);
         }
         assert!(
             asked(&three).iter().all(|w| w.len() == 1),

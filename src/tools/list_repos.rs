@@ -255,7 +255,7 @@ mod tests {
     use super::*;
     use crate::engine::backend::BackendErrorKind;
     use crate::engine::fanout::FanOut;
-    use crate::engine::testing::FakeBackend;
+    use crate::engine::testing::{FakeBackend, fan_with_b_away};
 
     #[tokio::test]
     async fn a_repository_not_found_while_a_backend_is_missing_names_that_backend() {
@@ -264,24 +264,10 @@ mod tests {
             documents: 3,
             ..IndexedRepo::default()
         };
-        let fan = FanOut::new(
-            vec![
-                (
-                    "a".to_string(),
-                    FakeBackend::new().with_repos(vec![indexed("r")]),
-                ),
-                (
-                    "b".to_string(),
-                    FakeBackend::new().with_repos(vec![indexed("s")]),
-                ),
-            ],
-            false,
-        )
-        .unwrap();
-        fan.members()[1]
-            .backend
-            .fail(BackendErrorKind::Unreachable, 0);
-        let pager = Pager::new(fan, PagerConfig::default());
+        let pager = fan_with_b_away(
+            FakeBackend::new().with_repos(vec![indexed("r")]),
+            FakeBackend::new().with_repos(vec![indexed("s")]),
+        );
         // One the backend that answered serves is found all the same.
         assert_eq!(repo_names(repo_of(&pager, "r").await), ["r"]);
         let Err(Error::Backend(e)) = repo(&pager, "s").await else {

@@ -237,9 +237,7 @@ fn slice_lines(
 mod tests {
     use super::*;
     use crate::engine::backend::{BackendErrorKind, RankedFile};
-    use crate::engine::config::PagerConfig;
-    use crate::engine::fanout::FanOut;
-    use crate::engine::testing::FakeBackend;
+    use crate::engine::testing::{FakeBackend, fan_with_b_away};
 
     #[tokio::test]
     async fn a_file_not_found_while_a_backend_is_missing_names_that_backend() {
@@ -250,18 +248,10 @@ mod tests {
             content: Some("one\ntwo\n".into()),
             ..Default::default()
         };
-        let fan = FanOut::new(
-            vec![
-                ("a".to_string(), FakeBackend::new()),
-                ("b".to_string(), FakeBackend::new().with(&query, vec![file])),
-            ],
-            false,
-        )
-        .unwrap();
-        fan.members()[1]
-            .backend
-            .fail(BackendErrorKind::Unreachable, 0);
-        let pager = Pager::new(fan, PagerConfig::default());
+        let pager = fan_with_b_away(
+            FakeBackend::new(),
+            FakeBackend::new().with(&query, vec![file]),
+        );
         let e = read_file(&pager, "r", "p", None, None).await.unwrap_err();
         let Error::Backend(e) = e else {
             panic!("not a backend error: {e}")

@@ -205,7 +205,7 @@ async fn resources_over_three_webservers_are_those_over_one() {
     assert!(files.len() > 20, "{} files", files.len());
     let mut repos = std::collections::BTreeSet::new();
     for f in &files {
-        let repo = utf8_segment(&f.repo);
+        let repo = uri_segment(&f.repo);
         repos.insert(repo.clone());
         let uri = format!("zoekt://{repo}/{}", f.path);
         let read = read_resource(&one, &uri).await;
@@ -230,7 +230,7 @@ async fn resources_over_three_webservers_are_those_over_one() {
 }
 
 /// A repository name as one URI segment (the fixture names need no escapes: checked).
-fn utf8_segment(repo: &str) -> String {
+fn uri_segment(repo: &str) -> String {
     assert!(
         repo.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c)),
@@ -273,26 +273,19 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     // Without the window cache every page asks the backends again (with it, the next pages
     // may come from the answer fetched while all three were up, which is right but tests
     // nothing here).
-    let three = spawn_stdio(
-        &backends,
-        &[
-            ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
-            ("ZOEKT_PAGER_RETRIES", "0"),
-            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
-        ],
-    )
-    .await;
+    let env = [
+        ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
+        ("ZOEKT_PAGER_RETRIES", "0"),
+        ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+    ];
+    let three = spawn_stdio(&backends, &env).await;
     // The same, for an operator who wants every backend or no page.
-    let strict = spawn_stdio(
-        &backends,
-        &[
-            ("ZOEKT_PAGER_TIMEOUT_MS", "2000"),
-            ("ZOEKT_PAGER_RETRIES", "0"),
-            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
-            ("ZOEKT_PAGER_REQUIRE_ALL_BACKENDS", "true"),
-        ],
-    )
-    .await;
+    let required = [
+        env.as_slice(),
+        &[("ZOEKT_PAGER_REQUIRE_ALL_BACKENDS", "true")],
+    ]
+    .concat();
+    let strict = spawn_stdio(&backends, &required).await;
     let one = spawn_stdio(&support::fixture_zoekt(test), &[]).await;
     // The operator's view of the same three backends: a sidecar over HTTP.
     let sidecar = support::sidecar::Sidecar::start(

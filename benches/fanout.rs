@@ -297,12 +297,22 @@ struct Row {
     alone: Option<((f64, f64), f64)>,
     together: (f64, f64),
     over_together: f64,
-    /// A whole first page whose first window is this one (`files_with_matches`, one item a
-    /// file, cache off): p50, p50 over the three asked together for the windows it asked
-    /// (run by run), the same page's p50 from the webserver holding the whole index, and the
-    /// number of windows it asked.
-    page: (f64, f64, f64, usize),
+    /// A whole first page whose first window is this one.
+    page: PageRow,
     single: f64,
+}
+
+/// A whole first page of `files_with_matches` (one item a file, cache off) whose first window
+/// is a row's window.
+struct PageRow {
+    /// Its p50 (ms).
+    p50: f64,
+    /// Its p50 over the three asked together for the windows it asked, run by run (ms).
+    over: f64,
+    /// The same page's p50 from the webserver holding the whole index (ms).
+    on_one: f64,
+    /// How many windows it asked (more than one past files tied at a window's edge).
+    windows: usize,
 }
 
 /// The line that says whether the fan-out held its target over `rows`: the worst p50 over
@@ -317,25 +327,25 @@ fn verdict(rows: &[Row]) -> String {
         at(search_at)
     );
     let mut held = search <= TARGET_MS;
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 == 1), |r| r.page.1) {
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows == 1), |r| r.page.over) {
         held &= page <= TARGET_MS;
         let _ = write!(out, ", page of one window {page:+.2} ms ({})", at(r));
     }
-    let per_window = |r: &Row| r.page.1 / r.page.3 as f64;
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 > 1), per_window) {
+    let per_window = |r: &Row| r.page.over / r.page.windows as f64;
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows > 1), per_window) {
         held &= page <= TARGET_MS;
         let _ = write!(
             out,
             ", page of several windows {page:+.2} ms a window ({}, {} windows)",
             at(r),
-            r.page.3
+            r.page.windows
         );
     }
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.3 > 1), |r| r.page.1) {
+    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows > 1), |r| r.page.over) {
         let _ = write!(
             out,
             " and {page:+.2} ms in all over the {} windows of {}",
-            r.page.3,
+            r.page.windows,
             at(r)
         );
     }
@@ -473,12 +483,12 @@ async fn windows(
                 }),
                 together: (quantile(&mut tog, 0.5), quantile(&mut tog, 0.9)),
                 over_together: quantile(&mut diff_tog, 0.5),
-                page: (
-                    quantile(&mut pages, 0.5),
-                    quantile(&mut diff_page, 0.5),
-                    quantile(&mut pages_one, 0.5),
-                    page_windows.len(),
-                ),
+                page: PageRow {
+                    p50: quantile(&mut pages, 0.5),
+                    over: quantile(&mut diff_page, 0.5),
+                    on_one: quantile(&mut pages_one, 0.5),
+                    windows: page_windows.len(),
+                },
                 single: quantile(&mut one_t, 0.5),
             });
         }
@@ -669,10 +679,10 @@ async fn main() {
             r.together.0,
             r.together.1,
             r.over_together,
-            r.page.3,
-            r.page.0,
-            r.page.1,
-            r.page.2,
+            r.page.windows,
+            r.page.p50,
+            r.page.over,
+            r.page.on_one,
             r.single
         );
     }
@@ -717,10 +727,10 @@ async fn main() {
                 r.together.0,
                 r.together.1,
                 r.over_together,
-                r.page.3,
-                r.page.0,
-                r.page.1,
-                r.page.2,
+                r.page.windows,
+                r.page.p50,
+                r.page.over,
+                r.page.on_one,
                 r.single
             );
         }

@@ -105,8 +105,17 @@ fn recorded(urls: &str) -> Pager<FanOut<Recording>> {
         .collect();
     Pager::new(
         FanOut::new(members, false).expect("fan-out"),
-        PagerConfig::default(),
+        windows_only(),
     )
+}
+
+/// The engine's settings without suggestions: a first page that takes a census asks for
+/// thousands of files, and this bench times the windows a walk's pages ask for.
+fn windows_only() -> PagerConfig {
+    PagerConfig {
+        suggest_filters: false,
+        ..PagerConfig::default()
+    }
 }
 
 /// The windows the backends of `pager` were asked since the last call: the same ones for
@@ -555,7 +564,7 @@ async fn three_walks(pager: &Pager<FanOut<ZoektClient>>) -> Vec<(&'static str, (
 
 /// A pager without the window cache (every page asks Zoekt), over `urls`.
 fn uncached(urls: &str) -> Pager<FanOut<ZoektClient>> {
-    Pager::new(fan(urls), PagerConfig::default())
+    Pager::new(fan(urls), windows_only())
 }
 
 /// `clients` walkers at once over one pager, each walking the three walks: (pages a second,

@@ -165,8 +165,9 @@ def main():
             cuts = []
             for page, w in [("page 1", w) for w in narrow] + [("count_only", w) for w in counted_narrow]:
                 arg, value = next((k, v) for k, v in w.items() if not k.startswith("results"))
-                stated = w.get("results", w.get("results_seen"))
-                kind = "exact" if "results" in w else "seen"
+                key = next(k for k in w if k.startswith("results"))
+                stated = w[key]
+                kind = {"results": "exact", "results_about": "about"}.get(key, "at least")
                 filt = value[len(args.get(arg, "")):].strip() if value.startswith(args.get(arg, "")) else value
                 held = raw_count(url, rawq.format(f=filt), unit)
                 if page == "page 1":

@@ -445,6 +445,9 @@ async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
         &[
             ("ZOEKT_PAGER_CALL_TIMEOUT_MS", "1000"),
             ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+            // A first page that takes a census asks for --max-window files at once: this
+            // call must grow its window request by request.
+            ("ZOEKT_PAGER_SUGGEST_FILTERS", "off"),
         ],
     )
     .await;
@@ -508,7 +511,16 @@ async fn a_cancelled_call_stops_asking_zoekt() {
     use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
     use rmcp::service::PeerRequestOptions;
     let zoekt = slow_zoekt_without_symbols(400).await;
-    let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_CACHE_BYTES", "0")]).await;
+    // Suggestions off: a first page that takes a census asks for --max-window files at once,
+    // and this call must grow its window request by request.
+    let client = spawn_stdio(
+        &zoekt.uri(),
+        &[
+            ("ZOEKT_PAGER_CACHE_BYTES", "0"),
+            ("ZOEKT_PAGER_SUGGEST_FILTERS", "off"),
+        ],
+    )
+    .await;
     let args = json!({"query": "x"}).as_object().cloned().unwrap();
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new("search_symbols").with_arguments(args),

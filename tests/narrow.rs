@@ -13,9 +13,10 @@ mod support;
 use serde_json::{Value, json};
 use support::mcp::*;
 
-/// Raw Zoekt's counts for `q` (files, matches), with the pager's per-shard cap and every
-/// file searched: the truth a narrowed query's total is held against.
-async fn raw_counts(url: &str, q: &str) -> (u64, u64) {
+/// Raw Zoekt's counts for `q` (files, matches), with the pager's per-shard cap: the truth a
+/// narrowed query's total is held against. Every file searched, unless `capped` (a query past
+/// the per-shard cap: its truth is what the caps let Zoekt find, as the pager's own is).
+async fn raw_counts_capped(url: &str, q: &str, capped: bool) -> (u64, u64) {
     let body = json!({
         "Q": q,
         "Opts": {"MaxDocDisplayCount": 1, "ShardMaxMatchCount": 10_000,
@@ -31,6 +32,12 @@ async fn raw_counts(url: &str, q: &str) -> (u64, u64) {
         .await
         .expect("raw Zoekt's JSON");
     let r = &r["Result"];
+    if capped {
+        return (
+            r["FileCount"].as_u64().expect("FileCount"),
+            r["MatchCount"].as_u64().expect("MatchCount"),
+        );
+    }
     assert_eq!(r["FilesSkipped"], json!(0), "{q}: raw truth must be whole");
     assert_eq!(r["ShardsSkipped"], json!(0), "{q}");
     (
@@ -47,6 +54,8 @@ struct Broad {
     raw: fn(&str) -> String,
     /// The tool's items are files (else matches).
     items_are_files: bool,
+    /// Past Zoekt's per-shard match cap: counts are of what the caps let Zoekt find.
+    capped: bool,
 }
 
 fn broad_calls() -> Vec<Broad> {
@@ -56,33 +65,47 @@ fn broad_calls() -> Vec<Broad> {
             args: json!({"query": "genSym"}),
             raw: |f| format!("{f} sym:genSym"),
             items_are_files: false,
+            capped: false,
         },
         Broad {
             tool: "search",
             args: json!({"query": "genSym"}),
             raw: |f| format!("genSym {f}"),
             items_are_files: false,
+            capped: false,
         },
         Broad {
             tool: "files_with_matches",
             args: json!({"query": "genSym"}),
             raw: |f| format!("genSym {f}"),
             items_are_files: true,
+            capped: false,
         },
         Broad {
             tool: "search_files",
             args: json!({"query": "unit_"}),
             raw: |f| format!("{f} file:unit_"),
             items_are_files: true,
+            capped: false,
         },
-        // `int`: every Go function's parameter and result. Its items are lines and
-        // definitions, which raw Zoekt does not count apart from matches: held against raw
-        // Zoekt's file counts, which a directory or repository narrows alike.
+        // `x`: on 407,318 lines, dozens in each file, past every match budget: page 1 comes
+        // from one file, as a broad query's does on real code.
+        Broad {
+            tool: "search",
+            args: json!({"query": "x"}),
+            raw: |f| format!("x {f}"),
+            items_are_files: false,
+            capped: true,
+        },
+        // `int`: every Go function's parameter and result, never defined (no ctags symbol):
+        // its items are the lines using it as a whole word, which is what raw Zoekt's match
+        // count counts for the usages query.
         Broad {
             tool: "find_references",
             args: json!({"symbol": "int"}),
             raw: |f| format!("case:yes {f} (sym:^int$ or content:\\bint\\b)"),
-            items_are_files: true,
+            items_are_files: false,
+            capped: false,
         },
     ]
 }
@@ -110,7 +133,7 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
             "{}: suggestions over 600 characters",
             b.tool
         );
-        let (files, matches) = raw_counts(&url, &(b.raw)("")).await;
+        let (files, matches) = raw_counts_capped(&url, &(b.raw)(""), b.capped).await;
         let original = if b.items_are_files { files } else { matches };
         for (rank, way) in narrow.iter().enumerate() {
             let w = way.as_object().unwrap();
@@ -143,7 +166,7 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
                 None => "",
             };
             let filter = value.strip_prefix(original_value).unwrap_or(value).trim();
-            let (nf, nm) = raw_counts(&url, &(b.raw)(filter)).await;
+            let (nf, nm) = raw_counts_capped(&url, &(b.raw)(filter), b.capped).await;
             let holds = if b.items_are_files { nf } else { nm };
             assert!(
                 holds > 0 && holds < original,
@@ -157,10 +180,26 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
                     b.tool
                 );
             }
+            // Each count is what it says it is (raw Zoekt counts matches or files, close to
+            // but not the tools' items: within a tenth).
             if let Some(exact) = w.get("results").and_then(Value::as_u64) {
                 assert!(
                     exact.abs_diff(holds) * 10 <= holds,
                     "{} {filter}: said {exact}, raw Zoekt {holds}",
+                    b.tool
+                );
+            }
+            if let Some(about) = w.get("results_about").and_then(Value::as_u64) {
+                assert!(
+                    about * 3 >= holds * 2 && about * 2 <= holds * 3,
+                    "{} {filter}: said about {about}, raw Zoekt {holds}",
+                    b.tool
+                );
+            }
+            if let Some(least) = w.get("results_at_least").and_then(Value::as_u64) {
+                assert!(
+                    least * 10 <= holds * 11,
+                    "{} {filter}: said at least {least}, raw Zoekt {holds}",
                     b.tool
                 );
             }
@@ -187,14 +226,22 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
     let sc = r.structured_content.clone().unwrap();
     let narrow = sc["narrow"].as_array().expect("count_only suggests");
     assert!(narrow.len() >= 3, "{narrow:?}");
-    // count_only reads up to --max-window files: counts from them, said so.
-    assert!(
-        sc["narrow_note"]
-            .as_str()
-            .unwrap()
-            .contains("best-ranked files"),
-        "{sc}"
-    );
+    // count_only reads up to --max-window files: counts from them, said so, and each count
+    // says what it is worth in its key.
+    let note = sc["narrow_note"].as_str().unwrap();
+    let key = narrow[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .find(|k| k.starts_with("results"))
+        .unwrap()
+        .clone();
+    match key.as_str() {
+        "results" => assert_eq!(note, "Ways to narrow, with the results each holds"),
+        "results_about" => assert!(note.contains("estimated from the best-ranked"), "{note}"),
+        "results_at_least" => assert!(note.contains("each holds at least"), "{note}"),
+        other => panic!("{other}"),
+    }
     let best = narrow[0]["query"].as_str().unwrap();
     let best_filter = best.strip_prefix("genSym ").unwrap();
     let ceiling = sc["warnings"]
@@ -204,17 +251,20 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
         .filter_map(Value::as_str)
         .find(|w| w.starts_with("paging stops at item"))
         .expect("the ceiling warning");
-    // The warning names it in words: `repository gen-go-a`, `language Go`, `directory x/`.
-    let named = ["repo:^", "lang:", "file:^"]
-        .iter()
-        .find_map(|p| best_filter.strip_prefix(p))
-        .unwrap()
-        .trim_end_matches('$')
-        .replace("\\x{2d}", "-");
-    assert!(
-        ceiling.contains(&named),
-        "{ceiling} does not name {best_filter}"
-    );
+    // The warning names it in words: `repository gen-go-a`, `language Go`, `directory x/`,
+    // `directory x/ of gen-go-a`: every name its atoms hold, unescaped.
+    for atom in best_filter.split(' ') {
+        let named = ["repo:^", "lang:", "file:^"]
+            .iter()
+            .find_map(|p| atom.strip_prefix(p))
+            .unwrap()
+            .trim_end_matches('$')
+            .replace('\\', "");
+        assert!(
+            ceiling.contains(&named),
+            "{ceiling} does not name {best_filter}"
+        );
+    }
     client.cancel().await.unwrap();
 }
 
@@ -276,13 +326,23 @@ async fn walks_are_the_same_with_suggestions_on_and_off() {
         let with = pages(&on, tool, &args, &[7, 30, 3]).await;
         let without = pages(&off, tool, &args, &[7, 30, 3]).await;
         suggested += with.iter().filter(|p| p.get("narrow").is_some()).count();
+        // The census may make a total exact that is an estimate without it (it read every
+        // file on the first page): never the other way, and never another number.
+        for (on, off) in with.iter().zip(&without) {
+            if let Some(exact) = off.get("total") {
+                assert_eq!(on.get("total"), Some(exact), "{tool} {args}");
+            }
+            let value = |p: &Value| p.get("total").or(p.get("total_estimate")).cloned();
+            assert_eq!(value(on), value(off), "{tool} {args}");
+        }
         let strip = |pages: Vec<Value>| -> Vec<Value> {
             pages
                 .into_iter()
                 .map(|mut p| {
                     let page = p.as_object_mut().unwrap();
-                    page.remove("narrow");
-                    page.remove("narrow_note");
+                    for key in ["narrow", "narrow_note", "total", "total_estimate", "next"] {
+                        page.remove(key);
+                    }
                     p
                 })
                 .collect()

@@ -14,13 +14,73 @@ fn opt(v: &Value, k: &str) -> u64 {
     v["Opts"][k].as_u64().unwrap_or(0)
 }
 
+/// The default settings without suggestions: a first page that takes a census (README,
+/// "Narrowing a broad result") asks for thousands of files in its first window, and these
+/// tests follow a walk's own windows.
+fn windows_only() -> PagerConfig {
+    PagerConfig {
+        suggest_filters: false,
+        ..PagerConfig::default()
+    }
+}
+
+/// With suggestions (the default), a first page asks Zoekt for the census's 5,000 files in its
+/// one request, without context lines, and the next pages of the walk ask nothing; with
+/// context lines, the census is a request of its own without them, beside the page's.
+#[tokio::test]
+async fn a_first_page_asks_for_the_census_in_its_own_request_or_beside_it() {
+    let m = support::Tap::start(&support::fixture_zoekt(
+        "a_first_page_asks_for_the_census_in_its_own_request_or_beside_it",
+    ))
+    .await;
+    let p = support::pager(&m.url()).with_cache(zoekt_pager::WindowCache::new(
+        &zoekt_pager::CacheConfig::default(),
+    ));
+    let first = p
+        .symbols(r"pagerItem\d+", &[], &support::first_page(30))
+        .await
+        .unwrap();
+    let reqs = m.new_searches();
+    let asked: Vec<(u64, u64)> = reqs
+        .iter()
+        .map(|r| (opt(r, "MaxDocDisplayCount"), opt(r, "NumContextLines")))
+        .collect();
+    assert_eq!(asked, [(5_000, 0)]);
+    let second = p
+        .symbols(
+            r"pagerItem\d+",
+            &[],
+            &PageArgs {
+                cursor: first.next_cursor.clone(),
+                ..support::first_page(30)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(second.count, 30);
+    assert!(
+        m.new_searches().is_empty(),
+        "the walk goes on in the census's answer"
+    );
+    p.lines("pagerLineMark", 2, &support::first_page(5))
+        .await
+        .unwrap();
+    let mut asked: Vec<(u64, u64)> = m
+        .new_searches()
+        .iter()
+        .map(|r| (opt(r, "MaxDocDisplayCount"), opt(r, "NumContextLines")))
+        .collect();
+    asked.sort();
+    assert_eq!(asked, [(9, 2), (5_000, 0)]);
+}
+
 #[tokio::test]
 async fn windows_start_at_the_first_page_and_caps_are_fixed() {
     let m = support::Tap::start(&support::fixture_zoekt(
         "windows_start_at_the_first_page_and_caps_are_fixed",
     ))
     .await;
-    let p = support::pager_with(&m.url(), PagerConfig::default());
+    let p = support::pager_with(&m.url(), windows_only());
     let mut cursor = None;
     let mut offset = 0u64;
     let mut most_requests = 0;
@@ -97,7 +157,7 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
     // 87 files): the window must grow, but never past the cap.
     let cfg = PagerConfig {
         max_window: 64,
-        ..PagerConfig::default()
+        ..windows_only()
     };
     let p = support::pager_with(&m.url(), cfg);
     let page = p
@@ -124,7 +184,7 @@ async fn context_lines_are_sent_and_bounded() {
         "context_lines_are_sent_and_bounded",
     ))
     .await;
-    let p = support::pager(&m.url());
+    let p = support::pager_with(&m.url(), windows_only());
     p.lines("pagerLineMark", 3, &PageArgs::default())
         .await
         .unwrap();

@@ -124,6 +124,7 @@ impl<T> Answer<T> {
                 path: f.path.clone(),
                 language: f.language.clone(),
                 item_end: list.items.len(),
+                matches: clamp_u32(f.lines.len() + usize::from(f.path_matched)),
             });
         }
         Answer {

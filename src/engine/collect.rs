@@ -6,9 +6,14 @@
 
 use serde::Serialize;
 
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
 use super::Pager;
+use super::answer::Answer;
 use super::backend::{Backend, RankedFile, SearchStats};
 use super::cache::AnswerKey;
+use super::census::{CENSUS_FILES, CensusPart, SAMPLE_WHEN_TOO_BIG};
 use super::crashed;
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
@@ -32,7 +37,7 @@ impl<B: Backend> Pager<B> {
         F: Fn(&RankedFile) -> Vec<T> + Sync,
     {
         let w = self
-            .window(want, query, context_lines, want.needed, flatten)
+            .window_counted(want, query, context_lines, want.needed, flatten, estimate)
             .await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
@@ -59,7 +64,9 @@ impl<B: Backend> Pager<B> {
     }
 
     /// The growing window fetch of one query (see `engine/fetch.rs`), for `needed` items,
-    /// through the window cache when it is on.
+    /// through the window cache when it is on. When the page takes a census
+    /// (`engine/census.rs`), the window leaves its query's census in [`Want`]'s sink, counted
+    /// in matching lines (the unit of Zoekt's match count).
     pub async fn window<T, F>(
         &self,
         want: &Want<'_>,
@@ -72,6 +79,32 @@ impl<B: Backend> Pager<B> {
         T: Serialize + Send + Sync + 'static,
         F: Fn(&RankedFile) -> Vec<T> + Sync,
     {
+        self.window_counted(want, query, context_lines, needed, flatten, |s| {
+            s.match_count
+        })
+        .await
+    }
+
+    /// [`Pager::window`], with a census (when the page takes one) scaled by `estimate`, the
+    /// tool's total read from Zoekt's statistics.
+    async fn window_counted<T, F>(
+        &self,
+        want: &Want<'_>,
+        query: &str,
+        context_lines: u32,
+        needed: usize,
+        flatten: F,
+        estimate: fn(&SearchStats) -> u64,
+    ) -> Result<Window<T>, Error>
+    where
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
+    {
+        // Without context lines the page's own answer can be the census: its first window
+        // asks for the census's files, and the walk's next pages are cut from that answer.
+        // With them, that answer would be many times bigger than a census needs: the census
+        // is a request of its own, without context lines, sent at the same time.
+        let own_census = want.census.is_some() && context_lines == 0;
         let spec = WindowSpec {
             query,
             effort: self.cfg.effort,
@@ -79,27 +112,112 @@ impl<B: Backend> Pager<B> {
             needed,
             probe: want.lookahead.saturating_add(1),
             max_files: self.cfg.max_window,
+            at_least: if own_census { CENSUS_FILES } else { 0 },
+            sample_when_too_big: want.whole_or_sample.then_some(SAMPLE_WHEN_TOO_BIG),
         };
+        let flatten = &flatten;
+        let (w, census) = match want.census {
+            Some(_) if !own_census => {
+                let (w, census) = tokio::join!(
+                    self.fetch_window(want, &spec, flatten),
+                    self.census_answer(want, query, flatten)
+                );
+                (w?, census)
+            }
+            _ => (self.fetch_window(want, &spec, flatten).await?, None),
+        };
+        if let Some(sink) = want.census {
+            let effort = &self.cfg.effort;
+            match census {
+                Some(answer) => sink.put(query, CensusPart::of(&answer, effort, estimate)),
+                None if own_census => sink.put(query, CensusPart::of(w.answer(), effort, estimate)),
+                // The census's own request failed: the page's items are counted instead.
+                None => {}
+            }
+        }
+        Ok(w)
+    }
+
+    /// The window of `spec`, through the window cache when it is on.
+    async fn fetch_window<T, F>(
+        &self,
+        want: &Want<'_>,
+        spec: &WindowSpec<'_>,
+        flatten: &F,
+    ) -> Result<Window<T>, Error>
+    where
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
+    {
         let backend = self.backend.as_ref();
         let Some(cache) = &self.cache else {
-            return Ok(fetch::fetch_direct(backend, &spec, flatten, want.requests).await?);
+            return Ok(fetch::fetch_direct(backend, spec, flatten, want.requests).await?);
         };
-        let key = AnswerKey::new::<T>(want.request, &spec);
-        let (spec_ref, flatten, key) = (&spec, &flatten, &key);
-        let w = fetch::fetch(spec_ref, |files| {
-            cache.answer(backend, key, spec_ref, files, flatten, want.requests)
+        let key = AnswerKey::new::<T>(want.request, spec);
+        let key = &key;
+        let w = fetch::fetch(spec, |files| {
+            cache.answer(backend, key, spec, files, flatten, want.requests)
         })
         .await?;
         // The page after this one needs `lookahead` more items: start its fetch now if the
         // answer at hand cannot serve it.
         let next_page = WindowSpec {
-            needed: needed.saturating_add(want.lookahead),
+            needed: spec.needed.saturating_add(want.lookahead),
             ..spec.clone()
         };
         cache
             .prefetch(&self.backend, key, &next_page, w.answer())
             .await;
         Ok(w)
+    }
+
+    /// Zoekt's answer for the census of `query`: [`CENSUS_FILES`] files without context
+    /// lines, one request (kept in the window cache, where later pages and `count_only` find
+    /// it). `None` when it fails: a census only adds suggestions, so it never fails a page.
+    async fn census_answer<T, F>(
+        &self,
+        want: &Want<'_>,
+        query: &str,
+        flatten: &F,
+    ) -> Option<Arc<Answer<T>>>
+    where
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&RankedFile) -> Vec<T> + Sync,
+    {
+        let spec = WindowSpec {
+            query,
+            effort: self.cfg.effort,
+            context_lines: 0,
+            needed: usize::MAX,
+            probe: usize::MAX,
+            max_files: self.cfg.max_window,
+            at_least: CENSUS_FILES,
+            sample_when_too_big: None,
+        };
+        let files = CENSUS_FILES.min(self.cfg.max_window.max(1));
+        let backend = self.backend.as_ref();
+        let answer = match &self.cache {
+            Some(cache) => {
+                let key = AnswerKey::new::<T>(want.request, &spec);
+                cache
+                    .answer(backend, &key, &spec, files, flatten, want.requests)
+                    .await
+            }
+            None => {
+                want.requests.fetch_add(1, Ordering::Relaxed);
+                backend
+                    .search(&spec.search(files))
+                    .await
+                    .map(|ranked| Arc::new(Answer::new(&ranked, files, flatten)))
+            }
+        };
+        match answer {
+            Ok(answer) => Some(answer),
+            Err(e) => {
+                tracing::debug!(error = %e, "the census request failed: suggestions count the page's items");
+                None
+            }
+        }
     }
 
     /// Adds the reasons a window's answer may be partial, each with what to do about it.

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::answer::{Answer, clamp_u32};
 use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFile};
+use super::census::SAMPLE_WHEN_TOO_BIG;
 use super::config::Effort;
 use super::window::{Cut, Section, Window};
 
@@ -48,6 +49,13 @@ pub struct WindowSpec<'a> {
     pub probe: usize,
     /// Largest `MaxDocDisplayCount` ever sent.
     pub max_files: u32,
+    /// The first window asks for at least this many files (0: no floor): a first page that
+    /// takes a census (`engine/census.rs`) reads it off its own answer.
+    pub at_least: u32,
+    /// When set, a first window too big to read is followed by one of this many files, and
+    /// that one is served as at the cap, with no search for the biggest answer that fits
+    /// (`count_only`: every try is a whole search, and a count needs no page's items).
+    pub sample_when_too_big: Option<u32>,
 }
 
 impl WindowSpec<'_> {
@@ -85,8 +93,15 @@ where
     let mut files = spec.first_files();
     // The biggest window read so far, and its answer.
     let mut fitted: Option<(u32, Arc<Answer<T>>)> = None;
+    // A sample is served whatever it holds, once the whole was too big.
+    let mut sampling = false;
     loop {
         match answer(files).await {
+            Ok(read) if sampling => {
+                let mut window = spec.step_within(read, files, files).done();
+                window.bytes_bound = !window.ran_out;
+                return Ok(window);
+            }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
                 Step::Grow(next) => {
@@ -94,11 +109,30 @@ where
                     files = next;
                 }
             },
-            Err(e) if e.kind == BackendErrorKind::TooBig => match fitted {
-                Some((fit, read)) => return bisect(spec, &answer, fit, read, files).await,
-                None if files > 1 => files /= 2,
-                None => return Err(e),
-            },
+            Err(e) if e.kind == BackendErrorKind::TooBig => {
+                if let Some((fit, read)) = fitted {
+                    return bisect(spec, &answer, fit, read, files).await;
+                }
+                // A first window raised for a census: a smaller census may fit, and if not,
+                // the page's own window (its answer is then the census: lower bounds).
+                let own = spec.own_first_files();
+                if files > own && !sampling {
+                    files = if files > SAMPLE_WHEN_TOO_BIG && SAMPLE_WHEN_TOO_BIG > own {
+                        SAMPLE_WHEN_TOO_BIG
+                    } else {
+                        own
+                    };
+                    continue;
+                }
+                match spec.sample_when_too_big {
+                    Some(sample) if files > sample.max(1) && !sampling => {
+                        sampling = true;
+                        files = sample.max(1);
+                    }
+                    _ if files > 1 => files /= 2,
+                    _ => return Err(e),
+                }
+            }
             Err(e) => return Err(e),
         }
     }
@@ -155,6 +189,12 @@ impl<T> Step<T> {
 impl WindowSpec<'_> {
     /// The first window of every page's sequence: the walk's first page's.
     fn first_files(&self) -> u32 {
+        self.own_first_files()
+            .max(self.at_least.min(self.max_files.max(1)))
+    }
+
+    /// The first window the page itself needs, without [`WindowSpec::at_least`].
+    fn own_first_files(&self) -> u32 {
         first_window(self.needed.min(self.probe.max(1))).clamp(1, self.max_files.max(1))
     }
 
@@ -399,6 +439,8 @@ mod tests {
             needed,
             probe: needed,
             max_files,
+            at_least: 0,
+            sample_when_too_big: None,
         }
     }
 

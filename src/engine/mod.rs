@@ -8,6 +8,7 @@
 pub mod answer;
 pub mod backend;
 pub mod cache;
+pub mod census;
 mod collect;
 pub mod config;
 pub mod cursor;

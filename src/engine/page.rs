@@ -1,5 +1,6 @@
 //! The page cut and its totals: from the ordered items of a request to one page of them.
 
+use super::census::CensusPart;
 use super::suggest::{self, Narrowing};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -119,6 +120,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     slice: Slice,
     start: Start,
     collected: Collected<T>,
+    census: &[CensusPart],
     cfg: &PagerConfig,
 ) -> Page<T> {
     let total_items = collected.len();
@@ -138,7 +140,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     let narrowing = (cfg.suggest_filters
         && (offset_here == 0 || ceiling_here)
         && suggest::is_broad(collected.total.value, slice.limit, cfg.max_offset))
-    .then(|| collected.narrowing(slice.needed()))
+    .then(|| collected.narrowing(census, slice.needed()))
     .flatten();
     let Collected {
         first,
@@ -238,14 +240,10 @@ pub(crate) fn ceiling_warning(max_offset: u64, narrowing: Option<&Narrowing>) ->
     match narrowing.and_then(|n| n.ways.first().map(|w| (n, w))) {
         Some((n, best)) => format!(
             "paging stops at item {max_offset}; narrow the query to see the rest, for \
-             example to {} ({} items{})",
+             example to {} ({}{} items)",
             best.by,
+            n.counts.words(),
             best.items,
-            if n.exact {
-                ""
-            } else {
-                " among the first results"
-            }
         ),
         None => format!("paging stops at item {max_offset}; narrow the query to see the rest"),
     }

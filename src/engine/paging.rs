@@ -3,6 +3,7 @@
 //! shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
 //! bigger windows, a few rounds at most.
 
+use super::census::CensusSink;
 use super::suggest;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -46,6 +47,12 @@ impl<B: Backend> Pager<B> {
             return self.count::<T>(&plan, &key, slice.limit, &requests).await;
         }
         let mut needed = slice.needed();
+        // Suggestions are shown on a first page and named by the ceiling warning on the page
+        // that reaches it: those take a census, no other page does.
+        let census_wanted = self.cfg.suggest_filters
+            && (slice.offset == 0
+                || slice.offset.saturating_add(u64::from(slice.limit)) >= self.cfg.max_offset);
+        let mut sink = CensusSink::default();
         // The cursor's last item may now stand further down than its offset said (the
         // results changed): then the page needs a bigger window, at least twice the last one,
         // since a window that ends before the item cannot tell how far down it is. It stops
@@ -58,6 +65,8 @@ impl<B: Backend> Pager<B> {
                 request: &key,
                 lookahead: slice.limit as usize,
                 requests: &requests,
+                census: census_wanted.then_some(&sink),
+                whole_or_sample: false,
             };
             let collected = self.collect_settled::<T>(&plan, &want).await?;
             let start = page::locate(&slice, &collected);
@@ -69,7 +78,8 @@ impl<B: Backend> Pager<B> {
             .needed();
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
-                let mut page = page::cut(&key, slice, start, collected, &self.cfg);
+                let census = std::mem::take(&mut sink).take();
+                let mut page = page::cut(&key, slice, start, collected, &census, &self.cfg);
                 page.zoekt_requests = requests.load(Ordering::Relaxed);
                 return Ok(page);
             }
@@ -90,17 +100,21 @@ impl<B: Backend> Pager<B> {
     ) -> Result<Page<T::Item>, Error> {
         // Needing every item, and a probe as large, makes the first window the largest one,
         // and the only one: it is final at the cap or when Zoekt runs out.
+        let sink = CensusSink::default();
         let want = Want {
             needed: usize::MAX,
             after: None,
             request: key,
             lookahead: usize::MAX - 1,
             requests,
+            census: self.cfg.suggest_filters.then_some(&sink),
+            whole_or_sample: true,
         };
         let collected = self.collect_settled::<T>(plan, &want).await?;
+        let census = sink.take();
         let narrowing = (self.cfg.suggest_filters
             && suggest::is_broad(collected.total.value, limit, self.cfg.max_offset))
-        .then(|| collected.narrowing(usize::MAX))
+        .then(|| collected.narrowing(&census, 0))
         .flatten();
         let mut warnings = collected.warnings;
         let total = collected.total;

@@ -8,6 +8,7 @@
 //! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
 //! is not part of this seam: it lives with the tool in `src/tools/`.
 
+use super::census::{CensusPart, CensusSink};
 use super::suggest::{self, FileFacts, Narrowing};
 use std::cmp::Ordering;
 use std::future::Future;
@@ -115,6 +116,13 @@ pub struct Want<'a> {
     pub lookahead: usize,
     /// Counts the requests to the backend this page makes.
     pub(crate) requests: &'a std::sync::atomic::AtomicU32,
+    /// Where each window leaves the census of its query (`engine/census.rs`), when the page
+    /// suggests ways to narrow; `None`: no census is taken.
+    pub(crate) census: Option<&'a CensusSink>,
+    /// `count_only`: the whole result when its answer can be read, else a census-sized
+    /// sample of it, without searching for the biggest answer that fits (a count needs no
+    /// page's items, and each try costs a whole search).
+    pub(crate) whole_or_sample: bool,
 }
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.
@@ -190,12 +198,30 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
-    /// Ways to narrow the result, counted over its first `max_items` items (see
-    /// `engine/suggest.rs`): exact when they are the whole result.
+    /// Ways to narrow the result (see `engine/suggest.rs`), counted over `census` (the
+    /// censuses its windows took), leaving out what the first `on_page` items already show.
+    /// Without a census (its request failed), the items collected are counted: exact when
+    /// they are the whole result, else lower bounds.
     ///
     /// A number of items, not the window: the items are the same whatever window (or cached
-    /// answer) served them, so the suggestions are too, with the cache on or off.
-    pub fn narrowing(&self, max_items: usize) -> Option<Narrowing> {
+    /// answer) served them, and so is a census, so the suggestions are too, with the cache on
+    /// or off.
+    pub fn narrowing(&self, census: &[CensusPart], on_page: usize) -> Option<Narrowing> {
+        let page = self.leading_files(on_page);
+        if !census.is_empty() {
+            return suggest::narrowing(census, &page);
+        }
+        let all = self.leading_files(usize::MAX);
+        let counted: usize = all.iter().map(|(_, n)| n).sum();
+        let exact = self.total.exact
+            && self.ran_out
+            && self.first == 0
+            && counted as u64 == self.total.value;
+        suggest::narrowing(&[CensusPart::of_files(&all, exact)], &page)
+    }
+
+    /// The files of the first `max_items` items, each with how many of them it holds.
+    fn leading_files(&self, max_items: usize) -> Vec<(&FileFacts, usize)> {
         let mut left = max_items;
         let mut files: Vec<(&FileFacts, usize)> = Vec::new();
         for (f, items) in self.runs.iter().flat_map(Run::files) {
@@ -205,10 +231,7 @@ impl<T> Collected<T> {
             files.push((f, items.min(left)));
             left -= items.min(left);
         }
-        let taken = max_items - left;
-        let exact =
-            self.total.exact && self.ran_out && self.first == 0 && taken as u64 == self.total.value;
-        suggest::narrowing(&files, exact)
+        files
     }
 
     /// How many items were collected.

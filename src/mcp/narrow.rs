@@ -1,10 +1,11 @@
 //! Suggested ways to narrow a broad result, as ready calls of the same tool: the engine's
-//! [`Narrowing`] (what to select, how many results it holds) written as the argument to set,
-//! in both forms a page has (a line group before the text's footer, a compact list in the
-//! structured page).
+//! [`Narrowing`] (what to select, how many results it holds, exactly or about) written as the
+//! argument to set, in both forms a page has (a line group before the text's footer, a
+//! compact list in the structured page).
 
 use serde_json::{Value, json};
 
+use crate::engine::census::CountKind;
 use crate::engine::page::Page;
 use crate::engine::suggest::Narrowing;
 use crate::tools::PagedTool;
@@ -22,8 +23,8 @@ pub struct NarrowCall {
     pub arg: &'static str,
     /// Its new value: the caller's plus one filter.
     pub value: String,
-    /// Results the narrowed call holds: all of them when [`Suggestions::exact`], else those
-    /// among the first [`Suggestions::items_read`] results.
+    /// Results the narrowed call holds: exactly, about or at least, as
+    /// [`Suggestions::counts`] says.
     pub results: u64,
 }
 
@@ -32,12 +33,12 @@ pub struct NarrowCall {
 pub struct Suggestions {
     /// Best first.
     pub calls: Vec<NarrowCall>,
-    /// The counts are exact (read from the whole result).
-    pub exact: bool,
+    /// What the counts are worth.
+    pub counts: CountKind,
     /// How many best-ranked files the counts were read from.
     pub files_read: usize,
-    /// How many results those files hold.
-    pub items_read: usize,
+    /// How many files the result holds.
+    pub files_total: u64,
 }
 
 impl Suggestions {
@@ -46,9 +47,9 @@ impl Suggestions {
     pub fn of<T: PagedTool>(args: &T::Args, page: &Page<T::Item>) -> Option<Suggestions> {
         let Narrowing {
             ways,
-            exact,
+            counts,
             files_read,
-            items_read,
+            files_total,
         } = page.narrowing.as_ref()?;
         let calls: Vec<NarrowCall> = ways
             .iter()
@@ -63,9 +64,9 @@ impl Suggestions {
             .collect();
         let mut s = Suggestions {
             calls,
-            exact: *exact,
+            counts: *counts,
             files_read: *files_read,
-            items_read: *items_read,
+            files_total: *files_total,
         };
         while !s.calls.is_empty()
             && (s.json_chars() > MAX_JSON_CHARS
@@ -78,39 +79,49 @@ impl Suggestions {
 
     /// What the counts are: the same words in both forms.
     fn basis(&self) -> String {
-        if self.exact {
-            "Ways to narrow, with the results each holds".into()
-        } else {
-            format!(
-                "Ways to narrow, with how many of the first {} results (in the {} best-ranked \
-                 files) each holds",
-                self.items_read, self.files_read
-            )
+        match self.counts {
+            CountKind::Exact => "Ways to narrow, with the results each holds".into(),
+            CountKind::About => format!(
+                "Ways to narrow, with the results each holds, estimated from the best-ranked {} \
+                 of {} matching files",
+                self.files_read, self.files_total
+            ),
+            CountKind::AtLeast if self.files_read as u64 >= self.files_total => {
+                "Ways to narrow, with the results each holds at least (Zoekt's caps left files \
+                 unsearched; a narrowed call searches further)"
+                    .into()
+            }
+            CountKind::AtLeast => format!(
+                "Ways to narrow, with the results each holds at least (counted in the \
+                 best-ranked {} of {} matching files)",
+                self.files_read, self.files_total
+            ),
         }
     }
 
     /// The text's line group: a heading, then a line per call, `arg="value"` and its count.
     pub fn text(&self) -> String {
         let mut out = format!("{}:", self.basis());
+        let words = self.counts.words();
         for c in &self.calls {
             let value = serde_json::to_string(&c.value).unwrap_or_default();
-            let holds = if self.exact {
-                format!("{} results", c.results)
-            } else {
-                format!("{} of the first {}", c.results, self.items_read)
-            };
-            out.push_str(&format!("\n  {}={value} ({holds})", c.arg));
+            let results = if c.results == 1 { "result" } else { "results" };
+            out.push_str(&format!(
+                "\n  {}={value} ({words}{} {results})",
+                c.arg, c.results
+            ));
         }
         out
     }
 
     /// The structured page's entries: `narrow`, a list of `{ARG: value, results}` (or
-    /// `results_seen`, among the first results), and `narrow_note`, the text's heading.
+    /// `results_about`, an estimate, or `results_at_least`, a lower bound), and
+    /// `narrow_note`, the text's heading.
     pub fn json(&self) -> [(&'static str, Value); 2] {
-        let count = if self.exact {
-            "results"
-        } else {
-            "results_seen"
+        let count = match self.counts {
+            CountKind::Exact => "results",
+            CountKind::About => "results_about",
+            CountKind::AtLeast => "results_at_least",
         };
         let calls = self
             .calls

@@ -534,8 +534,10 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         json!({"type": "array", "minItems": 1, "maxItems": 8,
             "items": {"anyOf": [
                 narrowed("results", "Results the narrowed call holds."),
-                narrowed("results_seen", "Results the narrowed call holds among the first \
-                    results of this one (see narrow_note): a count of part of the result."),
+                narrowed("results_about", "Results the narrowed call holds, estimated from \
+                    the best-ranked files of this one (see narrow_note)."),
+                narrowed("results_at_least", "Results the narrowed call holds at least: those \
+                    counted (see narrow_note)."),
             ]},
             "description": "On a broad result's first page (and with count_only): ways to \
                 narrow it, best first, each a ready call of the same tool (the argument to \
@@ -543,8 +545,8 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     );
     properties.insert(
         "narrow_note".into(),
-        json!({"type": "string", "description": "What the counts of `narrow` are: of the \
-            whole result, or of its first results (how many, in how many files)."}),
+        json!({"type": "string", "description": "What the counts of `narrow` are: exact, \
+            estimated, or lower bounds, and from how many of the result's files."}),
     );
     properties.insert(
         "warnings".into(),

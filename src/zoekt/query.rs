@@ -53,7 +53,9 @@ pub fn tokenize(input: &str) -> Result<Vec<String>, QueryError> {
     let mut chars = input.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' if in_quote => {
+            // Zoekt keeps a backslash and the character after it in the token, inside quotes
+            // and out (`a\ b` is one token, a regex matching `a b`).
+            '\\' => {
                 current.push(c);
                 if let Some(next) = chars.next() {
                     current.push(next);
@@ -289,12 +291,13 @@ pub fn escape_token_regex(text: &str) -> String {
     out
 }
 
-/// The query atom that selects what `by` names, safe to append to any query: a repository
-/// anchored at both ends, a language by name, or paths under a directory, each escaped so
-/// that it parses as one token and matches only itself.
+/// The query atoms that select what `by` names, safe to append to any query and written
+/// for a reader: a repository anchored at both ends, a language by name, or paths under a
+/// directory (with its repository when it has one), each one token that matches only its
+/// name ([`readable_regex`]).
 pub fn narrowing_filter(by: &NarrowBy) -> String {
     match by {
-        NarrowBy::Repo(repo) => format!("repo:^{}$", escape_token_regex(repo)),
+        NarrowBy::Repo(repo) => format!("repo:^{}$", readable_regex(repo)),
         // Language names are not regexes; a few hold spaces ("Protocol Buffer"): quoted then.
         NarrowBy::Language(lang)
             if lang
@@ -307,8 +310,38 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
             let quoted = lang.replace('\\', "\\\\").replace('"', "\\\"");
             format!("lang:\"{quoted}\"")
         }
-        NarrowBy::Directory(dir) => format!("file:^{}", escape_token_regex(dir)),
+        NarrowBy::Directory { repo: None, dir } => format!("file:^{}", readable_regex(dir)),
+        NarrowBy::Directory {
+            repo: Some(repo),
+            dir,
+        } => format!(
+            "repo:^{}$ file:^{}",
+            readable_regex(repo),
+            readable_regex(dir)
+        ),
     }
+}
+
+/// `text` as a regex matching only itself, written as plainly as Zoekt's parser takes it in
+/// one bare token: letters, digits and most of a name as they are, an ASCII mark that means
+/// something to a regex or to the query parser (`.`, `(`, `+`) escaped with a backslash
+/// (`tokio-1\.54\.1`: Zoekt's tokenizer keeps a backslash and the character after it in the
+/// token, and RE2 reads an escaped mark as the mark itself), and only what could end a token
+/// or a quoted string for a less faithful parser (spaces, `"`, control characters) as
+/// `\x{..}`.
+pub fn readable_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        if c.is_control() || c.is_whitespace() || c == '"' {
+            out.push_str(&format!("\\x{{{:x}}}", c as u32));
+        } else if c.is_ascii_punctuation() && !"_/-@~,:%=!<>&;".contains(c) {
+            out.push('\\');
+            out.push(c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `query` and `filter`, both to hold: the query in parentheses when it has a top-level `or`
@@ -498,12 +531,20 @@ mod tests {
     }
 
     #[test]
-    fn narrowing_filters_parse_as_one_atom_and_match_only_their_name() {
+    fn narrowing_filters_read_plainly_and_parse_as_their_atoms() {
         use crate::engine::suggest::NarrowBy;
+        let dir = |repo: Option<&str>, dir: &str| NarrowBy::Directory {
+            repo: repo.map(String::from),
+            dir: dir.into(),
+        };
         let cases = [
             (
-                NarrowBy::Repo("github.com/o/x.y".into()),
-                "repo:^github\\x{2e}com/o/x\\x{2e}y$",
+                NarrowBy::Repo("tokio-1.54.1".into()),
+                r"repo:^tokio-1\.54\.1$",
+            ),
+            (
+                NarrowBy::Repo("github.com/o/x+y".into()),
+                r"repo:^github\.com/o/x\+y$",
             ),
             (NarrowBy::Language("Go".into()), "lang:Go"),
             (NarrowBy::Language("C++".into()), "lang:C++"),
@@ -511,17 +552,28 @@ mod tests {
                 NarrowBy::Language("Protocol Buffer".into()),
                 "lang:\"Protocol Buffer\"",
             ),
+            (dir(None, "src/a b/"), r"file:^src/a\x{20}b/"),
             (
-                NarrowBy::Directory("src/a b/".into()),
-                "file:^src/a\\x{20}b/",
+                dir(None, "x-sys@v0.38.0/unix/"),
+                r"file:^x-sys@v0\.38\.0/unix/",
+            ),
+            (
+                dir(Some("tokio-1.54.1"), "src/(x)/"),
+                r"repo:^tokio-1\.54\.1$ file:^src/\(x\)/",
             ),
         ];
         for (by, want) in cases {
             let filter = narrowing_filter(&by);
             assert_eq!(filter, want);
-            // The pager's own parser keeps it as one filter.
+            // The pager's own parser keeps each atom as one filter.
             let parsed = parse(&format!("foo {filter}")).unwrap();
-            assert_eq!(parsed.filters, std::slice::from_ref(&filter), "{filter}");
+            let atoms: Vec<String> = filter.split(' ').map(String::from).collect();
+            let atoms = if filter.starts_with("lang:\"") {
+                vec![filter.clone()]
+            } else {
+                atoms
+            };
+            assert_eq!(parsed.filters, atoms, "{filter}");
         }
         assert_eq!(and_filter("a or b", "lang:Go"), "(a or b) lang:Go");
         assert_eq!(and_filter("foo", "lang:Go"), "foo lang:Go");

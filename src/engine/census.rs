@@ -1,0 +1,507 @@
+//! The census of a result: which files hold its items, and how many each, over the whole
+//! result when Zoekt returned all of it, otherwise over a large sample scaled to the total.
+//! What suggested ways to narrow are counted from (`suggest.rs`).
+//!
+//! Why a census, and not the page's own files: on real code a broad query's first thirty
+//! results sit in one to three files, so counts over them say nothing of where the other
+//! tens of thousands are. The census reads the best-ranked [`CENSUS_FILES`] files (or every
+//! file, when there are fewer), from the answer the page's own window is read from where it
+//! can be that answer: a first page with no context lines asks Zoekt for that many files in
+//! its one request, and later pages of the walk are cut from the same answer in the window
+//! cache. With context lines, the census is one more request without them, sent at the same
+//! time as the page's. A census is a prefix of Zoekt's order that does not depend on the
+//! window it was read from (the files certain to lead it, `answer.rs`), so it is the same
+//! with the cache on or off.
+//!
+//! What a count is worth ([`CountKind`]) depends on what the census saw. Every file Zoekt
+//! found, and nothing left out: exact. Every file Zoekt found, but Zoekt left files unsearched
+//! (its per-shard match cap, its time budget): a narrowed call searches at least those files
+//! again and stops later or never, so it holds at least as many. A sample: the best-ranked
+//! files are not a random draw (Zoekt ranks by match quality, then repository and document
+//! order), and measured on real code, a sample of a thousand files of eight thousand put
+//! counts off by two to nine times either way, while one of more than half of them kept
+//! within a factor of 1.5. So a sample of at least half the files is scaled to the total in
+//! Zoekt's own unit for the tool's total (matching lines, or files) and said to be an
+//! estimate; a smaller one is not scaled, and its counts are lower bounds.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::answer::Answer;
+use super::backend::SearchStats;
+use super::config::Effort;
+use super::suggest::FileFacts;
+use super::window::Cut;
+
+/// Files a census reads: Zoekt's best-ranked this many (within `--max-window`), so that counts
+/// per repository, language and directory describe the result, not its first files. Most
+/// broad queries on real code match a few thousand files: this many holds all or most of
+/// them.
+pub const CENSUS_FILES: u32 = 5_000;
+
+/// Files a count settles for when Zoekt's answer for every file is too big to read: one
+/// more request, not a search for the biggest answer that fits (`count_only`).
+pub const SAMPLE_WHEN_TOO_BIG: u32 = 1_000;
+
+/// A sample of at least this share of the files Zoekt found is scaled to the whole. Measured
+/// on real code, 45% of 11,209 files kept every count within 5% over hundreds of
+/// repositories, and put them off by twice either way over the same files as one.
+const SCALED_SHARE: f64 = 0.5;
+
+/// What a census's counts are worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CountKind {
+    /// The whole result: a narrowed call holds exactly this many.
+    Exact,
+    /// Estimated from a sample of at least half of the files, scaled to the total.
+    About,
+    /// A lower bound: the items seen, when Zoekt left files unsearched or the sample is
+    /// small. A narrowed call holds at least this many.
+    AtLeast,
+}
+
+impl CountKind {
+    /// What goes before a count in words: `""`, `"about "` or `"at least "`.
+    pub fn words(self) -> &'static str {
+        match self {
+            CountKind::Exact => "",
+            CountKind::About => "about ",
+            CountKind::AtLeast => "at least ",
+        }
+    }
+
+    /// The kind of counts added up over several censuses: the weakest of theirs.
+    pub fn of_all(kinds: impl IntoIterator<Item = CountKind>) -> CountKind {
+        kinds.into_iter().max().unwrap_or(CountKind::Exact)
+    }
+}
+
+/// A census of one backend query's result (a tool may run several queries for one page:
+/// `find_references` runs two).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CensusPart {
+    /// The files counted, in page order, each with its items.
+    pub files: Vec<CountedFile>,
+    /// What its counts are worth.
+    pub kind: CountKind,
+    /// How many of the result's items one counted item stands for (1 unless estimated).
+    pub scale: f64,
+    /// Files that match the query, by Zoekt's count (at least those counted).
+    pub files_total: u64,
+}
+
+/// One file of a census.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountedFile {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// Language, as the backend detected it (empty: unknown).
+    pub language: String,
+    /// The tool's items in this file.
+    pub items: u32,
+}
+
+impl CensusPart {
+    /// The census read off `answer`: its files certain to lead Zoekt's answer for
+    /// [`CENSUS_FILES`] files (or for as many as it asked, when fewer), each with its items.
+    /// `estimate` reads the tool's total from Zoekt's statistics, the unit a sample is scaled
+    /// in.
+    pub(crate) fn of<T>(
+        answer: &Answer<T>,
+        effort: &Effort,
+        estimate: fn(&SearchStats) -> u64,
+    ) -> CensusPart {
+        let asked = if answer.ran_out() {
+            answer.asked()
+        } else {
+            CENSUS_FILES.min(answer.asked())
+        };
+        let view = answer.view(asked);
+        let facts = &answer.list().files[..view.certain_files];
+        let files = counted(facts);
+        let stats = answer.search_stats();
+        let left_out = !Cut::of(stats, effort).is_none();
+        // The sample's own statistics, as Zoekt would count them: its files, and its
+        // matching lines (the file name counts as one, as in Zoekt's MatchCount).
+        let sample = SearchStats {
+            file_count: facts.len() as u64,
+            match_count: facts.iter().map(|f| u64::from(f.matches)).sum(),
+            ..SearchStats::default()
+        };
+        let share = facts.len() as f64 / stats.file_count.max(1) as f64;
+        let (kind, scale) = match (view.ran_out, left_out) {
+            (true, false) => (CountKind::Exact, 1.0),
+            (true, true) => (CountKind::AtLeast, 1.0),
+            (false, false) if share >= SCALED_SHARE => {
+                let (whole, seen) = (estimate(stats), estimate(&sample));
+                let scale = if seen == 0 {
+                    1.0
+                } else {
+                    (whole as f64 / seen as f64).max(1.0)
+                };
+                (CountKind::About, scale)
+            }
+            (false, _) => (CountKind::AtLeast, 1.0),
+        };
+        CensusPart {
+            files,
+            kind,
+            scale,
+            files_total: stats.file_count.max(facts.len() as u64),
+        }
+    }
+
+    /// A census of the items a page collected, when no census could be taken (its request
+    /// failed or its answer was too big to read): the page's files, exact when they are the
+    /// whole result, else lower bounds.
+    pub(crate) fn of_files(files: &[(&FileFacts, usize)], exact: bool) -> CensusPart {
+        CensusPart {
+            files: files
+                .iter()
+                .map(|(f, items)| CountedFile {
+                    repo: f.repo.clone(),
+                    path: f.path.clone(),
+                    language: f.language.clone(),
+                    items: u32::try_from(*items).unwrap_or(u32::MAX),
+                })
+                .collect(),
+            kind: if exact {
+                CountKind::Exact
+            } else {
+                CountKind::AtLeast
+            },
+            scale: 1.0,
+            files_total: files.len() as u64,
+        }
+    }
+}
+
+/// Each file of `facts` (in page order, each ending its items at `item_end`) with its items.
+fn counted(facts: &[FileFacts]) -> Vec<CountedFile> {
+    let mut start = 0;
+    facts
+        .iter()
+        .map(|f| {
+            let items = f.item_end - start;
+            start = f.item_end;
+            CountedFile {
+                repo: f.repo.clone(),
+                path: f.path.clone(),
+                language: f.language.clone(),
+                items: u32::try_from(items).unwrap_or(u32::MAX),
+            }
+        })
+        .collect()
+}
+
+/// Where a page's collection leaves the census of each query it ran, by query (a query
+/// asked again, in a later round of the same page, replaces its census).
+#[derive(Debug, Default)]
+pub struct CensusSink {
+    parts: Mutex<HashMap<String, CensusPart>>,
+}
+
+impl CensusSink {
+    /// Keeps `part`, the census of `query`.
+    pub(crate) fn put(&self, query: &str, part: CensusPart) {
+        self.parts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(query.to_string(), part);
+    }
+
+    /// The censuses left, in a stable order (by query).
+    pub(crate) fn take(self) -> Vec<CensusPart> {
+        let mut parts: Vec<(String, CensusPart)> = self
+            .parts
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .collect();
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        parts.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::backend::{MatchedLine, RankedFile, RankedFiles};
+
+    fn file(repo: &str, path: &str, score: f64, lines: usize) -> RankedFile {
+        RankedFile {
+            repo: repo.into(),
+            path: path.into(),
+            language: "Go".into(),
+            score,
+            lines: (1..=lines)
+                .map(|n| MatchedLine {
+                    number: n as u32,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn answer(files: Vec<RankedFile>, asked: u32, stats: SearchStats) -> Answer<u32> {
+        Answer::new(&RankedFiles { files, stats }, asked, |f| {
+            (0..f.lines.len() as u32).collect()
+        })
+    }
+
+    #[test]
+    fn a_whole_answer_is_counted_exactly() {
+        let stats = SearchStats {
+            file_count: 2,
+            match_count: 5,
+            ..Default::default()
+        };
+        let a = answer(
+            vec![file("r", "a/x.go", 9.0, 3), file("r", "b/y.go", 5.0, 2)],
+            10,
+            stats,
+        );
+        let c = CensusPart::of(&a, &Effort::default(), |s| s.match_count);
+        assert_eq!((c.kind, c.scale), (CountKind::Exact, 1.0));
+        let items: Vec<(&str, u32)> = c.files.iter().map(|f| (f.path.as_str(), f.items)).collect();
+        assert_eq!(items, [("a/x.go", 3), ("b/y.go", 2)]);
+    }
+
+    #[test]
+    fn a_sample_of_half_the_files_is_scaled_in_zoekts_unit_for_the_total() {
+        // Four files returned of 4 (Zoekt holds more: it returned as many as asked); the
+        // lowest two sit at the untrusted edge (the second-lowest score, 7.0, is the edge),
+        // so a and b are counted: 4 of Zoekt's 8 matching lines, 2 of its 4 files. Each
+        // counted item stands for 2 of the result's.
+        let stats = SearchStats {
+            file_count: 4,
+            match_count: 8,
+            ..Default::default()
+        };
+        let files = vec![
+            file("r", "a", 9.0, 2),
+            file("r", "b", 8.0, 2),
+            file("r", "c", 7.0, 2),
+            file("r", "d", 6.0, 2),
+        ];
+        let a = answer(files, 4, stats);
+        let by_lines = CensusPart::of(&a, &Effort::default(), |s| s.match_count);
+        assert_eq!(by_lines.kind, CountKind::About);
+        assert_eq!(by_lines.files.len(), 2);
+        assert_eq!(by_lines.scale, 2.0);
+        assert_eq!(by_lines.files_total, 4);
+        let by_files = CensusPart::of(&a, &Effort::default(), |s| s.file_count);
+        assert_eq!(by_files.scale, 2.0);
+    }
+
+    #[test]
+    fn a_small_sample_or_a_capped_search_gives_lower_bounds() {
+        let files = || {
+            vec![
+                file("r", "a", 9.0, 2),
+                file("r", "b", 8.0, 2),
+                file("r", "c", 1.0, 2),
+            ]
+        };
+        // Two files counted of Zoekt's 40: not scaled.
+        let many = SearchStats {
+            file_count: 40,
+            match_count: 80,
+            ..Default::default()
+        };
+        let c = CensusPart::of(&answer(files(), 3, many), &Effort::default(), |s| {
+            s.match_count
+        });
+        assert_eq!((c.kind, c.scale), (CountKind::AtLeast, 1.0));
+        // Every file Zoekt found, but it left files unsearched at its match cap.
+        let capped = SearchStats {
+            file_count: 3,
+            match_count: 6,
+            files_skipped: 9,
+            ..Default::default()
+        };
+        let c = CensusPart::of(&answer(files(), 10, capped), &Effort::default(), |s| {
+            s.match_count
+        });
+        assert_eq!((c.kind, c.files.len()), (CountKind::AtLeast, 3));
+        assert_eq!(
+            CountKind::of_all([CountKind::Exact, CountKind::About]),
+            CountKind::About
+        );
+        assert_eq!(
+            CountKind::of_all([CountKind::AtLeast, CountKind::About]),
+            CountKind::AtLeast
+        );
+    }
+
+    #[test]
+    fn a_later_census_of_the_same_query_replaces_the_earlier() {
+        let sink = CensusSink::default();
+        let part = |n| CensusPart::of_files(&[], n);
+        sink.put("b", part(false));
+        sink.put("a", part(false));
+        sink.put("a", part(true));
+        let parts = sink.take();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0].kind, CountKind::Exact);
+        assert_eq!(parts[1].kind, CountKind::AtLeast);
+    }
+
+    // The census end to end, through the engine and a fake Zoekt.
+
+    use crate::engine::Pager;
+    use crate::engine::backend::BackendErrorKind;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::testing::{FakeBackend, LineArgs, LineTool, line};
+
+    const Q: &str = "census";
+
+    /// 3,000 files of one item each, a thousand in each of three repositories, scores
+    /// falling (ties in fours).
+    fn backend() -> FakeBackend {
+        let files = (0..3000)
+            .map(|i| RankedFile {
+                repo: format!("r{}", i % 3),
+                path: format!("d{}/f{i:04}.go", i % 10),
+                language: "Go".into(),
+                score: 10_000.0 - (i / 4) as f64,
+                lines: vec![line(1, "census")],
+                ..Default::default()
+            })
+            .collect();
+        FakeBackend::new().with(Q, files)
+    }
+
+    fn first_page() -> LineArgs {
+        LineArgs {
+            query: Q.into(),
+            limit: Some(30),
+            ..Default::default()
+        }
+    }
+
+    fn repos(p: &crate::engine::page::Page<crate::engine::testing::LineItem>) -> Vec<String> {
+        let n = p.narrowing.as_ref().expect("ways to narrow");
+        n.ways
+            .iter()
+            .map(|w| format!("{} {}", w.by, w.items))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_first_page_counts_the_whole_result_off_its_own_answer() {
+        let p = Pager::new(backend(), PagerConfig::default());
+        let page = p.page::<LineTool>(&first_page()).await.unwrap();
+        // One request, for the census's files: Zoekt had fewer, so they are all of them.
+        assert_eq!(p.backend().files_asked(Q), [CENSUS_FILES]);
+        let n = page.narrowing.as_ref().unwrap();
+        assert_eq!(
+            (n.counts, n.files_read, n.files_total),
+            (CountKind::Exact, 3000, 3000)
+        );
+        assert!(
+            repos(&page).contains(&"repository r1 1000".to_string()),
+            "{:?}",
+            repos(&page)
+        );
+        // Without suggestions, the page asks for its own window only.
+        let plain = PagerConfig {
+            suggest_filters: false,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(backend(), plain);
+        let page = p.page::<LineTool>(&first_page()).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34]);
+        assert!(page.narrowing.is_none());
+    }
+
+    #[tokio::test]
+    async fn an_answer_too_big_for_the_census_falls_back_to_a_smaller_one_then_the_page() {
+        let b = backend();
+        b.fail(BackendErrorKind::TooBig, 1500);
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&first_page()).await.unwrap();
+        assert_eq!(
+            p.backend().files_asked(Q),
+            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG]
+        );
+        // A thousand of 3,000 files (less the tied ones at its edge): a third, not scaled,
+        // so lower bounds.
+        let n = page.narrowing.as_ref().unwrap();
+        assert_eq!(n.counts, CountKind::AtLeast);
+        assert!((990..=1000).contains(&n.files_read), "{}", n.files_read);
+        let b = backend();
+        b.fail(BackendErrorKind::TooBig, 500);
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&first_page()).await.unwrap();
+        assert_eq!(
+            p.backend().files_asked(Q),
+            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG, 34]
+        );
+        assert_eq!(page.count, 30);
+    }
+
+    #[tokio::test]
+    async fn a_count_settles_for_a_sample_when_every_file_is_too_big_to_read() {
+        let b = backend();
+        b.fail(BackendErrorKind::TooBig, 2000);
+        let p = Pager::new(b, PagerConfig::default());
+        let args = LineArgs {
+            count_only: true,
+            ..first_page()
+        };
+        let page = p.page::<LineTool>(&args).await.unwrap();
+        // Two requests, not a search for the biggest answer that fits.
+        assert_eq!(
+            p.backend().files_asked(Q),
+            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG]
+        );
+        assert!(!page.total.exact);
+        assert_eq!(page.total.value, 3000);
+        assert!(page.narrowing.is_some());
+    }
+
+    #[tokio::test]
+    async fn with_context_lines_the_census_is_a_request_of_its_own_without_them() {
+        use crate::engine::cursor::{RequestKey, Scope};
+        use crate::engine::tool::Want;
+        let p = Pager::new(backend(), PagerConfig::default());
+        let sink = CensusSink::default();
+        let requests = std::sync::atomic::AtomicU32::new(0);
+        let key = RequestKey::new(Scope { id: 1 }, &[Q], "");
+        let want = Want {
+            needed: 31,
+            after: None,
+            request: &key,
+            lookahead: 30,
+            requests: &requests,
+            census: Some(&sink),
+            whole_or_sample: false,
+        };
+        let w = p
+            .window(&want, Q, 2, 31, |f: &RankedFile| vec![f.path.clone()])
+            .await
+            .unwrap();
+        assert!(w.len() >= 31);
+        let asked: Vec<(u32, u32)> = p
+            .backend()
+            .requests()
+            .iter()
+            .map(|s| (s.max_files, s.context_lines))
+            .collect();
+        assert_eq!(asked.len(), 2);
+        assert!(
+            asked.contains(&(34, 2)) && asked.contains(&(CENSUS_FILES, 0)),
+            "{asked:?}"
+        );
+        let parts = sink.take();
+        assert_eq!(parts.len(), 1);
+        assert_eq!(
+            (parts[0].kind, parts[0].files.len()),
+            (CountKind::Exact, 3000)
+        );
+    }
+}

@@ -16,12 +16,13 @@
 //! growing answer, and every page is the one a fresh request would have given.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::backend::{RankedFile, RankedFiles, SearchStats};
+use super::census::{CENSUS_FILES, CensusPart, FileFacts};
+use super::config::Effort;
 use super::order::{Position, file_key};
-use super::suggest::FileFacts;
 
 /// Items in page order with their positions: what pages are cut from, shared (behind an
 /// `Arc`) by every page a cached answer serves.
@@ -54,6 +55,9 @@ pub struct Answer<T> {
     fetched_at: Instant,
     /// Bytes the answer holds, as the cache that keeps it weighed them (0: not weighed).
     weight: u32,
+    /// Its census, once a page asked for it (`census.rs`): kept with the answer, so that the
+    /// pages a cached answer serves count its files once.
+    census: OnceLock<Arc<CensusPart>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +92,7 @@ impl<T> Answer<T> {
             stats,
             fetched_at: Instant::now(),
             weight: 0,
+            census: OnceLock::new(),
         }
     }
 
@@ -135,6 +140,7 @@ impl<T> Answer<T> {
             stats: ranked.stats,
             fetched_at: Instant::now(),
             weight: 0,
+            census: OnceLock::new(),
         }
     }
 
@@ -189,6 +195,35 @@ impl<T> Answer<T> {
     /// The items, in page order.
     pub fn list(&self) -> &Arc<ItemList<T>> {
         &self.list
+    }
+
+    /// The census of this answer (`census.rs`): its files certain to lead Zoekt's answer
+    /// for [`CENSUS_FILES`] files (or for as many as it asked, when fewer), each with its
+    /// items. Worked out once: the answer serves every page of a walk from the cache, and
+    /// each of its first pages asks for it. `estimate` reads the tool's total from Zoekt's
+    /// statistics (one tool's answers, so always the same one).
+    pub(crate) fn census(
+        &self,
+        effort: &Effort,
+        estimate: fn(&SearchStats) -> u64,
+    ) -> Arc<CensusPart> {
+        let census = self.census.get_or_init(|| {
+            let files = if self.ran_out() {
+                self.asked
+            } else {
+                CENSUS_FILES.min(self.asked)
+            };
+            let view = self.view(files);
+            let facts = &self.list.files[..view.certain_files];
+            Arc::new(CensusPart::new(
+                facts,
+                view.ran_out,
+                &self.stats,
+                effort,
+                estimate,
+            ))
+        });
+        Arc::clone(census)
     }
 
     /// Zoekt's answer for `files` files, which this answer must cover.
@@ -285,4 +320,119 @@ pub(crate) fn page_order(files: &[RankedFile]) -> Vec<(u64, &RankedFile)> {
             .then_with(|| (&a.repo, &a.path, &a.branches).cmp(&(&b.repo, &b.path, &b.branches)))
     });
     keyed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::backend::MatchedLine;
+    use crate::engine::census::CountKind;
+
+    fn file(repo: &str, path: &str, score: f64, lines: usize) -> RankedFile {
+        RankedFile {
+            repo: repo.into(),
+            path: path.into(),
+            language: "Go".into(),
+            score,
+            lines: (1..=lines)
+                .map(|n| MatchedLine {
+                    number: n as u32,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn answer(files: Vec<RankedFile>, asked: u32, stats: SearchStats) -> Answer<u32> {
+        Answer::new(&RankedFiles { files, stats }, asked, |f| {
+            (0..f.lines.len() as u32).collect()
+        })
+    }
+
+    #[test]
+    fn a_whole_answer_is_counted_exactly() {
+        let stats = SearchStats {
+            file_count: 2,
+            match_count: 5,
+            ..Default::default()
+        };
+        let a = answer(
+            vec![file("r", "a/x.go", 9.0, 3), file("r", "b/y.go", 5.0, 2)],
+            10,
+            stats,
+        );
+        let c = a.census(&Effort::default(), |s| s.match_count);
+        assert_eq!((c.kind, c.scale), (CountKind::Exact, 1.0));
+        let items: Vec<(&str, u32)> = c.files.iter().map(|f| (f.path.as_str(), f.items)).collect();
+        assert_eq!(items, [("a/x.go", 3), ("b/y.go", 2)]);
+    }
+
+    #[test]
+    fn a_sample_of_half_the_files_is_scaled_in_zoekts_unit_for_the_total() {
+        // Four files returned of 4 (Zoekt holds more: it returned as many as asked); the
+        // lowest two sit at the untrusted edge (the second-lowest score, 7.0, is the edge),
+        // so a and b are counted: 4 of Zoekt's 8 matching lines, 2 of its 4 files. Each
+        // counted item stands for 2 of the result's.
+        let stats = SearchStats {
+            file_count: 4,
+            match_count: 8,
+            ..Default::default()
+        };
+        let files = vec![
+            file("r", "a", 9.0, 2),
+            file("r", "b", 8.0, 2),
+            file("r", "c", 7.0, 2),
+            file("r", "d", 6.0, 2),
+        ];
+        let a = answer(files.clone(), 4, stats);
+        let by_lines = a.census(&Effort::default(), |s| s.match_count);
+        assert_eq!(by_lines.kind, CountKind::About);
+        assert_eq!(by_lines.files.len(), 2);
+        assert_eq!(by_lines.scale, 2.0);
+        assert_eq!(by_lines.files_total, 4);
+        // Worked out once: the same census again, whatever is asked of it later.
+        assert!(Arc::ptr_eq(
+            &by_lines,
+            &a.census(&Effort::default(), |s| s.file_count)
+        ));
+        let by_files = answer(files, 4, stats).census(&Effort::default(), |s| s.file_count);
+        assert_eq!(by_files.scale, 2.0);
+    }
+
+    #[test]
+    fn a_small_sample_or_a_capped_search_gives_lower_bounds() {
+        let files = || {
+            vec![
+                file("r", "a", 9.0, 2),
+                file("r", "b", 8.0, 2),
+                file("r", "c", 1.0, 2),
+            ]
+        };
+        // Two files counted of Zoekt's 40: not scaled.
+        let many = SearchStats {
+            file_count: 40,
+            match_count: 80,
+            ..Default::default()
+        };
+        let c = answer(files(), 3, many).census(&Effort::default(), |s| s.match_count);
+        assert_eq!((c.kind, c.scale), (CountKind::AtLeast, 1.0));
+        // Every file Zoekt found, but it left files unsearched at its match cap.
+        let capped = SearchStats {
+            file_count: 3,
+            match_count: 6,
+            files_skipped: 9,
+            ..Default::default()
+        };
+        let c = answer(files(), 10, capped).census(&Effort::default(), |s| s.match_count);
+        assert_eq!((c.kind, c.files.len()), (CountKind::AtLeast, 3));
+        assert_eq!(
+            CountKind::of_all([CountKind::Exact, CountKind::About]),
+            CountKind::About
+        );
+        assert_eq!(
+            CountKind::of_all([CountKind::AtLeast, CountKind::About]),
+            CountKind::AtLeast
+        );
+    }
 }

@@ -24,13 +24,12 @@
 //! Zoekt's own unit for the tool's total (matching lines, or files) and said to be an
 //! estimate; a smaller one is not scaled, and its counts are lower bounds.
 
+use std::any::Any;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use super::answer::Answer;
 use super::backend::SearchStats;
 use super::config::Effort;
-use super::suggest::FileFacts;
 use super::window::Cut;
 
 /// Files a census reads: Zoekt's best-ranked this many (within `--max-window`), so that counts
@@ -76,9 +75,25 @@ impl CountKind {
     }
 }
 
+/// Where one file's items end in an item list, and what a filter can select it by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    /// Repository name.
+    pub repo: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// Language, as the backend detected it (empty: unknown).
+    pub language: String,
+    /// One past the file's last item in the list.
+    pub item_end: usize,
+    /// Zoekt's matches in the file (its matching lines, and the file name when that
+    /// matched), the unit of Zoekt's own match count.
+    pub matches: u32,
+}
+
 /// A census of one backend query's result (a tool may run several queries for one page:
 /// `find_references` runs two).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct CensusPart {
     /// The files counted, in page order, each with its items.
     pub files: Vec<CountedFile>,
@@ -88,6 +103,9 @@ pub struct CensusPart {
     pub scale: f64,
     /// Files that match the query, by Zoekt's count (at least those counted).
     pub files_total: u64,
+    /// What is worked out of the census once and kept with it (`suggest.rs` ranks its ways
+    /// there), so that a page cut from a cached answer does not count again.
+    memo: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 /// One file of a census.
@@ -104,24 +122,18 @@ pub struct CountedFile {
 }
 
 impl CensusPart {
-    /// The census read off `answer`: its files certain to lead Zoekt's answer for
-    /// [`CENSUS_FILES`] files (or for as many as it asked, when fewer), each with its items.
-    /// `estimate` reads the tool's total from Zoekt's statistics, the unit a sample is scaled
-    /// in.
-    pub(crate) fn of<T>(
-        answer: &Answer<T>,
+    /// The census of `facts`, the files of an answer certain to lead Zoekt's order for
+    /// [`CENSUS_FILES`] files (every file it found when `ran_out`), with `stats`, Zoekt's
+    /// statistics of the whole search. `estimate` reads the tool's total from such
+    /// statistics, the unit a sample is scaled in.
+    pub(crate) fn new(
+        facts: &[FileFacts],
+        ran_out: bool,
+        stats: &SearchStats,
         effort: &Effort,
         estimate: fn(&SearchStats) -> u64,
     ) -> CensusPart {
-        let asked = if answer.ran_out() {
-            answer.asked()
-        } else {
-            CENSUS_FILES.min(answer.asked())
-        };
-        let view = answer.view(asked);
-        let facts = &answer.list().files[..view.certain_files];
         let files = counted(facts);
-        let stats = answer.search_stats();
         let left_out = !Cut::of(stats, effort).is_none();
         // The sample's own statistics, as Zoekt would count them: its files, and its
         // matching lines (the file name counts as one, as in Zoekt's MatchCount).
@@ -131,7 +143,7 @@ impl CensusPart {
             ..SearchStats::default()
         };
         let share = facts.len() as f64 / stats.file_count.max(1) as f64;
-        let (kind, scale) = match (view.ran_out, left_out) {
+        let (kind, scale) = match (ran_out, left_out) {
             (true, false) => (CountKind::Exact, 1.0),
             (true, true) => (CountKind::AtLeast, 1.0),
             (false, false) if share >= SCALED_SHARE => {
@@ -150,7 +162,33 @@ impl CensusPart {
             kind,
             scale,
             files_total: stats.file_count.max(facts.len() as u64),
+            memo: OnceLock::new(),
         }
+    }
+
+    /// A census of these counted files (for tests of what reads a census).
+    #[cfg(test)]
+    pub(crate) fn of_counted(
+        files: Vec<CountedFile>,
+        kind: CountKind,
+        scale: f64,
+        files_total: u64,
+    ) -> CensusPart {
+        CensusPart {
+            files,
+            kind,
+            scale,
+            files_total,
+            memo: OnceLock::new(),
+        }
+    }
+
+    /// What `work` works out of this census, the first time it is asked (later, the same).
+    pub(crate) fn memo<R: Any + Send + Sync>(&self, work: impl FnOnce() -> R) -> Arc<R> {
+        let kept = self.memo.get_or_init(|| Arc::new(work()));
+        Arc::clone(kept)
+            .downcast::<R>()
+            .expect("a census is worked out by one caller, into one type")
     }
 
     /// A census of the items a page collected, when no census could be taken (its request
@@ -174,6 +212,7 @@ impl CensusPart {
             },
             scale: 1.0,
             files_total: files.len() as u64,
+            memo: OnceLock::new(),
         }
     }
 }
@@ -200,12 +239,12 @@ fn counted(facts: &[FileFacts]) -> Vec<CountedFile> {
 /// asked again, in a later round of the same page, replaces its census).
 #[derive(Debug, Default)]
 pub struct CensusSink {
-    parts: Mutex<HashMap<String, CensusPart>>,
+    parts: Mutex<HashMap<String, Arc<CensusPart>>>,
 }
 
 impl CensusSink {
     /// Keeps `part`, the census of `query`.
-    pub(crate) fn put(&self, query: &str, part: CensusPart) {
+    pub(crate) fn put(&self, query: &str, part: Arc<CensusPart>) {
         self.parts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -213,8 +252,8 @@ impl CensusSink {
     }
 
     /// The censuses left, in a stable order (by query).
-    pub(crate) fn take(self) -> Vec<CensusPart> {
-        let mut parts: Vec<(String, CensusPart)> = self
+    pub(crate) fn take(self) -> Vec<Arc<CensusPart>> {
+        let mut parts: Vec<(String, Arc<CensusPart>)> = self
             .parts
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
@@ -228,119 +267,12 @@ impl CensusSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::backend::{MatchedLine, RankedFile, RankedFiles};
-
-    fn file(repo: &str, path: &str, score: f64, lines: usize) -> RankedFile {
-        RankedFile {
-            repo: repo.into(),
-            path: path.into(),
-            language: "Go".into(),
-            score,
-            lines: (1..=lines)
-                .map(|n| MatchedLine {
-                    number: n as u32,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }
-    }
-
-    fn answer(files: Vec<RankedFile>, asked: u32, stats: SearchStats) -> Answer<u32> {
-        Answer::new(&RankedFiles { files, stats }, asked, |f| {
-            (0..f.lines.len() as u32).collect()
-        })
-    }
-
-    #[test]
-    fn a_whole_answer_is_counted_exactly() {
-        let stats = SearchStats {
-            file_count: 2,
-            match_count: 5,
-            ..Default::default()
-        };
-        let a = answer(
-            vec![file("r", "a/x.go", 9.0, 3), file("r", "b/y.go", 5.0, 2)],
-            10,
-            stats,
-        );
-        let c = CensusPart::of(&a, &Effort::default(), |s| s.match_count);
-        assert_eq!((c.kind, c.scale), (CountKind::Exact, 1.0));
-        let items: Vec<(&str, u32)> = c.files.iter().map(|f| (f.path.as_str(), f.items)).collect();
-        assert_eq!(items, [("a/x.go", 3), ("b/y.go", 2)]);
-    }
-
-    #[test]
-    fn a_sample_of_half_the_files_is_scaled_in_zoekts_unit_for_the_total() {
-        // Four files returned of 4 (Zoekt holds more: it returned as many as asked); the
-        // lowest two sit at the untrusted edge (the second-lowest score, 7.0, is the edge),
-        // so a and b are counted: 4 of Zoekt's 8 matching lines, 2 of its 4 files. Each
-        // counted item stands for 2 of the result's.
-        let stats = SearchStats {
-            file_count: 4,
-            match_count: 8,
-            ..Default::default()
-        };
-        let files = vec![
-            file("r", "a", 9.0, 2),
-            file("r", "b", 8.0, 2),
-            file("r", "c", 7.0, 2),
-            file("r", "d", 6.0, 2),
-        ];
-        let a = answer(files, 4, stats);
-        let by_lines = CensusPart::of(&a, &Effort::default(), |s| s.match_count);
-        assert_eq!(by_lines.kind, CountKind::About);
-        assert_eq!(by_lines.files.len(), 2);
-        assert_eq!(by_lines.scale, 2.0);
-        assert_eq!(by_lines.files_total, 4);
-        let by_files = CensusPart::of(&a, &Effort::default(), |s| s.file_count);
-        assert_eq!(by_files.scale, 2.0);
-    }
-
-    #[test]
-    fn a_small_sample_or_a_capped_search_gives_lower_bounds() {
-        let files = || {
-            vec![
-                file("r", "a", 9.0, 2),
-                file("r", "b", 8.0, 2),
-                file("r", "c", 1.0, 2),
-            ]
-        };
-        // Two files counted of Zoekt's 40: not scaled.
-        let many = SearchStats {
-            file_count: 40,
-            match_count: 80,
-            ..Default::default()
-        };
-        let c = CensusPart::of(&answer(files(), 3, many), &Effort::default(), |s| {
-            s.match_count
-        });
-        assert_eq!((c.kind, c.scale), (CountKind::AtLeast, 1.0));
-        // Every file Zoekt found, but it left files unsearched at its match cap.
-        let capped = SearchStats {
-            file_count: 3,
-            match_count: 6,
-            files_skipped: 9,
-            ..Default::default()
-        };
-        let c = CensusPart::of(&answer(files(), 10, capped), &Effort::default(), |s| {
-            s.match_count
-        });
-        assert_eq!((c.kind, c.files.len()), (CountKind::AtLeast, 3));
-        assert_eq!(
-            CountKind::of_all([CountKind::Exact, CountKind::About]),
-            CountKind::About
-        );
-        assert_eq!(
-            CountKind::of_all([CountKind::AtLeast, CountKind::About]),
-            CountKind::AtLeast
-        );
-    }
+    use crate::engine::backend::RankedFile;
 
     #[test]
     fn a_later_census_of_the_same_query_replaces_the_earlier() {
         let sink = CensusSink::default();
-        let part = |n| CensusPart::of_files(&[], n);
+        let part = |n| Arc::new(CensusPart::of_files(&[], n));
         sink.put("b", part(false));
         sink.put("a", part(false));
         sink.put("a", part(true));

@@ -13,7 +13,7 @@ use super::Pager;
 use super::answer::Answer;
 use super::backend::{Backend, RankedFile, SearchStats};
 use super::cache::AnswerKey;
-use super::census::{CENSUS_FILES, CensusPart, SAMPLE_WHEN_TOO_BIG};
+use super::census::{CENSUS_FILES, SAMPLE_WHEN_TOO_BIG};
 use super::crashed;
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
@@ -129,8 +129,8 @@ impl<B: Backend> Pager<B> {
         if let Some(sink) = want.census {
             let effort = &self.cfg.effort;
             match census {
-                Some(answer) => sink.put(query, CensusPart::of(&answer, effort, estimate)),
-                None if own_census => sink.put(query, CensusPart::of(w.answer(), effort, estimate)),
+                Some(answer) => sink.put(query, answer.census(effort, estimate)),
+                None if own_census => sink.put(query, w.answer().census(effort, estimate)),
                 // The census's own request failed: the page's items are counted instead.
                 None => {}
             }

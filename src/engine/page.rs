@@ -120,7 +120,7 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     slice: Slice,
     start: Start,
     collected: Collected<T>,
-    census: &[CensusPart],
+    census: &[std::sync::Arc<CensusPart>],
     cfg: &PagerConfig,
 ) -> Page<T> {
     let total_items = collected.len();

@@ -19,23 +19,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-use super::census::{CensusPart, CountKind};
-
-/// Where one file's items end in an item list, and what a filter can select it by.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileFacts {
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Language, as the backend detected it (empty: unknown).
-    pub language: String,
-    /// One past the file's last item in the list.
-    pub item_end: usize,
-    /// Zoekt's matches in the file (its matching lines, and the file name when that
-    /// matched), the unit of Zoekt's own match count.
-    pub matches: u32,
-}
+use super::census::{CensusPart, CountKind, FileFacts};
 
 /// What a narrowing selects.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -122,7 +106,7 @@ pub fn is_broad(total: u64, limit: u32, max_offset: u64) -> bool {
 }
 
 /// What one candidate way holds.
-#[derive(Default)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     /// The result's items it holds (scaled).
     items: f64,
@@ -134,91 +118,131 @@ struct Tally {
     which: u64,
 }
 
-/// The ways to narrow the result counted by `census` (one part per backend query), leaving
-/// out those that hold only what `on_page` (the page's files, each with its items on the
-/// page) already shows. `None` when no way would cut it.
-pub fn narrowing(census: &[CensusPart], on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
-    let counts = CountKind::of_all(census.iter().map(|p| p.kind));
-    let whole: f64 = census
-        .iter()
-        .flat_map(|p| p.files.iter().map(move |f| f64::from(f.items) * p.scale))
-        .sum();
-    if whole <= 0.0 {
-        return None;
-    }
-    let repos: HashSet<&str> = census
-        .iter()
-        .flat_map(|p| p.files.iter().map(|f| f.repo.as_str()))
-        .collect();
-    let several_repos = repos.len() > 1;
-    let dir_of = |repo: &str, dir: &str| NarrowBy::Directory {
-        repo: several_repos.then(|| repo.to_string()),
-        dir: dir.to_string(),
-    };
-    let mut tallies: HashMap<NarrowBy, Tally> = HashMap::new();
-    // A file of two parts (a definition and a usage) is one file of each way it is in.
-    let mut seen_files: HashSet<(NarrowBy, u64)> = HashSet::new();
-    for part in census {
-        for f in part.files.iter().filter(|f| f.items > 0) {
-            let file = fingerprint(&f.repo, &f.path);
-            let mut add = |by: NarrowBy| {
-                let new_file = seen_files.insert((by.clone(), file));
-                let t = tallies.entry(by).or_default();
-                t.items += f64::from(f.items) * part.scale;
-                t.counted += u64::from(f.items);
-                if new_file {
-                    t.files += 1;
-                    t.which ^= file;
-                }
-            };
-            if several_repos {
-                add(NarrowBy::Repo(f.repo.clone()));
-            }
-            if !f.language.is_empty() {
-                add(NarrowBy::Language(f.language.clone()));
-            }
-            // Every directory the file is in, but not the file itself.
-            for (at, _) in f.path.match_indices('/') {
-                add(dir_of(&f.repo, &f.path[..=at]));
-            }
+/// A way as it is counted, naming what it selects by borrowed names (counting a census of
+/// thousands of files allocates nothing per directory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Key<'a> {
+    Repo(&'a str),
+    Language(&'a str),
+    Directory(Option<&'a str>, &'a str),
+}
+
+impl<'a> Key<'a> {
+    /// The way `by` names, as counted.
+    fn of(by: &'a NarrowBy) -> Key<'a> {
+        match by {
+            NarrowBy::Repo(r) => Key::Repo(r),
+            NarrowBy::Language(l) => Key::Language(l),
+            NarrowBy::Directory { repo, dir } => Key::Directory(repo.as_deref(), dir),
         }
     }
-    // What the page shows of each way: a way whose every counted item is on it is the
-    // page again, not a way to narrow.
-    let mut shown: HashMap<NarrowBy, u64> = HashMap::new();
-    for (f, items) in on_page {
-        let mut add = |by: NarrowBy| *shown.entry(by).or_default() += *items as u64;
-        add(NarrowBy::Repo(f.repo.clone()));
-        add(NarrowBy::Language(f.language.clone()));
-        for (at, _) in f.path.match_indices('/') {
-            add(dir_of(&f.repo, &f.path[..=at]));
+
+    /// A stable order among ways that hold as many results: repositories, languages, then
+    /// directories, each by name (as [`NarrowBy`] orders).
+    fn order(&self) -> (u8, Option<&'a str>, &'a str) {
+        match *self {
+            Key::Repo(r) => (0, None, r),
+            Key::Language(l) => (1, None, l),
+            Key::Directory(repo, dir) => (2, repo, dir),
+        }
+    }
+
+    fn owned(self) -> NarrowBy {
+        match self {
+            Key::Repo(r) => NarrowBy::Repo(r.to_string()),
+            Key::Language(l) => NarrowBy::Language(l.to_string()),
+            Key::Directory(repo, dir) => NarrowBy::Directory {
+                repo: repo.map(String::from),
+                dir: dir.to_string(),
+            },
+        }
+    }
+}
+
+/// A census's candidate ways, ranked, before the page they are shown on is known: what the
+/// census alone decides, kept with it (`census.rs`) so that a page cut from a cached answer
+/// does not count thousands of files again.
+#[derive(Debug)]
+pub struct RankedWays {
+    ways: Vec<(NarrowBy, Tally)>,
+    several_repos: bool,
+    counts: CountKind,
+    files_read: usize,
+    files_total: u64,
+}
+
+/// Candidates kept after ranking: the page's own ways are left out of them afterwards, and a
+/// page shows at most a hundred files' worth.
+const MAX_CANDIDATES: usize = 256;
+
+/// Counts and ranks the ways to narrow the result `census` (one part per backend query)
+/// counted.
+pub fn rank(census: &[&CensusPart]) -> RankedWays {
+    let counts = CountKind::of_all(census.iter().map(|p| p.kind));
+    let files_read = census.iter().map(|p| p.files.len()).sum();
+    let files_total = census.iter().map(|p| p.files_total).sum();
+    // One entry per file: a file of two parts (a definition and a usage) is one file.
+    let mut files: HashMap<(&str, &str), (&str, f64, u64)> = HashMap::new();
+    for part in census {
+        for f in part.files.iter().filter(|f| f.items > 0) {
+            let e = files.entry((f.repo.as_str(), f.path.as_str())).or_insert((
+                f.language.as_str(),
+                0.0,
+                0,
+            ));
+            e.1 += f64::from(f.items) * part.scale;
+            e.2 += u64::from(f.items);
+        }
+    }
+    let whole: f64 = files.values().map(|(_, items, _)| items).sum();
+    let several_repos = files
+        .keys()
+        .map(|(repo, _)| repo)
+        .collect::<HashSet<_>>()
+        .len()
+        > 1;
+    let mut tallies: HashMap<Key, Tally> = HashMap::new();
+    for (&(repo, path), &(language, items, counted)) in &files {
+        let file = fingerprint(repo, path);
+        let mut add = |key| {
+            let t: &mut Tally = tallies.entry(key).or_default();
+            t.items += items;
+            t.counted += counted;
+            t.files += 1;
+            t.which ^= file;
+        };
+        if several_repos {
+            add(Key::Repo(repo));
+        }
+        if !language.is_empty() {
+            add(Key::Language(language));
+        }
+        // Every directory the file is in, but not the file itself.
+        for (at, _) in path.match_indices('/') {
+            add(Key::Directory(several_repos.then_some(repo), &path[..=at]));
         }
     }
     // A directory is worth naming only at the depth where it stops holding every file its
     // parent holds (`a/b/c/` rather than `a/` and `a/b/`, when those hold the same files).
-    let mut same_as_a_child: HashSet<NarrowBy> = HashSet::new();
-    for (by, t) in &tallies {
-        if let NarrowBy::Directory { repo, dir } = by
+    let mut same_as_a_child: HashSet<Key> = HashSet::new();
+    for (key, t) in &tallies {
+        if let Key::Directory(repo, dir) = *key
             && let Some(parent) = parent_dir(dir)
         {
-            let parent = NarrowBy::Directory {
-                repo: repo.clone(),
-                dir: parent.to_string(),
-            };
+            let parent = Key::Directory(repo, parent);
             if tallies.get(&parent).is_some_and(|p| p.which == t.which) {
                 same_as_a_child.insert(parent);
             }
         }
     }
-    let mut candidates: Vec<(NarrowBy, Tally)> = tallies
+    let mut candidates: Vec<(Key, Tally)> = tallies
         .into_iter()
-        .filter(|(by, t)| match by {
+        .filter(|(key, t)| match key {
             // A directory of one file is the file: no way to narrow.
-            NarrowBy::Directory { .. } => t.files >= 2 && !same_as_a_child.contains(by),
+            Key::Directory(..) => t.files >= 2 && !same_as_a_child.contains(key),
             _ => true,
         })
         .filter(|(_, t)| t.items <= whole * MAX_SHARE)
-        .filter(|(by, t)| shown.get(by).is_none_or(|&s| s < t.counted))
         .collect();
     // Best first: those that cut the result at least three times and still hold a share of
     // it worth naming, then those that cut it less, then the tiny ones (a language of twenty
@@ -241,44 +265,92 @@ pub fn narrowing(census: &[CensusPart], on_page: &[(&FileFacts, usize)]) -> Opti
         group(ta)
             .cmp(&group(tb))
             .then(tb.items.total_cmp(&ta.items))
-            .then(a.cmp(b))
+            .then(a.order().cmp(&b.order()))
     });
+    candidates.truncate(MAX_CANDIDATES);
+    RankedWays {
+        ways: candidates
+            .into_iter()
+            .map(|(key, t)| (key.owned(), t))
+            .collect(),
+        several_repos,
+        counts,
+        files_read,
+        files_total,
+    }
+}
+
+/// The ways to narrow the result counted by `census` (one part per backend query), leaving
+/// out those that hold only what `on_page` (the page's files, each with its items on the
+/// page) already shows. `None` when no way would cut it.
+pub fn narrowing(census: &[&CensusPart], on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
+    match census {
+        // One census (every tool but find_references): ranked once, with it.
+        [one] => choose(&one.memo(|| rank(census)), on_page),
+        _ => choose(&rank(census), on_page),
+    }
+}
+
+/// The ways of `ranked` a page shows: not the page's own, at most [`MAX_OF_A_KIND`] of a
+/// kind, none inside one already named nor of the very files of one, at most [`MAX_WAYS`].
+fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
+    // What the page shows of each way: a way whose every counted item is on it is the
+    // page again, not a way to narrow.
+    let mut shown: HashMap<Key, u64> = HashMap::new();
+    for (f, items) in on_page {
+        let mut add = |key| *shown.entry(key).or_default() += *items as u64;
+        add(Key::Repo(&f.repo));
+        add(Key::Language(&f.language));
+        for (at, _) in f.path.match_indices('/') {
+            add(Key::Directory(
+                ranked.several_repos.then_some(f.repo.as_str()),
+                &f.path[..=at],
+            ));
+        }
+    }
     let mut of_kind = [0usize; 3];
     let mut ways: Vec<Narrow> = Vec::new();
     let mut said = HashSet::new();
-    for (by, t) in candidates {
+    for (by, t) in &ranked.ways {
+        if ways.len() == MAX_WAYS {
+            break;
+        }
+        if shown.get(&Key::of(by)).is_some_and(|&s| s >= t.counted) {
+            continue;
+        }
         let kind = match by {
             NarrowBy::Repo(_) => 0,
             NarrowBy::Language(_) => 1,
             NarrowBy::Directory { .. } => 2,
         };
-        if ways.len() == MAX_WAYS {
-            break;
-        }
-        let nested = ways.iter().any(|w| nested_dirs(&w.by, &by));
+        let nested = ways.iter().any(|w| nested(&w.by, by));
         if of_kind[kind] == MAX_OF_A_KIND || nested || !said.insert(t.which) {
             continue;
         }
         of_kind[kind] += 1;
         ways.push(Narrow {
-            by,
+            by: by.clone(),
             items: (t.items.round() as u64).max(1),
         });
     }
-    (!ways.is_empty()).then(|| Narrowing {
+    (!ways.is_empty()).then_some(Narrowing {
         ways,
-        counts,
-        files_read: census.iter().map(|p| p.files.len()).sum(),
-        files_total: census.iter().map(|p| p.files_total).sum(),
+        counts: ranked.counts,
+        files_read: ranked.files_read,
+        files_total: ranked.files_total,
     })
 }
 
-/// One directory inside the other, in the same repository: the second says little more.
-fn nested_dirs(a: &NarrowBy, b: &NarrowBy) -> bool {
+/// One way inside the other (a directory of a repository, a directory inside another, in
+/// the same repository): the second says little the first does not, and a narrowed call's
+/// own first page suggests the deeper ways.
+fn nested(a: &NarrowBy, b: &NarrowBy) -> bool {
     match (a, b) {
         (NarrowBy::Directory { repo: ra, dir: da }, NarrowBy::Directory { repo: rb, dir: db }) => {
             ra == rb && (da.starts_with(db.as_str()) || db.starts_with(da.as_str()))
         }
+        (NarrowBy::Repo(r), NarrowBy::Directory { repo: Some(d), .. })
+        | (NarrowBy::Directory { repo: Some(d), .. }, NarrowBy::Repo(r)) => r == d,
         _ => false,
     }
 }
@@ -315,16 +387,16 @@ mod tests {
 
     fn part(files: Vec<CountedFile>, exact: bool, scale: f64) -> CensusPart {
         let n = files.len() as u64;
-        CensusPart {
-            files,
-            kind: if exact {
-                CountKind::Exact
-            } else {
-                CountKind::About
-            },
-            scale,
-            files_total: if exact { n } else { n * 10 },
-        }
+        let kind = if exact {
+            CountKind::Exact
+        } else {
+            CountKind::About
+        };
+        CensusPart::of_counted(files, kind, scale, if exact { n } else { n * 10 })
+    }
+
+    fn refs(census: &[CensusPart]) -> Vec<&CensusPart> {
+        census.iter().collect()
     }
 
     fn ways(n: &Narrowing) -> Vec<(String, u64)> {
@@ -345,7 +417,7 @@ mod tests {
             true,
             1.0,
         )];
-        let n = narrowing(&census, &[]).expect("ways");
+        let n = narrowing(&refs(&census), &[]).expect("ways");
         assert_eq!(n.counts, CountKind::Exact);
         assert_eq!((n.files_read, n.files_total), (6, 6));
         // Those that cut three times or more first (4 of 12 items at most), by items; then
@@ -395,7 +467,7 @@ mod tests {
             matches: 1,
         };
         let (a, b) = (facts("docs/a.md"), facts("docs/b.md"));
-        let n = narrowing(&census, &[(&a, 1), (&b, 1)]).expect("ways");
+        let n = narrowing(&refs(&census), &[(&a, 1), (&b, 1)]).expect("ways");
         assert_eq!(n.counts, CountKind::About);
         assert_eq!((n.files_read, n.files_total), (10, 100));
         // 33 items counted, 330 in all: a third is 110. Those that cut three times, by
@@ -420,7 +492,7 @@ mod tests {
             true,
             1.0,
         )];
-        assert_eq!(narrowing(&census, &[]), None);
+        assert_eq!(narrowing(&refs(&census), &[]), None);
         assert_eq!(narrowing(&[], &[]), None);
     }
 
@@ -438,7 +510,7 @@ mod tests {
             true,
             1.0,
         );
-        let n = narrowing(&[defs, uses], &[]).expect("ways");
+        let n = narrowing(&[&defs, &uses], &[]).expect("ways");
         assert_eq!(n.files_read, 5);
         assert!(ways(&n).contains(&("repository a".to_string(), 3)), "{n:?}");
     }

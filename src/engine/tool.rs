@@ -8,8 +8,8 @@
 //! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
 //! is not part of this seam: it lives with the tool in `src/tools/`.
 
-use super::census::{CensusPart, CensusSink};
-use super::suggest::{self, FileFacts, Narrowing};
+use super::census::{CensusPart, CensusSink, FileFacts};
+use super::suggest::{self, Narrowing};
 use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
@@ -206,10 +206,11 @@ impl<T> Collected<T> {
     /// A number of items, not the window: the items are the same whatever window (or cached
     /// answer) served them, and so is a census, so the suggestions are too, with the cache on
     /// or off.
-    pub fn narrowing(&self, census: &[CensusPart], on_page: usize) -> Option<Narrowing> {
+    pub fn narrowing(&self, census: &[Arc<CensusPart>], on_page: usize) -> Option<Narrowing> {
         let page = self.leading_files(on_page);
         if !census.is_empty() {
-            return suggest::narrowing(census, &page);
+            let parts: Vec<&CensusPart> = census.iter().map(|p| p.as_ref()).collect();
+            return suggest::narrowing(&parts, &page);
         }
         let all = self.leading_files(usize::MAX);
         let counted: usize = all.iter().map(|(_, n)| n).sum();
@@ -217,7 +218,7 @@ impl<T> Collected<T> {
             && self.ran_out
             && self.first == 0
             && counted as u64 == self.total.value;
-        suggest::narrowing(&[CensusPart::of_files(&all, exact)], &page)
+        suggest::narrowing(&[&CensusPart::of_files(&all, exact)], &page)
     }
 
     /// The files of the first `max_items` items, each with how many of them it holds.

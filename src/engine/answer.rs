@@ -21,7 +21,6 @@ use std::time::{Duration, Instant};
 
 use super::backend::{RankedFile, RankedFiles, SearchStats};
 use super::census::{CENSUS_FILES, CensusPart, FileFacts};
-use super::config::Effort;
 use super::order::{Position, file_key};
 
 /// Items in page order with their positions: what pages are cut from, shared (behind an
@@ -200,11 +199,12 @@ impl<T> Answer<T> {
     /// The census of this answer (`census.rs`): its files certain to lead Zoekt's answer
     /// for [`CENSUS_FILES`] files (or for as many as it asked, when fewer), each with its
     /// items. Worked out once: the answer serves every page of a walk from the cache, and
-    /// each of its first pages asks for it. `estimate` reads the tool's total from Zoekt's
-    /// statistics (one tool's answers, so always the same one).
+    /// each of its first pages asks for it. `left_out`: Zoekt's statistics say it left files
+    /// unsearched (under the query's effort caps, the same for every window of it);
+    /// `estimate` reads the tool's total from them (one tool's answers: always the same).
     pub(crate) fn census(
         &self,
-        effort: &Effort,
+        left_out: bool,
         estimate: fn(&SearchStats) -> u64,
     ) -> Arc<CensusPart> {
         let census = self.census.get_or_init(|| {
@@ -215,13 +215,8 @@ impl<T> Answer<T> {
             };
             let view = self.view(files);
             let facts = &self.list.files[..view.certain_files];
-            Arc::new(CensusPart::new(
-                facts,
-                view.ran_out,
-                &self.stats,
-                effort,
-                estimate,
-            ))
+            let part = CensusPart::new(facts, view.ran_out, left_out, &self.stats, estimate);
+            Arc::new(part)
         });
         Arc::clone(census)
     }
@@ -362,7 +357,7 @@ mod tests {
             10,
             stats,
         );
-        let c = a.census(&Effort::default(), |s| s.match_count);
+        let c = a.census(false, |s| s.match_count);
         assert_eq!((c.kind, c.scale), (CountKind::Exact, 1.0));
         let items: Vec<(&str, u32)> = c.files.iter().map(|f| (f.path.as_str(), f.items)).collect();
         assert_eq!(items, [("a/x.go", 3), ("b/y.go", 2)]);
@@ -386,17 +381,14 @@ mod tests {
             file("r", "d", 6.0, 2),
         ];
         let a = answer(files.clone(), 4, stats);
-        let by_lines = a.census(&Effort::default(), |s| s.match_count);
+        let by_lines = a.census(false, |s| s.match_count);
         assert_eq!(by_lines.kind, CountKind::About);
         assert_eq!(by_lines.files.len(), 2);
         assert_eq!(by_lines.scale, 2.0);
         assert_eq!(by_lines.files_total, 4);
         // Worked out once: the same census again, whatever is asked of it later.
-        assert!(Arc::ptr_eq(
-            &by_lines,
-            &a.census(&Effort::default(), |s| s.file_count)
-        ));
-        let by_files = answer(files, 4, stats).census(&Effort::default(), |s| s.file_count);
+        assert!(Arc::ptr_eq(&by_lines, &a.census(false, |s| s.file_count)));
+        let by_files = answer(files, 4, stats).census(false, |s| s.file_count);
         assert_eq!(by_files.scale, 2.0);
     }
 
@@ -415,7 +407,7 @@ mod tests {
             match_count: 80,
             ..Default::default()
         };
-        let c = answer(files(), 3, many).census(&Effort::default(), |s| s.match_count);
+        let c = answer(files(), 3, many).census(false, |s| s.match_count);
         assert_eq!((c.kind, c.scale), (CountKind::AtLeast, 1.0));
         // Every file Zoekt found, but it left files unsearched at its match cap.
         let capped = SearchStats {
@@ -424,7 +416,7 @@ mod tests {
             files_skipped: 9,
             ..Default::default()
         };
-        let c = answer(files(), 10, capped).census(&Effort::default(), |s| s.match_count);
+        let c = answer(files(), 10, capped).census(true, |s| s.match_count);
         assert_eq!((c.kind, c.files.len()), (CountKind::AtLeast, 3));
         assert_eq!(
             CountKind::of_all([CountKind::Exact, CountKind::About]),

@@ -29,8 +29,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::backend::SearchStats;
-use super::config::Effort;
-use super::window::Cut;
 
 /// Files a census reads: Zoekt's best-ranked this many (within `--max-window`), so that counts
 /// per repository, language and directory describe the result, not its first files. Most
@@ -124,17 +122,16 @@ pub struct CountedFile {
 impl CensusPart {
     /// The census of `facts`, the files of an answer certain to lead Zoekt's order for
     /// [`CENSUS_FILES`] files (every file it found when `ran_out`), with `stats`, Zoekt's
-    /// statistics of the whole search. `estimate` reads the tool's total from such
-    /// statistics, the unit a sample is scaled in.
+    /// statistics of the whole search, and whether Zoekt `left_out` files it did not search.
+    /// `estimate` reads the tool's total from such statistics, the unit a sample is scaled in.
     pub(crate) fn new(
         facts: &[FileFacts],
         ran_out: bool,
+        left_out: bool,
         stats: &SearchStats,
-        effort: &Effort,
         estimate: fn(&SearchStats) -> u64,
     ) -> CensusPart {
         let files = counted(facts);
-        let left_out = !Cut::of(stats, effort).is_none();
         // The sample's own statistics, as Zoekt would count them: its files, and its
         // matching lines (the file name counts as one, as in Zoekt's MatchCount).
         let sample = SearchStats {

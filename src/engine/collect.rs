@@ -18,7 +18,7 @@ use super::crashed;
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
 use super::tool::{Collected, Run, Total, Want};
-use super::window::Window;
+use super::window::{Cut, Window};
 
 impl<B: Backend> Pager<B> {
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
@@ -128,9 +128,13 @@ impl<B: Backend> Pager<B> {
         };
         if let Some(sink) = want.census {
             let effort = &self.cfg.effort;
+            let left_out = |a: &Answer<T>| !Cut::of(a.search_stats(), effort).is_none();
             match census {
-                Some(answer) => sink.put(query, answer.census(effort, estimate)),
-                None if own_census => sink.put(query, w.answer().census(effort, estimate)),
+                Some(a) => sink.put(query, a.census(left_out(&a), estimate)),
+                None if own_census => {
+                    let a = w.answer();
+                    sink.put(query, a.census(left_out(a), estimate));
+                }
                 // The census's own request failed: the page's items are counted instead.
                 None => {}
             }

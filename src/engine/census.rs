@@ -181,11 +181,10 @@ impl CensusPart {
     }
 
     /// What `work` works out of this census, the first time it is asked (later, the same).
-    pub(crate) fn memo<R: Any + Send + Sync>(&self, work: impl FnOnce() -> R) -> Arc<R> {
+    /// `None` when what was kept is of another type (it is never replaced).
+    pub(crate) fn memo<R: Any + Send + Sync>(&self, work: impl FnOnce() -> R) -> Option<Arc<R>> {
         let kept = self.memo.get_or_init(|| Arc::new(work()));
-        Arc::clone(kept)
-            .downcast::<R>()
-            .expect("a census is worked out by one caller, into one type")
+        Arc::clone(kept).downcast::<R>().ok()
     }
 
     /// A census of the items a page collected, when no census could be taken (its request

@@ -18,6 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use super::census::{CensusPart, CountKind, FileFacts};
 
@@ -283,11 +284,20 @@ pub fn rank(census: &[&CensusPart]) -> RankedWays {
 /// The ways to narrow the result counted by `census` (one part per backend query), leaving
 /// out those that hold only what `on_page` (the page's files, each with its items on the
 /// page) already shows. `None` when no way would cut it.
-pub fn narrowing(census: &[&CensusPart], on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
-    match census {
-        // One census (every tool but find_references): ranked once, with it.
-        [one] => choose(&one.memo(|| rank(census)), on_page),
-        _ => choose(&rank(census), on_page),
+pub fn narrowing(census: &[Arc<CensusPart>], on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
+    let parts: Vec<&CensusPart> = census.iter().map(|p| p.as_ref()).collect();
+    // Ranked once and kept with the first census, with the others it was ranked with
+    // (find_references pairs its definitions' census with its usages'): a page cut from
+    // cached answers does not count thousands of files again.
+    let kept = census.split_first().and_then(|(first, others)| {
+        let ranked = first.memo(|| (others.to_vec(), rank(&parts)))?;
+        let same = ranked.0.len() == others.len()
+            && ranked.0.iter().zip(others).all(|(a, b)| Arc::ptr_eq(a, b));
+        same.then_some(ranked)
+    });
+    match kept {
+        Some(ranked) => choose(&ranked.1, on_page),
+        None => choose(&rank(&parts), on_page),
     }
 }
 
@@ -395,8 +405,8 @@ mod tests {
         CensusPart::of_counted(files, kind, scale, if exact { n } else { n * 10 })
     }
 
-    fn refs(census: &[CensusPart]) -> Vec<&CensusPart> {
-        census.iter().collect()
+    fn refs(census: [CensusPart; 1]) -> Vec<Arc<CensusPart>> {
+        census.into_iter().map(Arc::new).collect()
     }
 
     fn ways(n: &Narrowing) -> Vec<(String, u64)> {
@@ -417,7 +427,7 @@ mod tests {
             true,
             1.0,
         )];
-        let n = narrowing(&refs(&census), &[]).expect("ways");
+        let n = narrowing(&refs(census), &[]).expect("ways");
         assert_eq!(n.counts, CountKind::Exact);
         assert_eq!((n.files_read, n.files_total), (6, 6));
         // Those that cut three times or more first (4 of 12 items at most), by items; then
@@ -467,7 +477,7 @@ mod tests {
             matches: 1,
         };
         let (a, b) = (facts("docs/a.md"), facts("docs/b.md"));
-        let n = narrowing(&refs(&census), &[(&a, 1), (&b, 1)]).expect("ways");
+        let n = narrowing(&refs(census), &[(&a, 1), (&b, 1)]).expect("ways");
         assert_eq!(n.counts, CountKind::About);
         assert_eq!((n.files_read, n.files_total), (10, 100));
         // 33 items counted, 330 in all: a third is 110. Those that cut three times, by
@@ -492,7 +502,7 @@ mod tests {
             true,
             1.0,
         )];
-        assert_eq!(narrowing(&refs(&census), &[]), None);
+        assert_eq!(narrowing(&refs(census), &[]), None);
         assert_eq!(narrowing(&[], &[]), None);
     }
 
@@ -510,7 +520,7 @@ mod tests {
             true,
             1.0,
         );
-        let n = narrowing(&[&defs, &uses], &[]).expect("ways");
+        let n = narrowing(&[Arc::new(defs), Arc::new(uses)], &[]).expect("ways");
         assert_eq!(n.files_read, 5);
         assert!(ways(&n).contains(&("repository a".to_string(), 3)), "{n:?}");
     }

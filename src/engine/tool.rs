@@ -209,8 +209,7 @@ impl<T> Collected<T> {
     pub fn narrowing(&self, census: &[Arc<CensusPart>], on_page: usize) -> Option<Narrowing> {
         let page = self.leading_files(on_page);
         if !census.is_empty() {
-            let parts: Vec<&CensusPart> = census.iter().map(|p| p.as_ref()).collect();
-            return suggest::narrowing(&parts, &page);
+            return suggest::narrowing(census, &page);
         }
         let all = self.leading_files(usize::MAX);
         let counted: usize = all.iter().map(|(_, n)| n).sum();
@@ -218,7 +217,7 @@ impl<T> Collected<T> {
             && self.ran_out
             && self.first == 0
             && counted as u64 == self.total.value;
-        suggest::narrowing(&[&CensusPart::of_files(&all, exact)], &page)
+        suggest::narrowing(&[Arc::new(CensusPart::of_files(&all, exact))], &page)
     }
 
     /// The files of the first `max_items` items, each with how many of them it holds.

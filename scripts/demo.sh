@@ -11,8 +11,24 @@ CORPUS="${1:-fixtures/corpus}"
 export ZOEKT_STATE_DIR="$ROOT/.zoekt/demo" ZOEKT_PORT="${ZOEKT_PORT:-6070}"
 trap 'scripts/zoekt.sh down || true' EXIT
 
-cargo build --quiet --release --bin zoekt-pager
+say() { printf 'demo.sh: %s\n' "$*" >&2; }
+# cargo prints nothing while it compiles one big crate: say every 20 s that it still runs.
+ticking() {
+  local what="$1" t0=$SECONDS rc=0 ticker
+  shift
+  (while sleep 20; do say "still $what ($((SECONDS - t0)) s)"; done) >&2 &
+  ticker=$!
+  "$@" || rc=$?
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  return "$rc"
+}
+
+say "step 1 of 3: building zoekt-pager (release; the first time 3 to 6 minutes, then seconds)"
+ticking "building zoekt-pager" cargo build --release --bin zoekt-pager
+say "step 2 of 3: getting Zoekt and indexing $CORPUS (the first time 2 to 5 minutes to build Zoekt, then seconds)"
 URL="$(scripts/zoekt.sh up "$CORPUS")"
+say "step 3 of 3: walking pages against $URL"
 export ZOEKT_URL="$URL"
 BIN="${CARGO_TARGET_DIR:-target}/release/zoekt-pager"
 

@@ -58,6 +58,22 @@ ARCHIVE_SHA256="${ZOEKT_SOURCE_SHA256:-$ZOEKT_ARCHIVE_SHA256}"
 
 say() { printf 'zoekt.sh: %s\n' "$*" >&2; }
 
+# Runs a long step, saying every 20 s that it is still running: go prints nothing for minutes
+# while it compiles, and a newcomer's first command must not look stuck. The lines go to the
+# script's own stderr (fd 3) even where the step's output is captured, and the ticker holds
+# no captured pipe open.
+exec 3>&2
+ticking() {
+  local what="$1" t0=$SECONDS rc=0 ticker
+  shift
+  (while sleep 20; do say "still $what ($((SECONDS - t0)) s)"; done) >&3 2>&3 &
+  ticker=$!
+  "$@" || rc=$?
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  return "$rc"
+}
+
 ctags_bin() {
   local c
   for c in ctags-universal universal-ctags ctags; do
@@ -97,7 +113,7 @@ install_zoekt() {
   trap "rm -rf '$tmp'" EXIT
   local started=$SECONDS out
   say "installing Zoekt $ZOEKT_VERSION: trying go install"
-  if out="$(GOBIN="$tmp/bin" GOFLAGS=-mod=mod go install \
+  if out="$(ticking "trying go install" env GOBIN="$tmp/bin" GOFLAGS=-mod=mod go install \
       "$ZOEKT_MODULE/cmd/zoekt-index@$ZOEKT_VERSION" \
       "$ZOEKT_MODULE/cmd/zoekt-git-index@$ZOEKT_VERSION" \
       "$ZOEKT_MODULE/cmd/zoekt-webserver@$ZOEKT_VERSION" 2>&1)"; then
@@ -127,7 +143,8 @@ build_from_archive() {
   local src="$tmp/zoekt-$ZOEKT_VERSION"
   [ -f "$src/go.mod" ] || { say "$ARCHIVE does not hold zoekt-$ZOEKT_VERSION/go.mod"; exit 1; }
   mkdir -p "$tmp/bin"
-  (cd "$src" && GOFLAGS=-mod=mod go build -trimpath -o "$tmp/bin/" \
+  (cd "$src" && ticking "building Zoekt (a cold build takes 2 to 5 minutes)" \
+      env GOFLAGS=-mod=mod go build -trimpath -o "$tmp/bin/" \
       ./cmd/zoekt-index ./cmd/zoekt-git-index ./cmd/zoekt-webserver) \
     || { say "go build of $ZOEKT_VERSION from the archive failed"; exit 1; }
 }

@@ -24,6 +24,7 @@ Exit status 1 when a check fails. Usage:
 
 import argparse
 import base64
+import importlib.util
 import json
 import os
 import random
@@ -81,39 +82,18 @@ NARROW = [
 ]
 
 
-class Server:
-    """The real binary over MCP stdio."""
+def _bench_narrow():
+    """scripts/bench-narrow.py, whose MCP stdio client (`Server`) this script shares."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-narrow.py")
+    spec = importlib.util.spec_from_file_location("bench_narrow", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def __init__(self, binary, zoekt, env, cache=False):
-        e = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="warn", **env)
-        if not cache:
-            e["ZOEKT_PAGER_CACHE_BYTES"] = "0"
-        self.p = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  env=e, text=True)
-        self.next_id = 1
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "check-narrow-real", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
 
-    def request(self, method, params):
-        i = self.next_id
-        self.next_id += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            msg = json.loads(self.p.stdout.readline())
-            if msg.get("id") == i:
-                return msg["result"]
-
-    def call(self, tool, args):
-        t = time.perf_counter()
-        r = self.request("tools/call", {"name": tool, "arguments": args})
-        return time.perf_counter() - t, r
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
+# The real binary over MCP stdio: `Server(binary, zoekt_url, env, cache=False)`, whose
+# `timed(tool, args)` gives (seconds, result).
+Server = _bench_narrow().Server
 
 
 def raw(url, q, max_docs, context=0):
@@ -200,7 +180,7 @@ def check_corpus(a, name, url, rows, failures):
     srv = Server(a.bin, url, {})
     for tool, args, rawq, unit in CALLS:
         args = dict(args, limit=30)
-        _, r = srv.call(tool, args)
+        _, r = srv.timed(tool, args)
         if r.get("isError"):
             failures.append(f"{name} {tool} {args}: error {text_of(r)[:200]}")
             continue
@@ -250,7 +230,7 @@ def check_corpus(a, name, url, rows, failures):
         for filt, kind, stated, held, ratio in ways[1:3]:
             print(f"    {filt}: {SIGN[kind]}{stated}, raw {held} ({ratio:.2f})", flush=True)
     for tool, args in NARROW:
-        _, r = srv.call(tool, dict(args, limit=30))
+        _, r = srv.timed(tool, dict(args, limit=30))
         if r.get("structuredContent", {}).get("narrow"):
             failures.append(f"{name} {tool} {args}: a narrow query got suggestions")
     srv.close()
@@ -275,21 +255,21 @@ def bench_corpus(a, name, url, bench_rows):
             pair = [(on, t_on), (off, t_off)]
             rng.shuffle(pair)
             for server, times in pair:
-                times.append(server.call(tool, args)[0])
+                times.append(server.timed(tool, args)[0])
             # Raw Zoekt for the same first windows: 34 files (limit 30, no census), and the
             # census's 5,000 files.
             r_off.append(raw(url, rawq.format(f=""), 34)[0])
             r_on.append(raw(url, rawq.format(f=""), 5000)[0])
         for server in (warm_on, warm_off):
-            server.call(tool, args)
+            server.timed(tool, args)
         for _ in range(a.rounds):
             pair = [(warm_on, w_on), (warm_off, w_off)]
             rng.shuffle(pair)
             for server, times in pair:
-                times.append(server.call(tool, args)[0])
+                times.append(server.timed(tool, args)[0])
         # count_only on a fresh server (cold), then raw Zoekt's whole answer of the query.
         fresh = Server(a.bin, url, {}, cache=True)
-        t_count, counted = fresh.call(tool, dict(args, count_only=True))
+        t_count, counted = fresh.timed(tool, dict(args, count_only=True))
         fresh.close()
         t_whole, _, whole_bytes = raw(url, rawq.format(f=""), 100_000)
         row = (name, tool, ms(t_off), ms(t_on), (ms(t_on) / ms(t_off) - 1) * 100, ms(r_off), ms(r_on),

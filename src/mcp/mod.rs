@@ -310,6 +310,7 @@ impl<B> Table<'_, B> {
         tool.output_schema = Some(Arc::new(output));
         let mut schema = (*tool.input_schema).clone();
         schema::standardize(&mut schema);
+        schema::plain_optionals(&mut schema);
         annotate_limits(&mut schema, self.cfg);
         tool.input_schema = Arc::new(schema);
         if let Some(out) = tool.output_schema.as_mut() {

@@ -13,6 +13,51 @@
 use rmcp::model::JsonObject;
 use serde_json::{Number, Value};
 
+/// Writes each optional argument of an input schema as its own type, with no null: leaving
+/// it out means its default. schemars writes `Option<u32>` as `{"type": ["integer", "null"],
+/// "default": null}`, and a client that converts what a person types by the schema's type
+/// (the MCP Inspector's CLI turns `--tool-arg limit=3` into a number only for a plain
+/// `integer`) sends a string, which the tool refuses. The server still takes an explicit null
+/// as "left out", as models often send one.
+pub(crate) fn plain_optionals(schema: &mut JsonObject) {
+    let required: Vec<String> = match schema.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(|n| n.as_str().map(String::from))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(props)) = schema.get_mut("properties") else {
+        return;
+    };
+    for (name, prop) in props.iter_mut() {
+        let Value::Object(prop) = prop else { continue };
+        if required.contains(name) {
+            continue;
+        }
+        if let Some(Value::Array(types)) = prop.get_mut("type") {
+            types.retain(|t| t != "null");
+            if let [one] = types.as_slice() {
+                let one = one.clone();
+                prop.insert("type".into(), one);
+            }
+        }
+        if let Some(Value::Array(any)) = prop.get_mut("anyOf") {
+            any.retain(|s| s.get("type").and_then(Value::as_str) != Some("null"));
+            if let [Value::Object(only)] = any.as_slice() {
+                let only = only.clone();
+                prop.remove("anyOf");
+                for (k, v) in only {
+                    prop.entry(k).or_insert(v);
+                }
+            }
+        }
+        if prop.get("default") == Some(&Value::Null) {
+            prop.remove("default");
+        }
+    }
+}
+
 /// The formats JSON Schema 2020-12 defines (Validation vocabulary, section 7.3). Any other
 /// `format` is dropped.
 pub(crate) const DEFINED_FORMATS: &[&str] = &[
@@ -287,6 +332,36 @@ mod tests {
             "default": data, "const": data, "enum": [data], "examples": [data],
         });
         assert_eq!(standardized(schema), want);
+    }
+
+    #[test]
+    fn optional_arguments_have_their_own_type_and_no_null_default() {
+        let mut schema = json!({
+            "type": "object",
+            "required": ["query"],
+            "properties": {
+                "query": {"type": "string"},
+                "limit": {"type": ["integer", "null"], "default": 30, "minimum": 1},
+                "cursor": {"type": ["string", "null"], "default": null},
+                "kinds": {"type": ["array", "null"], "items": {"type": "string"}},
+                "mode": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}],
+                         "description": "how"},
+            },
+        });
+        let Value::Object(map) = &mut schema else {
+            unreachable!()
+        };
+        plain_optionals(map);
+        assert_eq!(
+            schema["properties"],
+            json!({
+                "query": {"type": "string"},
+                "limit": {"type": "integer", "default": 30, "minimum": 1},
+                "cursor": {"type": "string"},
+                "kinds": {"type": "array", "items": {"type": "string"}},
+                "mode": {"$ref": "#/$defs/Mode", "description": "how"},
+            })
+        );
     }
 
     /// The whole `tools/list` answer, every input and output schema: no format JSON Schema

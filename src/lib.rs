@@ -6,6 +6,8 @@
 //!   is the ground floor and imports nothing above it: it declares the two seams it calls,
 //!   [`backend::Backend`] (what it asks) and [`tool::Tool`] (what a paged tool does), and
 //!   knows nothing of MCP or Zoekt. See `docs/architecture.md`.
+//! - [`form`]: the page's form: how a page reads as text and as a structured page, its
+//!   output schema, its suggestions, and the budget that measures what it writes.
 //! - [`tools`]: each tool in one module: it implements [`tool::Tool`] (its arguments, items,
 //!   query and flattening) and adds its MCP face (name, schema, description, text).
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
@@ -17,6 +19,7 @@
 
 mod config;
 mod engine;
+pub mod form;
 #[cfg(feature = "harness")]
 pub mod harness;
 pub mod http;
@@ -39,11 +42,11 @@ pub use engine::fanout::{FanOut, MAX_BACKENDS, Member, REST_AFTER_TIMEOUT};
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;
 
+// Errors as a caller sees them, in every face.
+pub use tools::error::{ErrorCode, ToolError, error_text};
+
 // The faces: settings of the process, MCP, metrics.
 pub use config::{Config, HttpArgs};
-pub use mcp::narrow::Suggestions;
-pub use mcp::render::{error_text, page_text, page_text_with};
 pub use mcp::stdio;
-pub use mcp::view::page_view;
-pub use mcp::{ERROR_META_KEY, ErrorCode, PagerServer, ToolError, WARNINGS_META_KEY};
+pub use mcp::{ERROR_META_KEY, PagerServer, WARNINGS_META_KEY};
 pub use metrics::{Instrumented, Metrics};

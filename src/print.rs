@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 use clap::{ArgMatches, FromArgMatches};
 
+use zoekt_pager::form;
 use zoekt_pager::tool::PagedArgs;
 use zoekt_pager::tools::{AnswerTool, PagedTool, ToolVisitor};
-use zoekt_pager::{Pager, Suggestions, ToolError, error_text, page_text_with};
+use zoekt_pager::{Pager, ToolError, error_text};
 
 use crate::Backend;
 
@@ -82,13 +83,14 @@ async fn walk<T: PagedTool>(
     // Pages in a row that Zoekt's cut answer left empty, holding the walk's place.
     let mut held = 0u32;
     loop {
-        let page = match pager.page::<T>(&args).await {
-            Ok(p) => p,
+        let shown = match pager.page::<T>(&args).await {
+            Ok(p) => form::show::<T>(T::NAME, &args, p, pager.config().page_chars()),
             Err(e) => {
                 eprintln!("{}", error_text(&ToolError::from(&e)));
                 return ExitCode::FAILURE;
             }
         };
+        let form::Shown { page, text, .. } = shown;
         pages += 1;
         items += page.count;
         for item in &page.items {
@@ -99,8 +101,7 @@ async fn walk<T: PagedTool>(
         if json {
             println!("{}", serde_json::to_string(&page).unwrap_or_default());
         } else {
-            let narrow = Suggestions::of::<T>(&args, &page);
-            println!("{}", page_text_with(T::NAME, &page, narrow.as_ref()));
+            println!("{text}");
         }
         // A held page (empty, its cursor the same place) asks again: a few times, a second
         // apart, then the walk stops where it is rather than loop on a shard that stays down.

@@ -268,14 +268,15 @@ async fn size_bound_shortens_pages_without_gaps() {
     assert!(pages.len() > 2, "{:?}", sizes(&pages));
     assert!(pages.iter().any(|pg| pg.size_capped));
     for pg in &pages {
-        let json = serde_json::to_string(&zoekt_pager::page_view("search", pg)).unwrap();
+        let json =
+            serde_json::to_string(&zoekt_pager::form::page_view("search", pg, None)).unwrap();
         let chars = json.chars().count();
         assert!(
             chars <= BOUND || pg.count == 1,
             "{chars} characters of JSON in {} items",
             pg.count
         );
-        let text = zoekt_pager::page_text("search", pg);
+        let text = zoekt_pager::form::page_text("search", pg, None);
         assert!(text.chars().count() <= BOUND || pg.count == 1, "{text}");
         assert_eq!(pg.size_capped, pg.count < 50 && pg.has_more, "{pg:?}");
     }

@@ -371,7 +371,7 @@ async fn files_on_two_branches_page_identically_with_their_branches() {
     }
     // The text names the branches: each version of the file heads its own lines.
     let page = p.lines(q, 0, &support::first_page(30)).await.unwrap();
-    let text = zoekt_pager::page_text("search", &page);
+    let text = zoekt_pager::form::page_text("search", &page, None);
     assert!(
         text.contains("branchy@dev/src/differs.go\n  7:5: "),
         "{text}"

@@ -32,7 +32,7 @@ use super::backend::{
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
 use super::fetch::WindowSpec;
-use super::size::{answer_weight, raw_weight};
+use super::weight::{answer_weight, raw_weight};
 use super::window::Cut;
 
 /// Names one request's answers: everything that decides which items a backend answer

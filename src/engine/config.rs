@@ -297,13 +297,13 @@ impl PagerConfig {
         let largest_item = (2 * self.max_context_lines as usize + 1)
             * self.max_snippet_length as usize
             + ITEM_FIELDS_CHARS;
-        if largest_item > self.page_chars() {
+        if largest_item + PAGE_FRAME_CHARS > self.page_chars() {
             return Err(format!(
                 "--max-page-tokens {} leaves {} characters for a page's items, less than one item \
                  with --max-context-lines {} and --max-snippet-length {} may take ({largest_item}): \
                  raise the budget or lower those",
                 self.max_page_tokens,
-                self.page_chars(),
+                self.page_chars().saturating_sub(PAGE_FRAME_CHARS),
                 self.max_context_lines,
                 self.max_snippet_length
             ));
@@ -344,19 +344,19 @@ impl Default for ReadLimits {
 }
 
 impl PagerConfig {
-    /// Characters each form of a page's items may take: the token budget at 4 characters a
-    /// token, less room for the footer, warnings and the page's other fields.
+    /// Characters each form of a whole page may take (its text block, its structured page's
+    /// JSON), footer, suggestions and warnings included: the token budget at 4 characters a
+    /// token. The page's form measures what it writes against it.
     pub fn page_chars(&self) -> usize {
-        self.max_page_tokens
-            .saturating_mul(CHARS_PER_TOKEN)
-            .saturating_sub(PAGE_FRAME_CHARS)
+        self.max_page_tokens.saturating_mul(CHARS_PER_TOKEN)
     }
 }
 
 /// The usual estimate of characters per token for code and JSON.
 pub const CHARS_PER_TOKEN: usize = 4;
 
-/// Characters kept for what a page says besides its items (footer, warnings, totals).
+/// Characters a page may say besides its items (footer, suggestions, warnings, totals), at
+/// most: what the budget must leave a page's first item.
 const PAGE_FRAME_CHARS: usize = 1_500;
 
 /// Characters an item takes besides its source lines (JSON keys, repository, path, name...).
@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(parsed, PagerConfig::DEFAULT);
         let parsed = Flags::try_parse_from(["x", "--max-page-tokens", "3000"]).unwrap();
         assert_eq!(parsed.config.max_page_tokens, 3_000);
-        assert_eq!(parsed.config.page_chars(), 10_500);
+        assert_eq!(parsed.config.page_chars(), 12_000);
         let mut small = PagerConfig::DEFAULT;
         small.snippet_length = 2_000;
         assert!(small.validate().unwrap_err().contains("--snippet-length"));

@@ -15,16 +15,15 @@ pub mod cursor;
 pub mod error;
 pub mod fanout;
 pub mod fetch;
-pub mod item;
 pub mod order;
 pub mod page;
 mod paging;
-pub mod size;
 pub mod suggest;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;
 pub mod tool;
+pub mod weight;
 pub mod window;
 
 use std::sync::Arc;

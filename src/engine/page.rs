@@ -7,11 +7,9 @@ use serde::Serialize;
 
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
-use super::item::{ItemRow, ItemText};
 use super::order::Position;
-use super::size::fitting_prefix;
 use super::text::Snippet;
-use super::tool::{Collected, Total};
+use super::tool::{Collected, Shaped, Total};
 
 /// One page of items and everything needed to get the next one.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -58,6 +56,11 @@ pub struct Page<T> {
     /// the page's items, which never depend on it.
     #[serde(skip)]
     pub narrowing: Option<Narrowing>,
+    /// How the page was cut, so that it can be ended earlier ([`Page::shortened`]); `None`
+    /// for a count, which has no items to end.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub ends: Option<PageEnds>,
 }
 
 /// Where a page starts, how big it is and how its items show, once validated.
@@ -112,10 +115,11 @@ pub(crate) fn locate<T>(slice: &Slice, collected: &Collected<T>) -> Start {
     }
 }
 
-/// Cuts the page at `start`, `limit` items long, shows its items' source lines as asked,
-/// shortens it to the token budget, and mints the next cursor: it points right after the last
-/// item returned, so a page ended early by the budget still never skips anything.
-pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
+/// Cuts the page at `start`, `limit` items long, and shows its items' source lines as asked.
+/// The page's form (`src/form`) may then end it earlier, to fit its token budget, with
+/// [`Page::shortened`]: the cursor always points right after the last item a page returns,
+/// so a page ended early still never skips anything.
+pub(crate) fn cut<T: Clone + Shaped>(
     key: &RequestKey,
     slice: Slice,
     start: Start,
@@ -126,13 +130,13 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
     let total_items = collected.len();
     let begin = start.local.min(total_items);
     let end = begin.saturating_add(slice.limit as usize).min(total_items);
-    let mut page: Vec<T> = Vec::with_capacity(end - begin);
+    let mut items: Vec<T> = Vec::with_capacity(end - begin);
     let mut positions: Vec<Position> = Vec::with_capacity(end - begin);
     for i in begin..end {
         let (item, position) = collected.get(i).expect("i < len");
         let mut item = item.clone();
         item.shape(&slice.snippet);
-        page.push(item);
+        items.push(item);
         positions.push(position);
     }
     let offset_here = collected.first + begin as u64;
@@ -147,91 +151,168 @@ pub(crate) fn cut<T: Serialize + Clone + ItemText + ItemRow>(
         ran_out,
         cut,
         total,
-        mut warnings,
+        warnings,
         ..
     } = collected;
-    // Suggestions take their room out of the page's token budget, in either form.
-    let reserved = if narrowing.is_some() {
-        suggest::MAX_CHARS
-    } else {
-        0
-    };
-    let kept = fitting_prefix(&page, cfg.page_chars().saturating_sub(reserved));
-    let size_capped = kept < page.len();
-    page.truncate(kept);
-    // Zoekt's answer, cut by time or by crashed shards, ended before this page's place in
-    // the walk (or, on a first page, held nothing): the page is empty because of the cut,
-    // not because the walk is over or its place moved. It holds that place: its cursor asks
-    // again from there, and it does not claim the results changed.
-    let before_place = match slice.after {
-        None => true,
-        Some(_) => first + (begin as u64) < slice.offset,
-    };
-    let held = ran_out && cut.is_transient() && begin >= total_items && before_place;
-    let offset = if held {
-        slice.offset
-    } else {
-        first + begin as u64
-    };
-    let resynced = start.resynced && !held;
-    if resynced {
-        warnings.push(format!(
-            "the results changed since the cursor was made (the index changed, or Zoekt cut \
-             its answer differently): this page continues right after the last item served, \
-             which is now item {offset} (the cursor said {})",
-            slice.offset
-        ));
-    }
-    let next_offset = offset + page.len() as u64;
-    let more_items = total_items > begin + page.len();
-    // Zoekt's answer ended here but was cut by time or loading: the same cursor may find more.
-    let retry = !more_items && ran_out && cut.is_transient() && !page.is_empty();
-    let last = match page.len().checked_sub(1) {
-        Some(i) => Some(positions[i]),
-        None if held => Some(slice.after.unwrap_or(Position::START)),
-        None => None,
-    };
-    let next_cursor = match last {
-        Some(last) if (more_items || retry || held) && next_offset <= cfg.max_offset => {
-            Some(key.cursor(next_offset, &last))
-        }
-        _ => None,
-    };
-    if more_items && next_cursor.is_none() && !page.is_empty() {
-        warnings.push(ceiling_warning(cfg.max_offset, narrowing.as_ref()));
-    }
-    if retry && next_cursor.is_some() {
-        warnings.push(
-            "Zoekt's answer ended early (time ran out or shards crashed): next_cursor asks \
-             again from here and may find more"
-                .into(),
-        );
-    }
-    if held {
-        warnings.push(
-            "this page is empty because Zoekt's answer ended early (time ran out or shards \
-             crashed), before the place this walk has reached: call again with next_cursor, \
-             which asks again from the same place"
-                .into(),
-        );
-    }
-    let complete = warnings.is_empty();
-    Page {
-        count: page.len(),
-        items: page,
-        offset,
-        limit: slice.limit,
-        has_more: next_cursor.is_some(),
-        next_cursor,
+    let ends = Ends {
+        key: *key,
+        slice,
+        begin,
+        total_items,
+        first,
+        ran_out,
+        transient: cut.is_transient(),
         total,
-        complete,
-        size_capped,
-        pages: None,
-        resynced,
         warnings,
-        zoekt_requests: 0,
-        // Shown on first pages; on others it only named the best way in the ceiling warning.
-        narrowing: narrowing.filter(|_| offset == 0),
+        narrowing,
+        resynced_start: start.resynced,
+        max_offset: cfg.max_offset,
+        positions,
+        full: items.len(),
+    };
+    std::sync::Arc::new(ends).page(items)
+}
+
+/// What decides how a cut page ends, kept with it so that its form can end it earlier
+/// ([`Page::shortened`]): where it stands in the collected items, how Zoekt's answer ended,
+/// and each item's position, from which the cursor after it is minted.
+#[derive(Debug)]
+pub struct Ends {
+    key: RequestKey,
+    slice: Slice,
+    /// Index of the page's first item in the collected items.
+    begin: usize,
+    /// How many items were collected.
+    total_items: usize,
+    /// Position of the first collected item in the whole result.
+    first: u64,
+    ran_out: bool,
+    /// Zoekt's answer was cut by time or loading (another try may find more).
+    transient: bool,
+    total: Total,
+    /// The collected warnings, before the page adds its own.
+    warnings: Vec<String>,
+    narrowing: Option<Narrowing>,
+    resynced_start: bool,
+    max_offset: u64,
+    /// Each item's position, in page order.
+    positions: Vec<Position>,
+    /// How many items the page holds at its full length (`limit`, or fewer at the end).
+    full: usize,
+}
+
+impl Ends {
+    /// The page of `items`, the first `items.len()` of the cut.
+    fn page<T>(self: std::sync::Arc<Self>, items: Vec<T>) -> Page<T> {
+        let e = &*self;
+        let count = items.len();
+        // Zoekt's answer, cut by time or by crashed shards, ended before this page's place in
+        // the walk (or, on a first page, held nothing): the page is empty because of the cut,
+        // not because the walk is over or its place moved. It holds that place: its cursor
+        // asks again from there, and it does not claim the results changed.
+        let before_place = match e.slice.after {
+            None => true,
+            Some(_) => e.first + (e.begin as u64) < e.slice.offset,
+        };
+        let held = e.ran_out && e.transient && e.begin >= e.total_items && before_place;
+        let offset = if held {
+            e.slice.offset
+        } else {
+            e.first + e.begin as u64
+        };
+        let mut warnings = e.warnings.clone();
+        let resynced = e.resynced_start && !held;
+        if resynced {
+            warnings.push(format!(
+                "the results changed since the cursor was made (the index changed, or Zoekt cut \
+                 its answer differently): this page continues right after the last item served, \
+                 which is now item {offset} (the cursor said {})",
+                e.slice.offset
+            ));
+        }
+        let next_offset = offset + count as u64;
+        let more_items = e.total_items > e.begin + count;
+        // Zoekt's answer ended here but was cut by time or loading: the same cursor may find
+        // more.
+        let retry = !more_items && e.ran_out && e.transient && count > 0;
+        let last = match count.checked_sub(1) {
+            Some(i) => Some(e.positions[i]),
+            None if held => Some(e.slice.after.unwrap_or(Position::START)),
+            None => None,
+        };
+        let next_cursor = match last {
+            Some(last) if (more_items || retry || held) && next_offset <= e.max_offset => {
+                Some(e.key.cursor(next_offset, &last))
+            }
+            _ => None,
+        };
+        if more_items && next_cursor.is_none() && count > 0 {
+            warnings.push(ceiling_warning(e.max_offset, e.narrowing.as_ref()));
+        }
+        if retry && next_cursor.is_some() {
+            warnings.push(
+                "Zoekt's answer ended early (time ran out or shards crashed): next_cursor asks \
+                 again from here and may find more"
+                    .into(),
+            );
+        }
+        if held {
+            warnings.push(
+                "this page is empty because Zoekt's answer ended early (time ran out or shards \
+                 crashed), before the place this walk has reached: call again with next_cursor, \
+                 which asks again from the same place"
+                    .into(),
+            );
+        }
+        let complete = warnings.is_empty();
+        Page {
+            count,
+            items,
+            offset,
+            limit: e.slice.limit,
+            has_more: next_cursor.is_some(),
+            next_cursor,
+            total: e.total,
+            complete,
+            size_capped: count < e.full,
+            pages: None,
+            resynced,
+            warnings,
+            zoekt_requests: 0,
+            // Shown on first pages; on others it only named the best way in the ceiling
+            // warning.
+            narrowing: e.narrowing.clone().filter(|_| offset == 0),
+            ends: Some(PageEnds(self.clone())),
+        }
+    }
+}
+
+/// A page's [`Ends`], shared by the page and the shorter pages made from it. Not part of
+/// what a page says, so every page equals another whatever its ends.
+#[derive(Debug, Clone)]
+pub struct PageEnds(std::sync::Arc<Ends>);
+
+impl PartialEq for PageEnds {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T: Clone> Page<T> {
+    /// The page ended after its first `kept` items (at least one when it has any), as the
+    /// engine would have cut it: its cursor right after the last item kept, `size_capped`
+    /// set, its warnings and its place in the walk as for that length. What the page's form
+    /// calls to fit a page to its token budget. A page that is not a cut (a count) or is no
+    /// longer than `kept` comes back as it is.
+    pub fn shortened(&self, kept: usize) -> Page<T> {
+        match &self.ends {
+            Some(PageEnds(ends)) if kept < self.items.len() => {
+                let mut page = ends.clone().page(self.items[..kept.max(1)].to_vec());
+                page.zoekt_requests = self.zoekt_requests;
+                page
+            }
+            _ => self.clone(),
+        }
     }
 }
 

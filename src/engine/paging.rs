@@ -148,6 +148,7 @@ impl<B: Backend> Pager<B> {
             warnings,
             zoekt_requests: requests.load(Ordering::Relaxed),
             narrowing,
+            ends: None,
         })
     }
 

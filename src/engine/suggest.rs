@@ -77,9 +77,6 @@ pub struct Narrowing {
     pub files_total: u64,
 }
 
-/// The most characters suggestions take in either form of a page (the MCP layer drops ways
-/// until they fit): a page with suggestions leaves them this much of its token budget.
-pub const MAX_CHARS: usize = 700;
 /// At most this many ways are suggested.
 pub const MAX_WAYS: usize = 8;
 /// A result is broad when it holds more than this many pages at the asked limit.

@@ -14,7 +14,6 @@
 //! e.g. the reverse of page order, to show that the engine does not depend on it.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::Mutex;
 
 use schemars::JsonSchema;
@@ -27,9 +26,8 @@ use super::backend::{
 };
 use super::config::PagerConfig;
 use super::error::Error;
-use super::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use super::text::Snippet;
-use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
+use super::tool::{Collected, PageArgs, PagedArgs, Shaped, Tool, Want};
 
 /// A [`Backend`] answering from a map query → files, and recording every search.
 #[derive(Debug, Default)]
@@ -290,43 +288,9 @@ pub(crate) struct LineItem {
     pub(crate) text: String,
 }
 
-impl ItemText for LineItem {
-    fn file(&self) -> Option<Location<'_>> {
-        Some(self.group())
-    }
-    fn write_text(&self, out: &mut String) {
-        let _ = write!(out, "{}: {}", self.line, self.text);
-    }
+impl Shaped for LineItem {
     fn shape(&mut self, snippet: &Snippet) {
         snippet.apply(&mut self.text);
-    }
-}
-
-impl ItemRow for LineItem {
-    const COLUMNS: &'static [Column] = &[
-        Column {
-            name: "line",
-            kind: CellKind::Count,
-            about: "line number",
-        },
-        Column {
-            name: "text",
-            kind: CellKind::Text,
-            about: "the line",
-        },
-    ];
-    const GROUPING: Grouping = Grouping::File;
-    const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
-
-    fn group(&self) -> Location<'_> {
-        Location {
-            repo: &self.repo,
-            branches: &[],
-            path: &self.path,
-        }
-    }
-    fn cells(&self) -> Vec<Option<serde_json::Value>> {
-        vec![Some(self.line.into()), Some(self.text.clone().into())]
     }
 }
 

@@ -25,11 +25,12 @@ use super::cursor::RequestKey;
 use super::order::Position;
 use super::window::{Cut, Section};
 
-// What else a tool author needs, in one place: how an item shows, what a tool may refuse,
-// and the cursor scope it owns.
+// What else a tool author needs, in one place: what a tool may refuse, the cursor scope it
+// owns, and how a page asks its source lines to show.
 pub use super::cursor::Scope;
 pub use super::error::{ArgumentError, Error, QueryError};
-pub use super::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
+pub use super::suggest::NarrowBy;
+pub use super::text::Snippet;
 
 /// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
 pub trait PagedArgs {
@@ -48,9 +49,10 @@ pub trait Tool: Send + Sync + 'static {
     const SCOPE: Scope = Scope { id: Self::SCOPE_ID };
     /// The arguments: the page size and cursor every paged tool takes, and its own.
     type Args: PagedArgs + Send + Sync + 'static;
-    /// One item of a page: a row of the structured page ([`ItemRow`]), a line of its text
-    /// ([`ItemText`]).
-    type Item: Serialize + JsonSchema + ItemText + ItemRow + Clone + Send + Sync + 'static;
+    /// One item of a page. How it reads (its line of text, its row of the structured page)
+    /// is the page's form's business, not the engine's: the engine only shapes its source
+    /// lines as the page asks ([`Shaped`]).
+    type Item: Serialize + JsonSchema + Shaped + Clone + Send + Sync + 'static;
     /// The validated, canonical request the arguments stand for.
     type Plan: Send + Sync;
 
@@ -58,11 +60,10 @@ pub trait Tool: Send + Sync + 'static {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
-    /// The argument to set, and its new value, for this call narrowed by `filter` (a query
-    /// atom in the backend's syntax that selects one repository, language or directory): how
-    /// a suggested way to narrow (`suggest`) reads as a ready call. `None`: the tool
-    /// suggests none.
-    fn narrowed(_args: &Self::Args, _filter: &str) -> Option<(&'static str, String)> {
+    /// The argument to set, and its new value, for this call narrowed `by` one repository,
+    /// language or directory: how a suggested way to narrow (`suggest`) reads as a ready
+    /// call, written in the tool's own query syntax. `None`: the tool suggests none.
+    fn narrowed(_args: &Self::Args, _by: &NarrowBy) -> Option<(&'static str, String)> {
         None
     }
     /// Every item from position 0 up to `want.needed` (or all there are), in page order,
@@ -73,6 +74,13 @@ pub trait Tool: Send + Sync + 'static {
         plan: &Self::Plan,
         want: &Want<'_>,
     ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
+}
+
+/// An item whose source lines a page may show shorter or not at all (`include_snippet`,
+/// `snippet_length`); nothing to do for an item without source lines.
+pub trait Shaped {
+    /// Shows the item's source lines as `snippet` asks.
+    fn shape(&mut self, _snippet: &Snippet) {}
 }
 
 /// A count of items: exact when Zoekt returned every matching file, otherwise an estimate.

@@ -13,13 +13,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::errors::{self, ErrorCode, ToolError};
-use super::narrow::Suggestions;
-use super::render::{error_text, page_text_with};
-use super::view;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
+use crate::form;
 use crate::metrics::Metrics;
+use crate::tools::error::{self as errors, ErrorCode, ToolError, error_text};
 use crate::tools::{AnswerTool, PagedTool};
 
 /// The log target of a call's lines: the MCP layer's, as before the call path had a file of
@@ -48,6 +46,13 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
     };
     match pager.page::<T>(&parsed).await {
         Ok(page) => {
+            let budget = pager.config().page_chars();
+            let form::Shown {
+                page,
+                text,
+                structured,
+                ..
+            } = form::show::<T>(T::NAME, &parsed, page, budget);
             tracing::info!(
                 target: LOG_TARGET,
                 tool = T::NAME,
@@ -60,12 +65,6 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
                 "page served"
             );
             let outcome = (page.count, page.zoekt_requests);
-            let narrow = Suggestions::of::<T>(&parsed, &page);
-            let text = page_text_with(T::NAME, &page, narrow.as_ref());
-            let mut structured = view::page_view(T::NAME, &page);
-            if let (Some(narrow), Value::Object(map)) = (&narrow, &mut structured) {
-                map.extend(narrow.json().map(|(k, v)| (k.to_string(), v)));
-            }
             (success(text, &structured), Ok(Some(outcome)))
         }
         Err(e) => failure(T::NAME, &ToolError::from(&e)),

@@ -3,13 +3,9 @@
 //! paging engine's, and every tool is declared once, in its own module.
 
 mod call;
-pub mod errors;
-pub mod narrow;
-pub mod render;
 pub mod resources;
 mod schema;
 pub mod stdio;
-pub mod view;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,14 +25,14 @@ use serde_json::Value;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
-use crate::engine::item::ItemText;
 use crate::engine::tool::PageArgs;
+use crate::form::{ItemText, page_schema};
 use crate::metrics::Metrics;
+use crate::tools::error::ToolError;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
 use crate::tools::{list_repos, read_file};
 pub use call::{ERROR_META_KEY, WARNINGS_META_KEY};
 use call::{Handler, answer_call, count_call, failure, page_call, rpc_error};
-pub use errors::{ErrorCode, ToolError};
 use resources::Target;
 
 /// The MCP server over a paging engine.
@@ -326,7 +322,7 @@ impl<B: Backend + 'static> ToolVisitor for Table<'_, B> {
     fn paged<T: PagedTool>(&mut self) {
         self.add::<T, T::Args>(
             |pager, args| Box::pin(page_call::<T, B>(pager, args)),
-            view::page_schema::<T::Item>(),
+            page_schema::<T::Item>(),
         );
     }
 

@@ -13,9 +13,9 @@ use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Tool, Want};
+use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -73,11 +73,8 @@ impl Tool for FilesWithMatches {
     /// The Zoekt query.
     type Plan = String;
 
-    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
-        Some((
-            "query",
-            crate::zoekt::query::and_filter(&args.query, filter),
-        ))
+    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
+        super::shared::query_narrowed(&args.query, by)
     }
 
     fn plan(args: &FilesWithMatchesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
@@ -180,7 +177,9 @@ impl ItemText for MatchingFileItem {
             let _ = write!(out, ": {}", self.text);
         }
     }
+}
 
+impl Shaped for MatchingFileItem {
     fn shape(&mut self, snippet: &Snippet) {
         snippet.apply(&mut self.text);
     }

@@ -17,10 +17,10 @@ use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Tool, Total, Want};
+use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Total, Want};
 use crate::engine::window::Window;
+use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -110,10 +110,11 @@ impl Tool for FindReferences {
     type Item = ReferenceItem;
     type Plan = Plan;
 
-    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
+    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
+        let filter = crate::zoekt::query::narrowing_filter(by);
         let filters = args.filters.as_deref().unwrap_or("").trim();
         let narrowed = if filters.is_empty() {
-            filter.to_string()
+            filter
         } else {
             format!("{filters} {filter}")
         };
@@ -330,7 +331,9 @@ impl ItemText for ReferenceItem {
             &self.after,
         );
     }
+}
 
+impl Shaped for ReferenceItem {
     fn shape(&mut self, snippet: &Snippet) {
         snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
     }

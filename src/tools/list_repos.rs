@@ -13,12 +13,12 @@ use crate::engine::backend::{Backend, IndexedRepo, SearchStats};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::order::{Position, file_key};
 use crate::engine::page::Page;
-use crate::engine::tool::{Collected, PageArgs, PagedArgs, Run, Tool, Total, Want};
+use crate::engine::tool::{Collected, PageArgs, PagedArgs, Run, Shaped, Tool, Total, Want};
 use crate::engine::window::Cut;
 use crate::engine::{Pager, crashed};
+use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -195,6 +195,8 @@ impl ItemText for RepoItem {
         out.push(')');
     }
 }
+
+impl Shaped for RepoItem {}
 
 /// The cursor scope of every indexed repository by name, paged apart from `list_repos`
 /// (the MCP layer serves it as resources). Part of the wire format, like a tool's id.

@@ -13,9 +13,9 @@ use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Tool, Want};
+use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -84,11 +84,8 @@ impl Tool for Search {
     type Item = LineItem;
     type Plan = Plan;
 
-    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
-        Some((
-            "query",
-            crate::zoekt::query::and_filter(&args.query, filter),
-        ))
+    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
+        super::shared::query_narrowed(&args.query, by)
     }
 
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
@@ -173,7 +170,9 @@ impl ItemText for LineItem {
             &self.after,
         );
     }
+}
 
+impl Shaped for LineItem {
     /// A path match's text is its path, not a source line (and it has no context): it stays
     /// whole.
     fn shape(&mut self, snippet: &Snippet) {

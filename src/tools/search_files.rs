@@ -10,8 +10,8 @@ use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::item::{Column, Grouping, ItemRow, ItemText, Location};
-use crate::engine::tool::{Collected, Tool, Want};
+use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -58,11 +58,8 @@ impl Tool for SearchFiles {
     /// The Zoekt query.
     type Plan = String;
 
-    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
-        Some((
-            "query",
-            crate::zoekt::query::and_filter(&args.query, filter),
-        ))
+    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
+        super::shared::query_narrowed(&args.query, by)
     }
 
     fn plan(args: &SearchFilesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
@@ -123,6 +120,8 @@ impl ItemText for FileItem {
         }
     }
 }
+
+impl Shaped for FileItem {}
 
 /// A file counts only if its PATH matched, or if Zoekt sent no match lines at all (a pure
 /// filter query). A file that matched by content only is never listed.

@@ -14,9 +14,9 @@ use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Tool, Want};
+use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -102,11 +102,8 @@ impl Tool for SearchSymbols {
     type Item = SymbolItem;
     type Plan = Plan;
 
-    fn narrowed(args: &Self::Args, filter: &str) -> Option<(&'static str, String)> {
-        Some((
-            "query",
-            crate::zoekt::query::and_filter(&args.query, filter),
-        ))
+    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
+        super::shared::query_narrowed(&args.query, by)
     }
 
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
@@ -229,7 +226,9 @@ impl ItemText for SymbolItem {
             &self.after,
         );
     }
+}
 
+impl Shaped for SymbolItem {
     fn shape(&mut self, snippet: &Snippet) {
         snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
     }

@@ -14,9 +14,9 @@ use crate::engine::Pager;
 use crate::engine::backend::{Backend, MatchedLine};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
-use crate::engine::item::{CellKind, Column};
 use crate::engine::text::clip_text_keep_indent;
-use crate::engine::tool::Tool;
+use crate::engine::tool::{NarrowBy, Tool};
+use crate::form::{CellKind, Column, ItemRow, ItemText};
 
 /// What every tool has: a name and the words that present it.
 pub trait ToolInfo: Send + Sync + 'static {
@@ -36,12 +36,13 @@ pub trait ToolArgs: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + '
 
 impl<A: DeserializeOwned + JsonSchema + clap::Args + Send + Sync + 'static> ToolArgs for A {}
 
-/// A paged tool with its face: the engine's seam ([`Tool`]: scope, plan, key, collect) and
-/// the words and arguments the MCP layer and the CLI present ([`ToolInfo`], [`ToolArgs`]).
-/// Every type that has both is one.
-pub trait PagedTool: ToolInfo + Tool<Args: ToolArgs> {}
+/// A paged tool with its face: the engine's seam ([`Tool`]: scope, plan, key, collect), the
+/// words and arguments the MCP layer and the CLI present ([`ToolInfo`], [`ToolArgs`]), and
+/// items that read as text and as rows ([`ItemText`], [`ItemRow`]). Every type that has all
+/// of these is one.
+pub trait PagedTool: ToolInfo + Tool<Args: ToolArgs, Item: ItemText + ItemRow> {}
 
-impl<T: ToolInfo + Tool<Args: ToolArgs>> PagedTool for T {}
+impl<T: ToolInfo + Tool<Args: ToolArgs, Item: ItemText + ItemRow>> PagedTool for T {}
 
 /// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
@@ -285,6 +286,14 @@ pub(crate) fn write_in_context(
         out.push('\n');
         context(out, a);
     }
+}
+
+/// A tool that takes a `query`, narrowed `by` one repository, language or directory: the
+/// caller's query and the filter that selects it, in Zoekt's syntax ([`Tool::narrowed`] of
+/// every tool whose suggestions set `query`).
+pub(crate) fn query_narrowed(query: &str, by: &NarrowBy) -> Option<(&'static str, String)> {
+    let filter = crate::zoekt::query::narrowing_filter(by);
+    Some(("query", crate::zoekt::query::and_filter(query, &filter)))
 }
 
 #[cfg(test)]

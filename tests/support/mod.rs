@@ -150,17 +150,20 @@ where
     }
 }
 
-/// One page of tool `T` for `args` at `paging`, its error as a caller sees it.
+/// One page of tool `T` for `args` at `paging`, as a caller gets it (ended where the page's
+/// token budget says), its error as a caller sees it.
 pub async fn page_of<T: PagedTool, B: Backend>(
     pager: &Pager<B>,
     mut args: T::Args,
     paging: &PageArgs,
 ) -> Result<Page<T::Item>, ToolError> {
     args.set_paging(paging.clone());
-    pager
+    let page = pager
         .page::<T>(&args)
         .await
-        .map_err(|e| ToolError::from(&e))
+        .map_err(|e| ToolError::from(&e))?;
+    let budget = pager.config().page_chars();
+    Ok(zoekt_pager::form::show::<T>(T::NAME, &args, page, budget).page)
 }
 
 /// Each paged tool as a method taking its own arguments and the paging, so tests read as

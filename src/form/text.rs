@@ -1,26 +1,17 @@
 //! The text block of a page: one line per item (each tool writes its own, see
-//! [`ItemText`]), then a footer telling a model where it is and how to get the next page.
-//! Written for a model to read, so it is terse and never repeats what the line already says.
+//! [`ItemText`]), its suggested ways to narrow, then a footer telling a model where it is
+//! and how to get the next page. Written for a model to read, so it is terse and never
+//! repeats what the line already says.
 
-use super::narrow::Suggestions;
 use std::fmt::Write as _;
 
-use super::errors::ToolError;
-use crate::engine::item::{ItemText, write_items};
+use super::item::{ItemText, write_items};
+use super::narrow::Suggestions;
 use crate::engine::page::Page;
 
-/// The whole text block of a page of `tool`: its items, the sentence that says where the
-/// walk is (`walk_sentence`), and its warnings.
-pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>) -> String {
-    page_text_with(tool, page, None)
-}
-
-/// [`page_text`] with the page's suggested ways to narrow, between its items and its footer.
-pub fn page_text_with<T: ItemText>(
-    tool: &str,
-    page: &Page<T>,
-    narrow: Option<&Suggestions>,
-) -> String {
+/// The whole text block of a page of `tool`: its items, its suggested ways to narrow, the
+/// sentence that says where the walk is ([`walk_sentence`]), and its warnings.
+pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>, narrow: Option<&Suggestions>) -> String {
     let mut out = String::new();
     write_items(&page.items, &mut out);
     if let Some(narrow) = narrow {
@@ -104,27 +95,15 @@ fn pages_at_limit<T>(pages: u64, page: &Page<T>, more: &str) -> String {
     format!("{about}{pages} {more}page{s} at limit {}", page.limit)
 }
 
-/// The text block of an error.
-pub fn error_text(e: &ToolError) -> String {
-    format!("Error {}: {}\nHint: {}", e.code.as_str(), e.message, e.hint)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::tool::Total;
-    use crate::tools::list_repos::RepoItem;
+    use crate::form::testing::{Hit, Name};
 
-    fn page(next: Option<&str>, complete: bool) -> Page<RepoItem> {
-        let item = RepoItem {
-            name: "r".into(),
-            files: 1,
-            has_symbols: true,
-            index_time: String::new(),
-            branches: vec![],
-        };
+    fn page(next: Option<&str>, complete: bool) -> Page<Name> {
         Page {
-            items: vec![item],
+            items: vec![Name("r".into())],
             count: 1,
             offset: 4,
             limit: 1,
@@ -139,6 +118,7 @@ mod tests {
             pages: None,
             resynced: false,
             narrowing: None,
+            ends: None,
             zoekt_requests: 0,
             warnings: if complete {
                 vec![]
@@ -150,7 +130,7 @@ mod tests {
 
     #[test]
     fn footer_says_where_we_are_and_how_to_continue() {
-        let t = page_text("list_repos", &page(Some("C1"), true));
+        let t = page_text("list_repos", &page(Some("C1"), true), None);
         assert!(
             t.ends_with(
                 "Items 5-5 of 9 (4 more pages at limit 1). Next: call list_repos with \
@@ -158,10 +138,10 @@ mod tests {
             ),
             "{t}"
         );
-        let t = page_text("list_repos", &page(None, true));
+        let t = page_text("list_repos", &page(None, true), None);
         assert!(t.ends_with("Items 5-5 of 9. End of results."), "{t}");
         // At the paging ceiling there is no cursor, but it is not the end of the results.
-        let t = page_text("list_repos", &page(None, false));
+        let t = page_text("list_repos", &page(None, false), None);
         assert!(!t.contains("End of results"), "{t}");
         assert!(
             t.contains("of about 9. No further pages") && t.contains("Warning: paging stops"),
@@ -171,34 +151,17 @@ mod tests {
 
     #[test]
     fn items_of_one_file_share_one_header() {
-        use crate::tools::search_symbols::SymbolItem;
-        let sym = |path: &str, line: u32, name: &str| SymbolItem {
-            name: name.into(),
-            kind: "function".into(),
-            parent: None,
-            parent_kind: None,
-            repo: "r".into(),
-            path: path.into(),
-            branches: vec![],
-            line,
-            column: 1,
-            text: format!("fn {name}()"),
-            before: vec![],
-            after: vec![],
-        };
         let items = [
-            sym("a.rs", 1, "f"),
-            sym("a.rs", 9, "g"),
-            sym("b.rs", 2, "h"),
-            sym("a.rs", 20, "k"),
+            Hit::new("a.rs", 1, "fn f()"),
+            Hit::new("a.rs", 9, "fn g()"),
+            Hit::new("b.rs", 2, "fn h()"),
+            Hit::new("a.rs", 20, "fn k()"),
         ];
         let mut out = String::new();
         write_items(&items, &mut out);
         assert_eq!(
             out,
-            "r/a.rs\n  1:1 function f | fn f()\n  9:1 function g | fn g()\n\
-             r/b.rs\n  2:1 function h | fn h()\n\
-             r/a.rs\n  20:1 function k | fn k()\n"
+            "r/a.rs\n  1: fn f()\n  9: fn g()\nr/b.rs\n  2: fn h()\nr/a.rs\n  20: fn k()\n"
         );
     }
 }

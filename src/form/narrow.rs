@@ -1,20 +1,21 @@
 //! Suggested ways to narrow a broad result, as ready calls of the same tool: the engine's
 //! [`Narrowing`] (what to select, how many results it holds, exactly or about) written as the
-//! argument to set, in both forms a page has (a line group before the text's footer, a
-//! compact list in the structured page).
+//! argument to set (by the tool: [`Tool::narrowed`]), in both forms a page has (a line group
+//! before the text's footer, a compact list in the structured page).
 
 use serde_json::{Value, json};
 
 use crate::engine::census::CountKind;
 use crate::engine::page::Page;
 use crate::engine::suggest::Narrowing;
-use crate::tools::PagedTool;
-use crate::zoekt::query::narrowing_filter;
+use crate::engine::tool::Tool;
 
 /// At most this many characters of JSON for the suggestions: ways are dropped from the end
-/// until they fit, in both forms alike (the text's lines then fit
-/// [`crate::engine::suggest::MAX_CHARS`], which the page's budget leaves them).
+/// until they fit, in both forms alike.
 const MAX_JSON_CHARS: usize = 600;
+/// At most this many characters of text for the suggestions (their lines say a little more
+/// than their JSON: `arg="value" (N results)`).
+const MAX_TEXT_CHARS: usize = 700;
 
 /// One suggestion: call the same tool with `arg` set to `value`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub struct Suggestions {
 impl Suggestions {
     /// The suggestions of `page` of tool `T`, called with `args`: `None` when the page has
     /// none (a narrow result, suggestions off, or a tool that takes no filters).
-    pub fn of<T: PagedTool>(args: &T::Args, page: &Page<T::Item>) -> Option<Suggestions> {
+    pub fn of<T: Tool>(args: &T::Args, page: &Page<T::Item>) -> Option<Suggestions> {
         let Narrowing {
             ways,
             counts,
@@ -54,7 +55,7 @@ impl Suggestions {
         let calls: Vec<NarrowCall> = ways
             .iter()
             .filter_map(|w| {
-                let (arg, value) = T::narrowed(args, &narrowing_filter(&w.by))?;
+                let (arg, value) = T::narrowed(args, &w.by)?;
                 Some(NarrowCall {
                     arg,
                     value,
@@ -69,8 +70,7 @@ impl Suggestions {
             files_total: *files_total,
         };
         while !s.calls.is_empty()
-            && (s.json_chars() > MAX_JSON_CHARS
-                || s.text().chars().count() > crate::engine::suggest::MAX_CHARS)
+            && (s.json_chars() > MAX_JSON_CHARS || s.text().chars().count() > MAX_TEXT_CHARS)
         {
             s.calls.pop();
         }

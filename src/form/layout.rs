@@ -1,14 +1,10 @@
-//! The structured page: what Claude Code, VS Code and Copilot CLI hand a model (they pass
-//! `JSON.stringify(structuredContent)` and drop the text block), so it is written for a model
-//! that never sees the schema, and stays a typed contract for programs.
-//!
-//! Rendered here from the engine's plain [`Page`], beside the text renderer
-//! (`mcp::render`), from what each tool says of its items ([`ItemRow`]):
+//! How one part of the structured page is laid out, from what each tool says of its items
+//! ([`ItemRow`]), choosing whichever of the allowed layouts is shortest:
 //! - consecutive items of one file (or, for file listings, one repository) share one group
-//!   that names it once, unless that makes the page longer (one item per file): then each
-//!   row is led by where its item is; each item is a row of cells under the page's `fields`,
-//!   which lists only the columns some item on the page has, and a row ends at its last
-//!   present cell;
+//!   that names it once, unless that makes the part longer (one item per file): then each
+//!   row is led by where its item is; each item is a row of cells under the part's `fields`,
+//!   which lists only the columns some item of it has, and a row ends at its last present
+//!   cell (a cell an item lacks, in a column others have, is `null`);
 //! - a cell that every row of each group shares (a symbol's kind and parent, for the columns
 //!   a tool names in [`ItemRow::SAID_PER_GROUP`]) is said once in the group, after its rows;
 //!   a language that a file's extension gives is said once per extension
@@ -16,75 +12,16 @@
 //! - a source line that recurs in a part (one import in many files) is said once, in the
 //!   list `text_by_number`, and the cells that hold it give its number there instead
 //!   ([`ItemRow::NUMBERED_WHEN_REPEATED`]), when that saves enough to be worth a lookup;
-//! - `find_references` keeps definitions and references apart as two parts, no per-item label;
-//! - no empty, null or default-valued field: a flag is there only when true, a list only when
-//!   it holds something (a cell an item lacks, in a column others have, is `null`);
-//! - `next` says in words where the walk is and how to go on, exactly as the text's footer;
-//!   `next_cursor` holds the cursor alone, for programs;
 //! - a program rebuilds each flat item from its group, its part and its row.
-//!
-//! [`page_schema`] states that shape as the tool's `outputSchema`, with only what JSON Schema
-//! 2020-12 defines.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::render::walk_sentence;
-use crate::engine::item::{CellKind, Column, Grouping, ItemRow};
-use crate::engine::page::Page;
-use crate::engine::size::json_chars;
-
-/// The structured page of `tool`.
-pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>) -> Value {
-    let mut out = Map::new();
-    let mut start = 0;
-    while start < page.items.len() {
-        let part = page.items[start].part();
-        let len = page.items[start..]
-            .iter()
-            .take_while(|i| i.part() == part)
-            .count();
-        let body = part_view(&page.items[start..start + len]);
-        match T::PARTS.get(part) {
-            Some(name) => {
-                out.insert((*name).into(), Value::Object(body));
-            }
-            None => out.extend(body),
-        }
-        start += len;
-    }
-    if page.offset > 0 {
-        out.insert("offset".into(), json!(page.offset));
-    }
-    // One name or the other, so that a model reading the number reads whether it is exact.
-    let total = if page.total.exact {
-        "total"
-    } else {
-        "total_estimate"
-    };
-    out.insert(total.into(), json!(page.total.value));
-    if let Some(pages) = page.pages {
-        out.insert("pages".into(), json!(pages));
-    }
-    out.insert("next".into(), json!(walk_sentence(tool, page)));
-    if let Some(cursor) = &page.next_cursor {
-        out.insert("next_cursor".into(), json!(cursor));
-    }
-    if page.size_capped {
-        out.insert("size_capped".into(), json!(true));
-    }
-    if page.resynced {
-        out.insert("resynced".into(), json!(true));
-    }
-    if !page.warnings.is_empty() {
-        out.insert("warnings".into(), json!(page.warnings));
-    }
-    Value::Object(out)
-}
+use super::item::{Grouping, ItemRow};
 
 /// One part's `fields` and its rows: in groups, or flat when groups would make it longer.
-fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
+pub(super) fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
     let mut cells: Vec<Vec<Option<Value>>> = items.iter().map(ItemRow::cells).collect();
     let by_extension = T::BY_EXTENSION.and_then(|name| {
         let c = T::COLUMNS.iter().position(|c| c.name == name)?;
@@ -106,7 +43,7 @@ fn part_view<T: ItemRow>(items: &[T]) -> Map<String, Value> {
 
 /// Where a part says the recurring values of column `name` once: `text_by_number`, named
 /// like `language_by_extension` so that a model reads what a number in that column stands for.
-fn by_number_key(name: &str) -> String {
+pub(super) fn by_number_key(name: &str) -> String {
     format!("{name}_by_number")
 }
 
@@ -435,306 +372,16 @@ fn json_len(map: &Map<String, Value>) -> usize {
     serde_json::to_string(map).map_or(usize::MAX, |s| s.chars().count())
 }
 
-/// The `outputSchema` of a paged tool whose items are `T`: exactly the shape [`page_view`]
-/// writes, with bounds instead of formats.
-pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
-    // A tool's table names its own columns: a slip there is caught when the tool list is
-    // built, not on some page.
-    let named = T::SAID_PER_GROUP.iter().chain(T::BY_EXTENSION.iter());
-    for name in named.chain(T::NUMBERED_WHEN_REPEATED.iter()) {
-        assert!(
-            T::COLUMNS.iter().any(|c| c.name == *name),
-            "`{name}` is not a column of the tool"
-        );
-    }
-    // A number in a numbered column must mean an entry of its list, and its cell must be
-    // written once per item for the saving to hold.
-    if let Some(name) = T::NUMBERED_WHEN_REPEATED {
-        assert!(
-            T::COLUMNS
-                .iter()
-                .any(|c| c.name == name && c.kind == CellKind::Text)
-                && !T::SAID_PER_GROUP.contains(&name),
-            "`{name}` cannot be numbered: not a text column, or said once per group"
-        );
-    }
-    let mut properties = Map::new();
-    let part = part_schema::<T>();
-    if T::PARTS.is_empty() {
-        let Value::Object(part) = part else {
-            unreachable!("a part's schema is an object")
-        };
-        let props = part["properties"].as_object().cloned().unwrap_or_default();
-        properties.extend(props);
-    } else {
-        for name in T::PARTS {
-            let mut p = part.clone();
-            p["description"] = json!(format!(
-                "The {name} on this page: `fields` names the cells of each row; each group \
-                 says once what its rows share."
-            ));
-            properties.insert((*name).into(), p);
-        }
-    }
-    let count = |about: &str| json!({"type": "integer", "minimum": 0, "description": about});
-    let flag = |about: &str| json!({"type": "boolean", "const": true, "description": about});
-    properties.insert(
-        "offset".into(),
-        count("Position of the page's first item in the whole result (absent: 0)."),
-    );
-    properties.insert(
-        "total".into(),
-        count("Items in the whole result, exactly (absent when only an estimate is known)."),
-    );
-    properties.insert(
-        "total_estimate".into(),
-        count("Items in the whole result, estimated from Zoekt's counts (see warnings)."),
-    );
-    properties.insert(
-        "pages".into(),
-        count("With count_only: pages of `limit` items a walk takes."),
-    );
-    properties.insert(
-        "next".into(),
-        json!({"type": "string", "description": "Where the walk stands and how to go on: \
-            the tool to call and the cursor to pass, or that the results end here."}),
-    );
-    properties.insert(
-        "next_cursor".into(),
-        json!({"type": "string", "description": "Pass as `cursor`, with the same other \
-            arguments, for the next page; absent on the last page."}),
-    );
-    properties.insert(
-        "size_capped".into(),
-        flag("The page holds fewer than `limit` items so as to fit its token budget."),
-    );
-    properties.insert(
-        "resynced".into(),
-        flag(
-            "The results changed since the cursor was made; the page still starts right \
-              after the last item served.",
-        ),
-    );
-    let narrowed = |count: &str, about: &str| {
-        json!({"type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The `query` argument to call the \
-                    same tool with: the caller's query and one filter."},
-                "filters": {"type": "string", "description": "The `filters` argument to call \
-                    the same tool with: the caller's filters and one more."},
-                count: {"type": "integer", "minimum": 1, "description": about},
-            },
-            "required": [count],
-            "minProperties": 2,
-            "maxProperties": 2,
-            "additionalProperties": false})
-    };
-    properties.insert(
-        "narrow".into(),
-        json!({"type": "array", "minItems": 1, "maxItems": 8,
-            "items": {"anyOf": [
-                narrowed("results", "Results the narrowed call holds."),
-                narrowed("results_about", "Results the narrowed call holds, estimated from \
-                    the best-ranked files of this one (see narrow_note)."),
-                narrowed("results_at_least", "Results the narrowed call holds at least: those \
-                    counted (see narrow_note)."),
-            ]},
-            "description": "On a broad result's first page (and with count_only): ways to \
-                narrow it, best first, each a ready call of the same tool (the argument to \
-                set) with the results it holds."}),
-    );
-    properties.insert(
-        "narrow_note".into(),
-        json!({"type": "string", "description": "What the counts of `narrow` are: exact, \
-            estimated, or lower bounds, and from how many of the result's files."}),
-    );
-    properties.insert(
-        "warnings".into(),
-        json!({"type": "array", "items": {"type": "string"}, "minItems": 1,
-            "description": "Why the result may be partial, each with what to do."}),
-    );
-    let Value::Object(schema) = json!({
-        "type": "object",
-        "properties": properties,
-        "required": ["next"],
-        "oneOf": [{"required": ["total"]}, {"required": ["total_estimate"]}],
-        "additionalProperties": false,
-    }) else {
-        unreachable!("a literal object")
-    };
-    schema
-}
-
-/// The schema of one part: its `fields` and its rows, in groups or flat.
-fn part_schema<T: ItemRow>() -> Value {
-    let lead: &[&str] = match T::GROUPING {
-        Grouping::None => &[],
-        Grouping::File => &["repo", "path", "branches"],
-        Grouping::Repo => &["repo"],
-    };
-    let columns: Vec<&str> = T::COLUMNS.iter().map(|c| c.name).collect();
-    let mut described: Vec<String> = match T::GROUPING {
-        Grouping::None => vec![],
-        Grouping::File => vec!["repo, path, branches: where the item is".into()],
-        Grouping::Repo => vec!["repo: the file's repository".into()],
-    };
-    described.extend(T::COLUMNS.iter().map(|c| {
-        let numbered = T::NUMBERED_WHEN_REPEATED == Some(c.name);
-        describe(c, numbered)
-    }));
-    let flat_names: Vec<&str> = [lead, &columns[..]].concat();
-    let row_fields = json!({"type": "array", "items": {"enum": columns}, "uniqueItems": true});
-    // Flat rows name every cell; groups name their entries and, in an inner list, the cells
-    // of their rows.
-    let fields = json!({
-        "type": "array",
-        "items": {"anyOf": [{"enum": flat_names}, row_fields]},
-        "description": format!(
-            "Names what each row (or each group) holds, in order. Flat rows: the row's cells. \
-             Groups: the group's entries, with the inner list naming the cells of its rows. \
-             Only columns some item on the page has are named. A row or group may end early: \
-             its missing entries are absent; an absent cell before a present one is null. \
-             Columns: {}.",
-            described.join("; ")
-        ),
-    });
-    let cell_types: Vec<Value> = [
-        CellKind::Count,
-        CellKind::Text,
-        CellKind::Flag,
-        CellKind::Lines,
-    ]
-    .iter()
-    .filter(|k| {
-        T::COLUMNS.iter().any(|c| c.kind == **k)
-            || (T::GROUPING != Grouping::None && matches!(k, CellKind::Text | CellKind::Lines))
-            || (T::NUMBERED_WHEN_REPEATED.is_some() && matches!(k, CellKind::Count))
-    })
-    .map(cell_schema)
-    .chain(std::iter::once(json!({"type": "null"})))
-    .collect();
-    let cell = json!({"anyOf": cell_types});
-    // What a group may hold after its leading entries: cells said once for the group, and
-    // branches (a list of strings, as a `Lines` cell is). Its rows are allowed too, because
-    // validators of JSON Schema draft 7 (the TypeScript SDK's Ajv) skip `prefixItems` and
-    // apply `items` to every entry of a group, its repo, path and rows included.
-    let mut entry_types = cell_types.clone();
-    let rows = json!({
-        "type": "array",
-        "items": {"type": "array", "items": cell},
-        "description": "One row per item, in page order: its cells, as `fields` names them.",
-    });
-    entry_types.push(rows.clone());
-    let group_entry = json!({"anyOf": entry_types});
-    let text = json!({"type": "string"});
-    let (key, group, about) = match T::GROUPING {
-        Grouping::None => {
-            return json!({
-                "type": "object",
-                "properties": {"fields": fields, "rows": rows},
-                "required": ["fields", "rows"],
-                "additionalProperties": false,
-            });
-        }
-        Grouping::File => (
-            "files",
-            json!({
-                "type": "array",
-                "prefixItems": [text, text, rows],
-                "items": group_entry,
-                "minItems": 3,
-            }),
-            "Runs of consecutive items of one file, each `[repo, path, rows, ...]`: after \
-             its rows, a group may hold cells that are the same for every one of its rows \
-             (each named in `fields` after the inner list, and left out of the rows), then \
-             `branches`; a group ends at its last present entry. Or, when that is shorter, \
-             `rows` alone, each led by repo and path.",
-        ),
-        Grouping::Repo => (
-            "repos",
-            json!({
-                "type": "array",
-                "prefixItems": [text, rows],
-                "items": group_entry,
-                "minItems": 2,
-            }),
-            "Runs of consecutive files of one repository, each `[repo, rows, ...]`, a row \
-             per file; after its rows, a group may hold cells that are the same for every one \
-             of its rows (named in `fields` after the inner list, and left out of the rows). \
-             Or, when that is shorter, `rows` alone, each led by repo.",
-        ),
-    };
-    let mut schema = json!({
-        "type": "object",
-        "properties": {
-            "fields": fields,
-            key: {"type": "array", "items": group, "description": about},
-            "rows": rows,
-        },
-        "required": ["fields"],
-        "oneOf": [{"required": [key]}, {"required": ["rows"]}],
-        "additionalProperties": false,
-    });
-    if let Some(name) = T::BY_EXTENSION {
-        let kind = T::COLUMNS
-            .iter()
-            .find(|c| c.name == name)
-            .map_or(CellKind::Text, |c| c.kind);
-        schema["properties"][format!("{name}_by_extension")] = json!({
-            "type": "object",
-            "additionalProperties": cell_schema(&kind),
-            "minProperties": 1,
-            "description": format!(
-                "The {name} of every file on this page with each extension (`.py`), said \
-                 once: a row without a {name} cell has the one its path's extension maps to."
-            ),
-        });
-    }
-    if let Some(name) = T::NUMBERED_WHEN_REPEATED {
-        schema["properties"][by_number_key(name)] = json!({
-            "type": "array",
-            "items": {"type": "string"},
-            "minItems": 1,
-            "description": format!(
-                "Each {name} that recurs on this part of the page (the same line in many \
-                 files), said once: a {name} cell that is a number n stands for entry n \
-                 (from 0) of this list."
-            ),
-        });
-    }
-    schema
-}
-
-/// `name (type): what it holds`; `numbered`: a cell may instead hold its value's number in
-/// the part's list of recurring values.
-fn describe(c: &Column, numbered: bool) -> String {
-    let kind = match c.kind {
-        CellKind::Count => "integer",
-        CellKind::Text => "string",
-        CellKind::Flag => "boolean",
-        CellKind::Lines => "list of strings",
-    };
-    if numbered {
-        let list = by_number_key(c.name);
-        return format!("{} ({kind}, or its number in {list}): {}", c.name, c.about);
-    }
-    format!("{} ({kind}): {}", c.name, c.about)
-}
-
-fn cell_schema(kind: &CellKind) -> Value {
-    match kind {
-        CellKind::Count => json!({"type": "integer", "minimum": 0}),
-        CellKind::Text => json!({"type": "string"}),
-        CellKind::Flag => json!({"type": "boolean"}),
-        CellKind::Lines => json!({"type": "array", "items": {"type": "string"}}),
-    }
+/// Characters of `value`'s compact JSON: what a cell costs a model in the structured page.
+pub(super) fn json_chars(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.chars().count())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::item::Location;
-    use crate::engine::testing::LineItem;
+    use crate::form::item::{CellKind, Column, Location};
+    use crate::form::testing::Hit;
 
     /// A symbol-like item in a file: one row of `line`, `kind`, `parent`.
     struct Sym {
@@ -912,8 +559,8 @@ mod tests {
     }
 
     /// The engine's test item: a matching `line` and its `text`, in file `path` of repo `r`.
-    fn hit(path: &str, line: u32, text: &str) -> LineItem {
-        LineItem {
+    fn hit(path: &str, line: u32, text: &str) -> Hit {
+        Hit {
             repo: "r".into(),
             path: path.into(),
             line,

@@ -1,5 +1,7 @@
 //! Engine errors as a caller sees them: a stable code, the message, and a hint saying what to
-//! send instead. The one place codes and hints are decided; the CLI prints the same.
+//! send instead. The one place codes and hints are decided, for the MCP layer and the CLI
+//! alike. It lives with the tools because it names them: a cursor of another tool is refused
+//! with that tool's name, and a hint gives a tool's own bounds.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -274,6 +276,11 @@ fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
         ),
     };
     (code, hint.into())
+}
+
+/// The text block of an error: `Error CODE: message`, then its hint.
+pub fn error_text(e: &ToolError) -> String {
+    format!("Error {}: {}\nHint: {}", e.code.as_str(), e.message, e.hint)
 }
 
 #[cfg(test)]

@@ -1,11 +1,8 @@
-//! An item as the page shows it: its text and its row, and what each adds to a page (what
-//! the page budget counts). Tools implement [`ItemText`] and [`ItemRow`] for their items; the
-//! page budget (`size.rs`) measures with [`text_lens`] and the rows' cells; the MCP layer
-//! writes the same text with [`write_items`] and the same rows from [`ItemRow::cells`].
+//! An item as a page shows it: its line of text ([`ItemText`]) and its row of the structured
+//! page ([`ItemRow`]), with the columns, groups and parts a tool declares for its rows. Tools
+//! implement both for their items; the rest of this room writes pages from them.
 
 use std::fmt::Write as _;
-
-use super::text::Snippet;
 
 /// `repo/path`, or `repo@branch,branch/path` when the index has branches: where an item is,
 /// as the text of every tool writes it.
@@ -60,13 +57,9 @@ pub trait ItemText {
     }
     /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
     fn write_text(&self, out: &mut String);
-    /// Shows the item's source lines as a page asks (`include_snippet`, `snippet_length`);
-    /// nothing to do for an item without source lines.
-    fn shape(&mut self, _snippet: &Snippet) {}
 }
 
-/// How an item reads in the structured page, which the MCP layer renders (`mcp::view`) for
-/// hosts that hand a model `structuredContent` rather than the text: one row of cells under
+/// How an item reads in the structured page (`json.rs` writes it) for hosts that hand a model `structuredContent` rather than the text: one row of cells under
 /// the page's list of column names, inside a group that says once what consecutive items
 /// share (their file, or their repository), so nothing is written twice.
 pub trait ItemRow {
@@ -157,20 +150,6 @@ pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
         write_item(item, current, &mut line, out);
         current = item.file();
     }
-}
-
-/// How many characters each item adds to [`write_items`]' text (its file's header included
-/// when it starts a run): what the page's budget measures.
-pub fn text_lens<T: ItemText>(items: &[T]) -> impl Iterator<Item = usize> + '_ {
-    let mut line = String::new();
-    let mut out = String::new();
-    let mut current = None;
-    items.iter().map(move |item| {
-        out.clear();
-        write_item(item, current, &mut line, &mut out);
-        current = item.file();
-        out.chars().count()
-    })
 }
 
 /// Appends one item of [`write_items`], after an item of file `current`.

@@ -328,3 +328,114 @@ async fn include_snippet_and_context_lines_show_what_the_file_holds() {
     .await;
     client.cancel().await.unwrap();
 }
+
+/// What the page budget measured for one call, by the library's own form (`form::show`) over
+/// a pager with the server's settings: the sizes it says the page has in each form.
+struct Measure<'a> {
+    tool: &'a str,
+    args: Value,
+    pager: &'a zoekt_pager::Pager<zoekt_pager::zoekt::ZoektClient>,
+    size: Option<std::pin::Pin<Box<dyn std::future::Future<Output = PageSize> + 'a>>>,
+}
+
+use zoekt_pager::form::PageSize;
+use zoekt_pager::tools::{AnswerTool, PagedTool, ToolVisitor};
+
+impl<'a> ToolVisitor for Measure<'a> {
+    fn paged<T: PagedTool>(&mut self) {
+        if self.tool != T::NAME {
+            return;
+        }
+        let args: T::Args = serde_json::from_value(self.args.clone()).expect("arguments");
+        let pager = self.pager;
+        self.size = Some(Box::pin(async move {
+            let page = pager.page::<T>(&args).await.expect("page");
+            let budget = pager.config().page_chars();
+            zoekt_pager::form::show::<T>(T::NAME, &args, page, budget).size
+        }));
+    }
+    fn answer<T: AnswerTool>(&mut self) {}
+}
+
+/// The budget measures what is sent: for every page of every paged tool, walked on the
+/// generated corpus under a small budget with suggestions on (so pages end early, and first
+/// pages carry suggestions), the sizes the page's form measured equal the characters of the
+/// text block and of the structured content a real client received, and both fit the budget
+/// unless the page holds a single item.
+#[tokio::test]
+async fn the_budget_measures_what_is_sent() {
+    let zoekt = support::big_zoekt("the_budget_measures_what_is_sent");
+    const TOKENS: usize = 1_500;
+    // A budget this small needs smaller bounds on what one item may show.
+    let env = [
+        ("ZOEKT_PAGER_MAX_PAGE_TOKENS", "1500"),
+        ("ZOEKT_PAGER_MAX_CONTEXT_LINES", "3"),
+        ("ZOEKT_PAGER_MAX_SNIPPET_LENGTH", "200"),
+        ("ZOEKT_PAGER_SUGGEST_FILTERS", "on"),
+    ];
+    let client = spawn_stdio(&zoekt, &env).await;
+    let cfg = zoekt_pager::PagerConfig {
+        max_page_tokens: TOKENS,
+        max_context_lines: 3,
+        max_snippet_length: 200,
+        suggest_filters: true,
+        ..zoekt_pager::PagerConfig::default()
+    };
+    let pager = support::pager_with(&zoekt, cfg);
+    let budget = TOKENS * 4;
+    let mut walks = support::broad_walks();
+    walks.push(("search", json!({"query": "genSym", "context_lines": 3})));
+    walks.push((
+        "search_symbols",
+        json!({"query": "genSym", "context_lines": 2}),
+    ));
+    let (mut pages, mut capped, mut suggested) = (0, 0, 0);
+    for (tool, args) in walks {
+        let mut cursor: Option<String> = None;
+        for _ in 0..6 {
+            let mut a = args.clone();
+            a["limit"] = json!(MAX_LIMIT);
+            if let Some(c) = &cursor {
+                a["cursor"] = json!(c);
+            }
+            let r = call(&client, tool, a.clone()).await;
+            assert_ne!(r.is_error, Some(true), "{tool}: {}", text(&r));
+            let sc = r.structured_content.clone().unwrap();
+            let sent = PageSize {
+                text: text(&r).chars().count(),
+                json: json_chars(&sc),
+            };
+            let mut m = Measure {
+                tool,
+                args: a.clone(),
+                pager: &pager,
+                size: None,
+            };
+            zoekt_pager::tools::visit_all(&mut m);
+            let measured = m.size.expect("a paged tool").await;
+            assert_eq!(measured, sent, "{tool} {a}: measured against sent");
+            let count = flat_page(&sc)["count"].as_u64().unwrap();
+            assert!(
+                sent.fits(budget) || count == 1,
+                "{tool} {a}: {sent:?} over {budget} with {count} items"
+            );
+            pages += 1;
+            capped += usize::from(sc.get("size_capped").is_some());
+            suggested += usize::from(sc.get("narrow").is_some());
+            cursor = sc
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(String::from);
+            if cursor.is_none() {
+                break;
+            }
+        }
+    }
+    // The walks reached what they are for: pages the budget ended, pages with suggestions.
+    eprintln!("{pages} pages, {capped} capped, {suggested} with suggestions");
+    assert!(
+        capped >= 5 && suggested >= 3,
+        "{pages} pages, {capped} capped, {suggested} with suggestions"
+    );
+    client.cancel().await.unwrap();
+}

@@ -7,14 +7,11 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::shared::first_match_column;
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
-use crate::engine::Pager;
-use crate::engine::backend::{Backend, RankedFile};
-use crate::engine::config::PagerConfig;
-use crate::engine::error::Error;
+use super::shared::{file_listing_tool, first_match_column};
+use crate::engine::backend::RankedFile;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use crate::engine::tool::Shaped;
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -66,33 +63,13 @@ impl ToolInfo for FilesWithMatches {
     const SUMMARY: &'static str = "lists the files whose content matches";
 }
 
-impl Tool for FilesWithMatches {
-    const SCOPE_ID: u8 = 7;
-    type Args = FilesWithMatchesArgs;
-    type Item = MatchingFileItem;
-    /// The Zoekt query.
-    type Plan = String;
-
-    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
-        super::shared::query_narrowed(&args.query, by)
-    }
-
-    fn plan(args: &FilesWithMatchesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
-        Ok(query::search_query(&args.query)?)
-    }
-
-    fn key(plan: &String) -> Vec<&str> {
-        vec![plan]
-    }
-
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &String,
-        want: &Want<'_>,
-    ) -> Result<Collected<MatchingFileItem>, Error> {
-        pager
-            .ranked_items(want, plan, 0, matching_file, |s| s.file_count)
-            .await
+file_listing_tool! {
+    FilesWithMatches {
+        scope: 7,
+        args: FilesWithMatchesArgs,
+        item: MatchingFileItem,
+        query: query::search_query,
+        items_of: matching_file,
     }
 }
 

@@ -11,7 +11,7 @@ use super::search_symbols::symbols_of;
 use super::shared::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
-use super::shared::{column, context_lines};
+use super::shared::{column, context_lines, line_item};
 use crate::engine::Pager;
 use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};
@@ -57,33 +57,15 @@ pub enum ReferenceRole {
     Reference,
 }
 
-/// One definition or one usage of a symbol.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct ReferenceItem {
-    /// Definition or usage.
-    pub role: ReferenceRole,
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Branches holding this version of the file (absent for plain-folder indexes).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub branches: Vec<String>,
-    /// 1-based line number.
-    pub line: u32,
-    /// 1-based character column of the symbol on the line.
-    pub column: u32,
-    /// The line, trimmed and shortened.
-    pub text: String,
-    /// ctags kind, for definitions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Lines before this one, oldest first (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<String>,
-    /// Lines after this one (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<String>,
+line_item! {
+    /// One definition or one usage of a symbol.
+    pub struct ReferenceItem {
+        /// Definition or usage.
+        pub role: ReferenceRole,
+        /// ctags kind, for definitions.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
+    }
 }
 
 /// The two queries behind a `find_references` call.
@@ -283,7 +265,7 @@ impl ItemRow for ReferenceItem {
     const SAID_PER_GROUP: &'static [&'static str] = &["kind"];
 
     fn group(&self) -> Location<'_> {
-        self.file().expect("a reference is in a file")
+        self.location()
     }
 
     fn part(&self) -> usize {
@@ -307,11 +289,7 @@ impl ItemRow for ReferenceItem {
 
 impl ItemText for ReferenceItem {
     fn file(&self) -> Option<Location<'_>> {
-        Some(Location {
-            repo: &self.repo,
-            branches: &self.branches,
-            path: &self.path,
-        })
+        Some(self.location())
     }
 
     fn write_text(&self, out: &mut String) {
@@ -335,7 +313,7 @@ impl ItemText for ReferenceItem {
 
 impl Shaped for ReferenceItem {
     fn shape(&mut self, snippet: &Snippet) {
-        snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+        self.shape_lines(snippet);
     }
 }
 

@@ -3,10 +3,11 @@
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::shared::{
-    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
+    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, line_item, lines, paged_args, text,
+    write_in_context,
 };
 use super::shared::{context_lines, first_match_column};
 use crate::engine::Pager;
@@ -38,28 +39,10 @@ paged_args! {
     }
 }
 
-/// One matching line (line 0 means the file's path matched).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct LineItem {
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Branches holding this version of the file (absent for plain-folder indexes).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub branches: Vec<String>,
-    /// 1-based line number; 0 when the path matched.
-    pub line: u32,
-    /// 1-based character column of the first match on the line.
-    pub column: u32,
-    /// The line, trimmed and shortened (the path, for a path match).
-    pub text: String,
-    /// Lines before the match, oldest first (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<String>,
-    /// Lines after the match (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<String>,
+line_item! {
+    /// One matching line. Line 0 means the file's path matched: its text is the path, and
+    /// it has no column or context.
+    pub struct LineItem {}
 }
 
 /// The request behind a `search` call.
@@ -131,7 +114,7 @@ impl ItemRow for LineItem {
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
 
     fn group(&self) -> Location<'_> {
-        self.file().expect("a line is in a file")
+        self.location()
     }
 
     fn cells(&self) -> Vec<Option<Value>> {
@@ -147,11 +130,7 @@ impl ItemRow for LineItem {
 
 impl ItemText for LineItem {
     fn file(&self) -> Option<Location<'_>> {
-        Some(Location {
-            repo: &self.repo,
-            branches: &self.branches,
-            path: &self.path,
-        })
+        Some(self.location())
     }
 
     fn write_text(&self, out: &mut String) {
@@ -177,7 +156,7 @@ impl Shaped for LineItem {
     /// whole.
     fn shape(&mut self, snippet: &Snippet) {
         if self.line > 0 {
-            snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+            self.shape_lines(snippet);
         }
     }
 }

@@ -5,12 +5,11 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, lines, paged_args, text};
-use crate::engine::Pager;
-use crate::engine::backend::{Backend, RankedFile};
-use crate::engine::config::PagerConfig;
-use crate::engine::error::Error;
-use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
+use super::shared::{
+    BRANCHES, LANGUAGE, PATH, ToolInfo, file_listing_tool, lines, paged_args, text,
+};
+use crate::engine::backend::RankedFile;
+use crate::engine::tool::Shaped;
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -51,33 +50,13 @@ impl ToolInfo for SearchFiles {
     const SUMMARY: &'static str = "finds paths";
 }
 
-impl Tool for SearchFiles {
-    const SCOPE_ID: u8 = 3;
-    type Args = SearchFilesArgs;
-    type Item = FileItem;
-    /// The Zoekt query.
-    type Plan = String;
-
-    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
-        super::shared::query_narrowed(&args.query, by)
-    }
-
-    fn plan(args: &SearchFilesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
-        Ok(query::files_query(&args.query)?)
-    }
-
-    fn key(plan: &String) -> Vec<&str> {
-        vec![plan]
-    }
-
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &String,
-        want: &Want<'_>,
-    ) -> Result<Collected<FileItem>, Error> {
-        pager
-            .ranked_items(want, plan, 0, files_of, |s| s.file_count)
-            .await
+file_listing_tool! {
+    SearchFiles {
+        scope: 3,
+        args: SearchFilesArgs,
+        item: FileItem,
+        query: query::files_query,
+        items_of: files_of,
     }
 }
 

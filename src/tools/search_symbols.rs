@@ -4,12 +4,12 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::shared::{
     AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
 };
-use super::shared::{column, context_lines};
+use super::shared::{column, context_lines, line_item};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
@@ -43,38 +43,20 @@ paged_args! {
     }
 }
 
-/// One symbol definition found by ctags (a `sym:` match).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct SymbolItem {
-    /// The symbol's name.
-    pub name: String,
-    /// ctags kind, e.g. `function`, `method`, `struct`.
-    pub kind: String,
-    /// Enclosing scope (class, impl, module), when ctags knows it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    /// ctags kind of the enclosing scope, when ctags knows it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_kind: Option<String>,
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Branches holding this version of the file (absent for plain-folder indexes).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub branches: Vec<String>,
-    /// 1-based.
-    pub line: u32,
-    /// 1-based, in characters.
-    pub column: u32,
-    /// The defining line, trimmed and shortened.
-    pub text: String,
-    /// Lines before the definition, oldest first (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<String>,
-    /// Lines after the definition (only with `context_lines`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<String>,
+line_item! {
+    /// One symbol definition found by ctags (a `sym:` match): its line is the defining line.
+    pub struct SymbolItem {
+        /// The symbol's name.
+        pub name: String,
+        /// ctags kind, e.g. `function`, `method`, `struct`.
+        pub kind: String,
+        /// Enclosing scope (class, impl, module), when ctags knows it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parent: Option<String>,
+        /// ctags kind of the enclosing scope, when ctags knows it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parent_kind: Option<String>,
+    }
 }
 
 /// The request behind a `search_symbols` call.
@@ -173,7 +155,7 @@ impl ItemRow for SymbolItem {
     const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent", "parent_kind"];
 
     fn group(&self) -> Location<'_> {
-        self.file().expect("a symbol is in a file")
+        self.location()
     }
 
     fn cells(&self) -> Vec<Option<Value>> {
@@ -193,11 +175,7 @@ impl ItemRow for SymbolItem {
 
 impl ItemText for SymbolItem {
     fn file(&self) -> Option<Location<'_>> {
-        Some(Location {
-            repo: &self.repo,
-            branches: &self.branches,
-            path: &self.path,
-        })
+        Some(self.location())
     }
 
     fn write_text(&self, out: &mut String) {
@@ -230,7 +208,7 @@ impl ItemText for SymbolItem {
 
 impl Shaped for SymbolItem {
     fn shape(&mut self, snippet: &Snippet) {
-        snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+        self.shape_lines(snippet);
     }
 }
 

@@ -139,6 +139,115 @@ macro_rules! paged_args {
 }
 pub(crate) use paged_args;
 
+/// Declares the item of a tool whose items are lines of a file (`search`, `search_symbols`,
+/// `find_references`): the tool's own fields, then where the line is and what it shows, the
+/// same names and docs for all three. Adds `location()`, where the item is, and
+/// `shape_lines()`, its line and context clipped as a page asks.
+macro_rules! line_item {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+            /// Repository name.
+            pub repo: String,
+            /// Path inside the repository.
+            pub path: String,
+            /// Branches holding this version of the file (absent for plain-folder indexes).
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub branches: Vec<String>,
+            /// 1-based line number.
+            pub line: u32,
+            /// 1-based character column of the match on the line.
+            pub column: u32,
+            /// The line, trimmed and shortened to `snippet_length`.
+            pub text: String,
+            /// Lines before this one, oldest first (only with `context_lines`).
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub before: Vec<String>,
+            /// Lines after this one (only with `context_lines`).
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub after: Vec<String>,
+        }
+
+        impl $name {
+            /// Where the item is: its repository, branches and path.
+            pub fn location(&self) -> $crate::form::Location<'_> {
+                $crate::form::Location {
+                    repo: &self.repo,
+                    branches: &self.branches,
+                    path: &self.path,
+                }
+            }
+
+            /// Its line and context lines, clipped or dropped as `snippet` asks.
+            fn shape_lines(&mut self, snippet: &$crate::engine::text::Snippet) {
+                snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+            }
+        }
+    };
+}
+pub(crate) use line_item;
+
+/// Implements the engine's `Tool` for a tool that lists files from one Zoekt query
+/// (`search_files`, `files_with_matches`): the query is the plan and the whole key, the
+/// total counts files, suggestions narrow its `query`. Each says only what differs: its
+/// cursor scope, arguments and item, how its query is built, and which files of Zoekt's
+/// answer it lists.
+macro_rules! file_listing_tool {
+    (
+        $tool:ty {
+            scope: $scope:expr,
+            args: $args:ty,
+            item: $item:ty,
+            query: $query:path,
+            items_of: $items_of:path $(,)?
+        }
+    ) => {
+        impl $crate::engine::tool::Tool for $tool {
+            const SCOPE_ID: u8 = $scope;
+            type Args = $args;
+            type Item = $item;
+            /// The Zoekt query.
+            type Plan = String;
+
+            fn narrowed(
+                args: &Self::Args,
+                by: &$crate::engine::tool::NarrowBy,
+            ) -> Option<(&'static str, String)> {
+                $crate::tools::shared::query_narrowed(&args.query, by)
+            }
+
+            fn plan(
+                args: &$args,
+                _cfg: &$crate::engine::config::PagerConfig,
+            ) -> Result<String, $crate::engine::error::Error> {
+                Ok($query(&args.query)?)
+            }
+
+            fn key(plan: &String) -> Vec<&str> {
+                vec![plan]
+            }
+
+            async fn collect<B: $crate::engine::backend::Backend>(
+                pager: &$crate::engine::Pager<B>,
+                plan: &String,
+                want: &$crate::engine::tool::Want<'_>,
+            ) -> Result<$crate::engine::tool::Collected<$item>, $crate::engine::error::Error> {
+                pager
+                    .ranked_items(want, plan, 0, $items_of, |s| s.file_count)
+                    .await
+            }
+        }
+    };
+}
+pub(crate) use file_listing_tool;
+
 /// A tool that answers with one value rather than pages.
 pub trait AnswerTool: ToolInfo {
     /// The arguments.

@@ -19,6 +19,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
+
 use super::backend::{RankedFile, RankedFiles, SearchStats};
 use super::census::{CENSUS_FILES, CensusPart, FileFacts};
 use super::order::{Position, file_key};
@@ -36,6 +38,16 @@ pub struct ItemList<T> {
     /// [`super::suggest`] counts to suggest ways to narrow (empty for lists not made of files).
     pub files: Vec<FileFacts>,
 }
+
+/// How a tool turns one file of the backend's answer into its items, in file order.
+pub trait Flatten<T>: Fn(&RankedFile) -> Vec<T> + Sync {}
+
+impl<T, F: Fn(&RankedFile) -> Vec<T> + Sync> Flatten<T> for F {}
+
+/// An item the engine can collect, share between tasks and weigh in the window cache.
+pub trait Collectable: Serialize + Send + Sync + 'static {}
+
+impl<T: Serialize + Send + Sync + 'static> Collectable for T {}
 
 /// One answer of Zoekt, ordered into page order and flattened into items, with what is
 /// needed to tell the window of any smaller request apart inside it.

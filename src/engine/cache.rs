@@ -21,14 +21,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use moka::future::Cache;
-use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::answer::Answer;
-use super::backend::{
-    Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles,
-};
+use super::answer::{Answer, Collectable, Flatten};
+use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFiles};
 use super::config::{CacheConfig, Effort};
 use super::cursor::RequestKey;
 use super::fetch::WindowSpec;
@@ -247,20 +244,15 @@ impl WindowCache {
     /// An answer covering Zoekt's answer for `files` files of `spec`'s query: the kept one,
     /// or a new fetch of at least `files` and at least [`GROWTH`] times the kept one's size (at most
     /// `spec.max_files`). Counts the requests it makes into `requests`.
-    pub(crate) async fn answer<B, T, F>(
+    pub(crate) async fn answer<B: Backend + ?Sized, T: Collectable>(
         &self,
         backend: &B,
         key: &AnswerKey,
         spec: &WindowSpec<'_>,
         files: u32,
-        flatten: &F,
+        flatten: &impl Flatten<T>,
         requests: &AtomicU32,
-    ) -> Result<Arc<Answer<T>>, BackendError>
-    where
-        B: Backend + ?Sized,
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
+    ) -> Result<Arc<Answer<T>>, BackendError> {
         let kept = self.largest::<T>(key).await;
         if let Some(kept) = kept.as_ref().filter(|a| a.covers(files)) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
@@ -476,6 +468,7 @@ mod tests {
 
     use super::*;
     use crate::engine::Pager;
+    use crate::engine::backend::RankedFile;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::{

@@ -410,7 +410,14 @@ mod tests {
             whole_or_sample: false,
         };
         let w = p
-            .window(&want, Q, 2, 31, |f: &RankedFile| vec![f.path.clone()])
+            .window(
+                &want,
+                Q,
+                2,
+                31,
+                |f: &RankedFile| vec![f.path.clone()],
+                |s| s.match_count,
+            )
             .await
             .unwrap();
         assert!(w.len() >= 31);

@@ -4,14 +4,12 @@
 //!
 //! [`Tool::collect`]: super::tool::Tool::collect
 
-use serde::Serialize;
-
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::Pager;
-use super::answer::Answer;
-use super::backend::{Backend, RankedFile, SearchStats};
+use super::answer::{Answer, Collectable, Flatten};
+use super::backend::{Backend, SearchStats};
 use super::cache::AnswerKey;
 use super::census::{CENSUS_FILES, SAMPLE_WHEN_TOO_BIG};
 use super::crashed;
@@ -24,20 +22,17 @@ impl<B: Backend> Pager<B> {
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
     /// exist, every one when the backend ran out of files. `estimate` reads the total from
     /// the backend's counts when the window does not reach the end.
-    pub async fn ranked_items<T, F>(
+    pub async fn ranked_items<T: Collectable>(
         &self,
         want: &Want<'_>,
         query: &str,
         context_lines: u32,
-        flatten: F,
+        flatten: impl Flatten<T>,
         estimate: fn(&SearchStats) -> u64,
-    ) -> Result<Collected<T>, Error>
-    where
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
+    ) -> Result<Collected<T>, Error> {
+        let needed = want.needed;
         let w = self
-            .window_counted(want, query, context_lines, want.needed, flatten, estimate)
+            .window(want, query, context_lines, needed, flatten, estimate)
             .await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
@@ -66,40 +61,16 @@ impl<B: Backend> Pager<B> {
     /// The growing window fetch of one query (see `engine/fetch.rs`), for `needed` items,
     /// through the window cache when it is on. When the page takes a census
     /// (`engine/census.rs`), the window leaves its query's census in [`Want`]'s sink, counted
-    /// in matching lines (the unit of Zoekt's match count).
-    pub async fn window<T, F>(
+    /// in the unit of the tool's total, which `estimate` reads from Zoekt's statistics.
+    pub async fn window<T: Collectable>(
         &self,
         want: &Want<'_>,
         query: &str,
         context_lines: u32,
         needed: usize,
-        flatten: F,
-    ) -> Result<Window<T>, Error>
-    where
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
-        self.window_counted(want, query, context_lines, needed, flatten, |s| {
-            s.match_count
-        })
-        .await
-    }
-
-    /// [`Pager::window`], with a census (when the page takes one) scaled by `estimate`, the
-    /// tool's total read from Zoekt's statistics.
-    async fn window_counted<T, F>(
-        &self,
-        want: &Want<'_>,
-        query: &str,
-        context_lines: u32,
-        needed: usize,
-        flatten: F,
+        flatten: impl Flatten<T>,
         estimate: fn(&SearchStats) -> u64,
-    ) -> Result<Window<T>, Error>
-    where
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
+    ) -> Result<Window<T>, Error> {
         // Without context lines the page's own answer can be the census: its first window
         // asks for the census's files, and the walk's next pages are cut from that answer.
         // With them, that answer would be many times bigger than a census needs: the census
@@ -143,16 +114,12 @@ impl<B: Backend> Pager<B> {
     }
 
     /// The window of `spec`, through the window cache when it is on.
-    async fn fetch_window<T, F>(
+    async fn fetch_window<T: Collectable>(
         &self,
         want: &Want<'_>,
         spec: &WindowSpec<'_>,
-        flatten: &F,
-    ) -> Result<Window<T>, Error>
-    where
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
+        flatten: &impl Flatten<T>,
+    ) -> Result<Window<T>, Error> {
         let backend = self.backend.as_ref();
         let Some(cache) = &self.cache else {
             return Ok(fetch::fetch_direct(backend, spec, flatten, want.requests).await?);
@@ -178,16 +145,12 @@ impl<B: Backend> Pager<B> {
     /// Zoekt's answer for the census of `query`: [`CENSUS_FILES`] files without context
     /// lines, one request (kept in the window cache, where later pages and `count_only` find
     /// it). `None` when it fails: a census only adds suggestions, so it never fails a page.
-    async fn census_answer<T, F>(
+    async fn census_answer<T: Collectable>(
         &self,
         want: &Want<'_>,
         query: &str,
-        flatten: &F,
-    ) -> Option<Arc<Answer<T>>>
-    where
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&RankedFile) -> Vec<T> + Sync,
-    {
+        flatten: &impl Flatten<T>,
+    ) -> Option<Arc<Answer<T>>> {
         let spec = WindowSpec {
             query,
             effort: self.cfg.effort,

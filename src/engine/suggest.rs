@@ -392,6 +392,17 @@ mod tests {
         }
     }
 
+    /// Files from a table: `repo path language items`, entries separated by `;`.
+    fn files(table: &str) -> Vec<CountedFile> {
+        table
+            .split(';')
+            .map(|entry| {
+                let f: Vec<&str> = entry.split_whitespace().collect();
+                file(f[0], f[1], f[2], f[3].parse().expect("items"))
+            })
+            .collect()
+    }
+
     fn part(files: Vec<CountedFile>, exact: bool, scale: f64) -> CensusPart {
         let n = files.len() as u64;
         let kind = if exact {
@@ -406,21 +417,23 @@ mod tests {
         census.into_iter().map(Arc::new).collect()
     }
 
-    fn ways(n: &Narrowing) -> Vec<(String, u64)> {
-        n.ways.iter().map(|w| (w.by.to_string(), w.items)).collect()
+    /// The ways, best first, as `way: items` separated by `; `.
+    fn ways(n: &Narrowing) -> String {
+        let ways: Vec<String> = n
+            .ways
+            .iter()
+            .map(|w| format!("{}: {}", w.by, w.items))
+            .collect();
+        ways.join("; ")
     }
 
     #[test]
     fn exact_counts_best_first_at_the_depth_that_tells_files_apart() {
         let census = [part(
-            vec![
-                file("a", "src/net/x.go", "Go", 3),
-                file("a", "src/net/y.go", "Go", 3),
-                file("b", "lib/z.py", "Python", 2),
-                file("c", "lib/w.py", "Python", 2),
-                file("d", "top.rs", "Rust", 1),
-                file("e", "top2.rs", "Rust", 1),
-            ],
+            files(
+                "a src/net/x.go Go 3; a src/net/y.go Go 3; b lib/z.py Python 2; \
+                 c lib/w.py Python 2; d top.rs Rust 1; e top2.rs Rust 1",
+            ),
             true,
             1.0,
         )];
@@ -434,15 +447,8 @@ mod tests {
         // of `b` is one file: none).
         assert_eq!(
             ways(&n),
-            [
-                ("language Python".to_string(), 4),
-                ("repository b".to_string(), 2),
-                ("repository c".to_string(), 2),
-                ("language Rust".to_string(), 2),
-                ("repository d".to_string(), 1),
-                ("repository e".to_string(), 1),
-                ("language Go".to_string(), 6),
-            ]
+            "language Python: 4; repository b: 2; repository c: 2; language Rust: 2; \
+             repository d: 1; repository e: 1; language Go: 6"
         );
     }
 
@@ -451,18 +457,12 @@ mod tests {
         // One repository: directories alone, no `repo:`. The page shows the two items of
         // `docs/`, all it holds: not a way to narrow.
         let census = [part(
-            vec![
-                file("mono", "docs/a.md", "Markdown", 1),
-                file("mono", "docs/b.md", "Markdown", 1),
-                file("mono", "go/net/x.go", "Go", 4),
-                file("mono", "go/net/y.go", "Go", 4),
-                file("mono", "go/os/z.go", "Go", 4),
-                file("mono", "rust/a/x.rs", "Rust", 3),
-                file("mono", "rust/a/y.rs", "Rust", 3),
-                file("mono", "rust/b/y.rs", "Rust", 3),
-                file("mono", "c/a/x.c", "C", 5),
-                file("mono", "c/a/y.c", "C", 5),
-            ],
+            files(
+                "mono docs/a.md Markdown 1; mono docs/b.md Markdown 1; mono go/net/x.go Go 4; \
+                 mono go/net/y.go Go 4; mono go/os/z.go Go 4; mono rust/a/x.rs Rust 3; \
+                 mono rust/a/y.rs Rust 3; mono rust/b/y.rs Rust 3; mono c/a/x.c C 5; \
+                 mono c/a/y.c C 5",
+            ),
             false,
             10.0,
         )];
@@ -482,13 +482,8 @@ mod tests {
         // the same files. Markdown and `docs/` are the page's.
         assert_eq!(
             ways(&n),
-            [
-                ("language C".to_string(), 100),
-                ("language Rust".to_string(), 90),
-                ("directory go/net/".to_string(), 80),
-                ("directory rust/a/".to_string(), 60),
-                ("language Go".to_string(), 120),
-            ]
+            "language C: 100; language Rust: 90; directory go/net/: 80; directory rust/a/: 60; \
+             language Go: 120"
         );
     }
 
@@ -508,18 +503,13 @@ mod tests {
         // find_references: definitions and usages of one file are one file.
         let defs = part(vec![file("a", "d/x.go", "Go", 1)], true, 1.0);
         let uses = part(
-            vec![
-                file("a", "d/x.go", "Go", 2),
-                file("b", "d/y.go", "Go", 3),
-                file("c", "e/z.go", "Go", 4),
-                file("d", "e/w.go", "Go", 5),
-            ],
+            files("a d/x.go Go 2; b d/y.go Go 3; c e/z.go Go 4; d e/w.go Go 5"),
             true,
             1.0,
         );
         let n = narrowing(&[Arc::new(defs), Arc::new(uses)], &[]).expect("ways");
         assert_eq!(n.files_read, 5);
-        assert!(ways(&n).contains(&("repository a".to_string(), 3)), "{n:?}");
+        assert!(ways(&n).contains("repository a: 3"), "{n:?}");
     }
 
     #[test]

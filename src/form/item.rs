@@ -116,6 +116,13 @@ pub struct Column {
     pub about: &'static str,
 }
 
+impl Column {
+    /// A column named `name`, of cells of `kind`, that holds what `about` says.
+    pub const fn new(name: &'static str, kind: CellKind, about: &'static str) -> Column {
+        Column { name, kind, about }
+    }
+}
+
 /// The JSON type of a column's cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellKind {

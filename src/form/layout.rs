@@ -393,21 +393,9 @@ mod tests {
 
     impl ItemRow for Sym {
         const COLUMNS: &'static [Column] = &[
-            Column {
-                name: "line",
-                kind: CellKind::Count,
-                about: "line",
-            },
-            Column {
-                name: "kind",
-                kind: CellKind::Text,
-                about: "kind",
-            },
-            Column {
-                name: "parent",
-                kind: CellKind::Text,
-                about: "parent",
-            },
+            Column::new("line", CellKind::Count, "line"),
+            Column::new("kind", CellKind::Text, "kind"),
+            Column::new("parent", CellKind::Text, "parent"),
         ];
         const GROUPING: Grouping = Grouping::File;
         const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent"];
@@ -482,16 +470,8 @@ mod tests {
 
     impl ItemRow for Listed {
         const COLUMNS: &'static [Column] = &[
-            Column {
-                name: "path",
-                kind: CellKind::Text,
-                about: "path",
-            },
-            Column {
-                name: "language",
-                kind: CellKind::Text,
-                about: "language",
-            },
+            Column::new("path", CellKind::Text, "path"),
+            Column::new("language", CellKind::Text, "language"),
         ];
         const GROUPING: Grouping = Grouping::Repo;
         const BY_EXTENSION: Option<&'static str> = Some("language");

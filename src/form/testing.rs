@@ -36,16 +36,8 @@ impl ItemText for Hit {
 
 impl ItemRow for Hit {
     const COLUMNS: &'static [Column] = &[
-        Column {
-            name: "line",
-            kind: CellKind::Count,
-            about: "line number",
-        },
-        Column {
-            name: "text",
-            kind: CellKind::Text,
-            about: "the line",
-        },
+        Column::new("line", CellKind::Count, "line number"),
+        Column::new("text", CellKind::Text, "the line"),
     ];
     const GROUPING: Grouping = Grouping::File;
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some("text");
@@ -73,11 +65,7 @@ impl ItemText for Name {
 }
 
 impl ItemRow for Name {
-    const COLUMNS: &'static [Column] = &[Column {
-        name: "name",
-        kind: CellKind::Text,
-        about: "a name",
-    }];
+    const COLUMNS: &'static [Column] = &[Column::new("name", CellKind::Text, "a name")];
     const GROUPING: Grouping = Grouping::None;
 
     fn group(&self) -> Location<'_> {

@@ -40,19 +40,22 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
     args: Value,
 ) -> (CallToolResult, Outcome) {
     let started = std::time::Instant::now();
-    let parsed: T::Args = match parse_args(T::NAME, args) {
-        Ok(a) => a,
-        Err(e) => return failure(T::NAME, &e),
+    let served = async {
+        let parsed: T::Args = parse_args(T::NAME, args)?;
+        let page = pager
+            .page::<T>(&parsed)
+            .await
+            .map_err(|e| ToolError::from(&e))?;
+        let budget = pager.config().page_chars();
+        Ok(form::show::<T>(T::NAME, &parsed, page, budget))
     };
-    match pager.page::<T>(&parsed).await {
-        Ok(page) => {
-            let budget = pager.config().page_chars();
-            let form::Shown {
-                page,
-                text,
-                structured,
-                ..
-            } = form::show::<T>(T::NAME, &parsed, page, budget);
+    match served.await {
+        Ok(form::Shown {
+            page,
+            text,
+            structured,
+            ..
+        }) => {
             tracing::info!(
                 target: LOG_TARGET,
                 tool = T::NAME,
@@ -67,7 +70,7 @@ pub(crate) async fn page_call<T: PagedTool, B: Backend>(
             let outcome = (page.count, page.zoekt_requests);
             (success(text, &structured), Ok(Some(outcome)))
         }
-        Err(e) => failure(T::NAME, &ToolError::from(&e)),
+        Err(e) => failure(T::NAME, &e),
     }
 }
 
@@ -77,11 +80,13 @@ pub(crate) async fn answer_call<T: AnswerTool, B: Backend>(
     args: Value,
 ) -> (CallToolResult, Outcome) {
     let started = std::time::Instant::now();
-    let parsed: T::Args = match parse_args(T::NAME, args) {
-        Ok(a) => a,
-        Err(e) => return failure(T::NAME, &e),
+    let answered = async {
+        let parsed: T::Args = parse_args(T::NAME, args)?;
+        T::answer(&pager, &parsed)
+            .await
+            .map_err(|e| ToolError::from(&e))
     };
-    match T::answer(&pager, &parsed).await {
+    match answered.await {
         Ok(value) => {
             tracing::info!(
                 target: LOG_TARGET,
@@ -91,7 +96,7 @@ pub(crate) async fn answer_call<T: AnswerTool, B: Backend>(
             );
             (success(T::text(&value), &value), Ok(None))
         }
-        Err(e) => failure(T::NAME, &ToolError::from(&e)),
+        Err(e) => failure(T::NAME, &e),
     }
 }
 

@@ -74,31 +74,31 @@ file_listing_tool! {
 }
 
 /// The first matching line of a file.
-const FIRST_LINE_TEXT: Column = Column {
-    name: "text",
-    kind: CellKind::Text,
-    about: "the first matching line, trimmed and shortened",
-};
+const FIRST_LINE_TEXT: Column = Column::new(
+    "text",
+    CellKind::Text,
+    "the first matching line, trimmed and shortened",
+);
 
 impl ItemRow for MatchingFileItem {
     const COLUMNS: &'static [Column] = &[
         PATH,
         BRANCHES,
-        Column {
-            name: "matching_lines",
-            kind: CellKind::Count,
-            about: "how many lines of the file matched",
-        },
-        Column {
-            name: "first_line",
-            kind: CellKind::Count,
-            about: "1-based number of the first matching line",
-        },
-        Column {
-            name: "column",
-            kind: CellKind::Count,
-            about: "1-based character column of the first match on that line",
-        },
+        Column::new(
+            "matching_lines",
+            CellKind::Count,
+            "how many lines of the file matched",
+        ),
+        Column::new(
+            "first_line",
+            CellKind::Count,
+            "1-based number of the first matching line",
+        ),
+        Column::new(
+            "column",
+            CellKind::Count,
+            "1-based character column of the first match on that line",
+        ),
         FIRST_LINE_TEXT,
         // Last, so that a row whose language its extension says ends before it.
         LANGUAGE,

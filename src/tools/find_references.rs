@@ -8,9 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
-use super::shared::{
-    AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
-};
+use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
 use super::shared::{column, context_lines, line_item};
 use crate::engine::Pager;
 use crate::engine::answer::clamp_u32;
@@ -20,7 +18,7 @@ use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Total, Want};
 use crate::engine::window::Window;
-use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
+use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -139,6 +137,7 @@ impl Tool for FindReferences {
                     plan.context_lines,
                     needed,
                     flatten_usages,
+                    |s| s.match_count,
                 )
                 .await?
                 .in_section(1, start, after.earlier_cut);
@@ -167,14 +166,16 @@ impl Tool for FindReferences {
                 &plan.definitions,
                 plan.context_lines,
                 want.needed,
-                |f| { definitions_of(f, symbol) }
+                |f| { definitions_of(f, symbol) },
+                |s| s.match_count
             ),
             pager.window(
                 want,
                 &plan.usages,
                 plan.context_lines,
                 want.needed,
-                flatten_usages
+                flatten_usages,
+                |s| s.match_count
             ),
         )?;
         let mut warnings = Vec::new();
@@ -250,11 +251,7 @@ impl ItemRow for ReferenceItem {
     const COLUMNS: &'static [Column] = &[
         LINE,
         COLUMN,
-        Column {
-            name: "kind",
-            kind: CellKind::Text,
-            about: "ctags kind of a definition",
-        },
+        Column::new("kind", CellKind::Text, "ctags kind of a definition"),
         TEXT,
         BEFORE,
         AFTER,
@@ -287,27 +284,17 @@ impl ItemRow for ReferenceItem {
     }
 }
 
-impl ItemText for ReferenceItem {
-    fn file(&self) -> Option<Location<'_>> {
-        Some(self.location())
-    }
-
-    fn write_text(&self, out: &mut String) {
+impl ReferenceItem {
+    /// The item's own line of text, which its context lines (if any) surround.
+    fn write_line(&self, out: &mut String) {
         let role = match self.role {
             ReferenceRole::Definition => " def",
             ReferenceRole::Reference => "",
         };
-        write_in_context(
-            out,
-            &self.before,
-            |out| {
-                let _ = write!(out, "{}:{}{role}", self.line, self.column);
-                if !self.text.is_empty() {
-                    let _ = write!(out, ": {}", self.text);
-                }
-            },
-            &self.after,
-        );
+        let _ = write!(out, "{}:{}{role}", self.line, self.column);
+        if !self.text.is_empty() {
+            let _ = write!(out, ": {}", self.text);
+        }
     }
 }
 

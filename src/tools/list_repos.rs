@@ -138,26 +138,18 @@ impl Tool for ListRepos {
 
 impl ItemRow for RepoItem {
     const COLUMNS: &'static [Column] = &[
-        Column {
-            name: "name",
-            kind: CellKind::Text,
-            about: "repository name",
-        },
-        Column {
-            name: "files",
-            kind: CellKind::Count,
-            about: "indexed documents",
-        },
-        Column {
-            name: "has_symbols",
-            kind: CellKind::Flag,
-            about: "indexed with ctags (needed by search_symbols and find_references)",
-        },
-        Column {
-            name: "index_time",
-            kind: CellKind::Text,
-            about: "when it was indexed (RFC 3339)",
-        },
+        Column::new("name", CellKind::Text, "repository name"),
+        Column::new("files", CellKind::Count, "indexed documents"),
+        Column::new(
+            "has_symbols",
+            CellKind::Flag,
+            "indexed with ctags (needed by search_symbols and find_references)",
+        ),
+        Column::new(
+            "index_time",
+            CellKind::Text,
+            "when it was indexed (RFC 3339)",
+        ),
         BRANCHES,
     ];
     const GROUPING: Grouping = Grouping::None;

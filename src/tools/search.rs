@@ -7,16 +7,15 @@ use serde::Deserialize;
 
 use super::shared::{
     AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, line_item, lines, paged_args, text,
-    write_in_context,
 };
-use super::shared::{context_lines, first_match_column};
+use super::shared::{LineQuery, context_lines, first_match_column};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
-use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
+use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -45,13 +44,6 @@ line_item! {
     pub struct LineItem {}
 }
 
-/// The request behind a `search` call.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    query: String,
-    context_lines: u32,
-}
-
 impl ToolInfo for Search {
     const NAME: &'static str = "search";
     const TITLE: &'static str = "Search code lines";
@@ -65,46 +57,36 @@ impl Tool for Search {
     const SCOPE_ID: u8 = 1;
     type Args = SearchArgs;
     type Item = LineItem;
-    type Plan = Plan;
+    type Plan = LineQuery;
 
     fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
         super::shared::query_narrowed(&args.query, by)
     }
 
-    fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
-        let query = query::search_query(&args.query)?;
-        let context_lines = super::shared::checked_context_lines(args.context_lines, cfg)?;
-        Ok(Plan {
-            query,
-            context_lines,
-        })
+    fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<LineQuery, Error> {
+        LineQuery::new(query::search_query(&args.query)?, args.context_lines, cfg)
     }
 
-    /// Context lines change what an item shows, not which items there are: not in the key.
-    fn key(plan: &Plan) -> Vec<&str> {
+    fn key(plan: &LineQuery) -> Vec<&str> {
         vec![&plan.query]
     }
 
     async fn collect<B: Backend>(
         pager: &Pager<B>,
-        plan: &Plan,
+        plan: &LineQuery,
         want: &Want<'_>,
     ) -> Result<Collected<LineItem>, Error> {
-        pager
-            .ranked_items(want, &plan.query, plan.context_lines, lines_of, |s| {
-                s.match_count
-            })
-            .await
+        plan.collect(pager, want, lines_of).await
     }
 }
 
 impl ItemRow for LineItem {
     const COLUMNS: &'static [Column] = &[
-        Column {
-            name: "line",
-            kind: CellKind::Count,
-            about: "1-based line number; 0: the file's path matched (text is the path)",
-        },
+        Column::new(
+            "line",
+            CellKind::Count,
+            "1-based line number; 0: the file's path matched (text is the path)",
+        ),
         COLUMN,
         TEXT,
         BEFORE,
@@ -128,26 +110,16 @@ impl ItemRow for LineItem {
     }
 }
 
-impl ItemText for LineItem {
-    fn file(&self) -> Option<Location<'_>> {
-        Some(self.location())
-    }
-
-    fn write_text(&self, out: &mut String) {
-        write_in_context(
-            out,
-            &self.before,
-            |out| {
-                if self.line == 0 {
-                    out.push_str("(path match)");
-                } else if self.text.is_empty() {
-                    let _ = write!(out, "{}:{}", self.line, self.column);
-                } else {
-                    let _ = write!(out, "{}:{}: {}", self.line, self.column, self.text);
-                }
-            },
-            &self.after,
-        );
+impl LineItem {
+    /// The item's own line of text, which its context lines (if any) surround.
+    fn write_line(&self, out: &mut String) {
+        if self.line == 0 {
+            out.push_str("(path match)");
+        } else if self.text.is_empty() {
+            let _ = write!(out, "{}:{}", self.line, self.column);
+        } else {
+            let _ = write!(out, "{}:{}: {}", self.line, self.column, self.text);
+        }
     }
 }
 

@@ -6,17 +6,15 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shared::{
-    AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text, write_in_context,
-};
-use super::shared::{column, context_lines, line_item};
+use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
+use super::shared::{LineQuery, column, context_lines, line_item};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
-use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
+use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -62,8 +60,7 @@ line_item! {
 /// The request behind a `search_symbols` call.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    query: String,
-    context_lines: u32,
+    lines: LineQuery,
     kinds: BTreeSet<String>,
     /// The kinds, sorted and joined: part of the cursor's hash.
     kinds_key: String,
@@ -90,19 +87,18 @@ impl Tool for SearchSymbols {
 
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
-        let context_lines = super::shared::checked_context_lines(args.context_lines, cfg)?;
+        let lines = LineQuery::new(query, args.context_lines, cfg)?;
         let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
         let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
         Ok(Plan {
-            query,
-            context_lines,
+            lines,
             kinds,
             kinds_key,
         })
     }
 
     fn key(plan: &Plan) -> Vec<&str> {
-        vec![&plan.query, &plan.kinds_key]
+        vec![&plan.lines.query, &plan.kinds_key]
     }
 
     async fn collect<B: Backend>(
@@ -110,15 +106,8 @@ impl Tool for SearchSymbols {
         plan: &Plan,
         want: &Want<'_>,
     ) -> Result<Collected<SymbolItem>, Error> {
-        pager
-            .ranked_items(
-                want,
-                &plan.query,
-                plan.context_lines,
-                |f| symbols_of(f, &plan.kinds),
-                |s| s.match_count,
-            )
-            .await
+        let items_of = |f: &RankedFile| symbols_of(f, &plan.kinds);
+        plan.lines.collect(pager, want, items_of).await
     }
 }
 
@@ -126,27 +115,23 @@ impl ItemRow for SymbolItem {
     const COLUMNS: &'static [Column] = &[
         LINE,
         COLUMN,
-        Column {
-            name: "kind",
-            kind: CellKind::Text,
-            about: "ctags kind, e.g. function, method, struct",
-        },
-        Column {
-            name: "name",
-            kind: CellKind::Text,
-            about: "the symbol's name",
-        },
+        Column::new(
+            "kind",
+            CellKind::Text,
+            "ctags kind, e.g. function, method, struct",
+        ),
+        Column::new("name", CellKind::Text, "the symbol's name"),
         TEXT,
-        Column {
-            name: "parent",
-            kind: CellKind::Text,
-            about: "enclosing scope (class, impl, module, package), when ctags knows it",
-        },
-        Column {
-            name: "parent_kind",
-            kind: CellKind::Text,
-            about: "ctags kind of the enclosing scope",
-        },
+        Column::new(
+            "parent",
+            CellKind::Text,
+            "enclosing scope (class, impl, module, package), when ctags knows it",
+        ),
+        Column::new(
+            "parent_kind",
+            CellKind::Text,
+            "ctags kind of the enclosing scope",
+        ),
         BEFORE,
         AFTER,
     ];
@@ -173,36 +158,26 @@ impl ItemRow for SymbolItem {
     }
 }
 
-impl ItemText for SymbolItem {
-    fn file(&self) -> Option<Location<'_>> {
-        Some(self.location())
-    }
-
-    fn write_text(&self, out: &mut String) {
-        write_in_context(
+impl SymbolItem {
+    /// The item's own line of text, which its context lines (if any) surround.
+    fn write_line(&self, out: &mut String) {
+        let _ = write!(
             out,
-            &self.before,
-            |out| {
-                let _ = write!(
-                    out,
-                    "{}:{} {} {}",
-                    self.line, self.column, self.kind, self.name
-                );
-                match (&self.parent, &self.parent_kind) {
-                    (Some(parent), Some(kind)) => {
-                        let _ = write!(out, " (in {kind} {parent})");
-                    }
-                    (Some(parent), None) => {
-                        let _ = write!(out, " (in {parent})");
-                    }
-                    _ => {}
-                }
-                if !self.text.is_empty() {
-                    let _ = write!(out, " | {}", self.text);
-                }
-            },
-            &self.after,
+            "{}:{} {} {}",
+            self.line, self.column, self.kind, self.name
         );
+        match (&self.parent, &self.parent_kind) {
+            (Some(parent), Some(kind)) => {
+                let _ = write!(out, " (in {kind} {parent})");
+            }
+            (Some(parent), None) => {
+                let _ = write!(out, " (in {parent})");
+            }
+            _ => {}
+        }
+        if !self.text.is_empty() {
+            let _ = write!(out, " | {}", self.text);
+        }
     }
 }
 
@@ -275,6 +250,7 @@ fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> 
 pub(crate) mod tests {
     use super::*;
     use crate::engine::backend::{Fragment, MatchedLine, Symbol};
+    pub(crate) use crate::engine::testing::file;
 
     /// A matching line whose fragments start at the given byte offsets, each a definition
     /// of the given symbol (a `function`) or a plain match.
@@ -293,16 +269,6 @@ pub(crate) mod tests {
                     }),
                 })
                 .collect(),
-            ..Default::default()
-        }
-    }
-
-    /// File `r/a.go` with these matching lines.
-    pub(crate) fn file(lines: Vec<MatchedLine>) -> RankedFile {
-        RankedFile {
-            path: "a.go".into(),
-            repo: "r".into(),
-            lines,
             ..Default::default()
         }
     }

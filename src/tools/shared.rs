@@ -141,8 +141,9 @@ pub(crate) use paged_args;
 
 /// Declares the item of a tool whose items are lines of a file (`search`, `search_symbols`,
 /// `find_references`): the tool's own fields, then where the line is and what it shows, the
-/// same names and docs for all three. Adds `location()`, where the item is, and
-/// `shape_lines()`, its line and context clipped as a page asks.
+/// same names and docs for all three. Adds `location()`, where the item is, `shape_lines()`,
+/// its line and context clipped as a page asks, and its text (`ItemText`): the tool's own
+/// `write_line()` between its context lines.
 macro_rules! line_item {
     (
         $(#[$meta:meta])*
@@ -188,6 +189,22 @@ macro_rules! line_item {
             /// Its line and context lines, clipped or dropped as `snippet` asks.
             fn shape_lines(&mut self, snippet: &$crate::engine::text::Snippet) {
                 snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+            }
+        }
+
+        /// Its line (`write_line`, the tool's own) between its context lines, under its file.
+        impl $crate::form::ItemText for $name {
+            fn file(&self) -> Option<$crate::form::Location<'_>> {
+                Some(self.location())
+            }
+
+            fn write_text(&self, out: &mut String) {
+                $crate::tools::shared::write_in_context(
+                    out,
+                    &self.before,
+                    |out| self.write_line(out),
+                    &self.after,
+                );
             }
         }
     };
@@ -265,53 +282,41 @@ pub trait AnswerTool: ToolInfo {
 }
 
 /// The 1-based line number of an item in a file.
-pub const LINE: Column = Column {
-    name: "line",
-    kind: CellKind::Count,
-    about: "1-based line number",
-};
+pub const LINE: Column = Column::new("line", CellKind::Count, "1-based line number");
 /// The 1-based character column of the match on its line.
-pub const COLUMN: Column = Column {
-    name: "column",
-    kind: CellKind::Count,
-    about: "1-based character column of the match on the line",
-};
+pub const COLUMN: Column = Column::new(
+    "column",
+    CellKind::Count,
+    "1-based character column of the match on the line",
+);
 /// The item's source line.
-pub const TEXT: Column = Column {
-    name: "text",
-    kind: CellKind::Text,
-    about: "the line, trimmed and shortened to snippet_length",
-};
+pub const TEXT: Column = Column::new(
+    "text",
+    CellKind::Text,
+    "the line, trimmed and shortened to snippet_length",
+);
 /// Context lines before an item's line.
-pub const BEFORE: Column = Column {
-    name: "before",
-    kind: CellKind::Lines,
-    about: "lines before it, oldest first (with context_lines)",
-};
+pub const BEFORE: Column = Column::new(
+    "before",
+    CellKind::Lines,
+    "lines before it, oldest first (with context_lines)",
+);
 /// Context lines after an item's line.
-pub const AFTER: Column = Column {
-    name: "after",
-    kind: CellKind::Lines,
-    about: "lines after it (with context_lines)",
-};
+pub const AFTER: Column = Column::new(
+    "after",
+    CellKind::Lines,
+    "lines after it (with context_lines)",
+);
 /// A file's path inside its repository.
-pub const PATH: Column = Column {
-    name: "path",
-    kind: CellKind::Text,
-    about: "path inside the repository",
-};
+pub const PATH: Column = Column::new("path", CellKind::Text, "path inside the repository");
 /// The branches holding a version of a file or a repository.
-pub const BRANCHES: Column = Column {
-    name: "branches",
-    kind: CellKind::Lines,
-    about: "branches holding this version (indexes with branches only)",
-};
+pub const BRANCHES: Column = Column::new(
+    "branches",
+    CellKind::Lines,
+    "branches holding this version (indexes with branches only)",
+);
 /// The language Zoekt detected.
-pub const LANGUAGE: Column = Column {
-    name: "language",
-    kind: CellKind::Text,
-    about: "language Zoekt detected",
-};
+pub const LANGUAGE: Column = Column::new("language", CellKind::Text, "language Zoekt detected");
 
 /// A cell holding `n`.
 pub fn count(n: impl Into<u64>) -> Option<serde_json::Value> {
@@ -326,6 +331,53 @@ pub fn text(s: &str) -> Option<serde_json::Value> {
 /// A cell holding `lines`, or none when there are none.
 pub fn lines(lines: &[String]) -> Option<serde_json::Value> {
     (!lines.is_empty()).then(|| serde_json::Value::from(lines.to_vec()))
+}
+
+/// The request of a tool whose items are matching lines of one Zoekt query (`search`,
+/// `search_symbols`): the query, and the context lines the caller asked for (checked against
+/// `--max-context-lines`). Context lines change what an item shows, not which items there
+/// are, so only the query names the request for the cursor.
+#[derive(Debug, Clone)]
+pub struct LineQuery {
+    /// The Zoekt query.
+    pub(crate) query: String,
+    /// Lines of context before and after each matching line.
+    pub(crate) context_lines: u32,
+}
+
+impl LineQuery {
+    /// `query` with the caller's `context_lines`, refused when over the server's bound.
+    pub(crate) fn new(
+        query: String,
+        context_lines: Option<u32>,
+        cfg: &PagerConfig,
+    ) -> Result<LineQuery, Error> {
+        let context_lines = checked_context_lines(context_lines, cfg)?;
+        Ok(LineQuery {
+            query,
+            context_lines,
+        })
+    }
+
+    /// The items of the files Zoekt ranks for the query, each file flattened by `items_of`;
+    /// the total estimated from Zoekt's match count.
+    pub(crate) async fn collect<B, T, F>(
+        &self,
+        pager: &Pager<B>,
+        want: &crate::engine::tool::Want<'_>,
+        items_of: F,
+    ) -> Result<crate::engine::tool::Collected<T>, Error>
+    where
+        B: Backend,
+        T: Serialize + Send + Sync + 'static,
+        F: Fn(&crate::engine::backend::RankedFile) -> Vec<T> + Sync,
+    {
+        pager
+            .ranked_items(want, &self.query, self.context_lines, items_of, |s| {
+                s.match_count
+            })
+            .await
+    }
 }
 
 /// The `context_lines` argument of a tool, checked against `--max-context-lines`.

@@ -32,12 +32,20 @@ pub use super::error::{ArgumentError, Error, QueryError};
 pub use super::suggest::NarrowBy;
 pub use super::text::Snippet;
 
-/// The page size and cursor every paged tool's arguments carry (as `limit` and `cursor`).
+/// What the engine asks of every paged tool's arguments: the page size and cursor they carry
+/// (as `limit` and `cursor`), and how a suggestion narrows them.
 pub trait PagedArgs {
     /// The page size and cursor.
     fn paging(&self) -> PageArgs;
     /// Replaces the page size and cursor (a walk moves the cursor).
     fn set_paging(&mut self, paging: PageArgs);
+    /// The argument to set, and its new value, for this call narrowed `by` one repository,
+    /// language or directory: how a suggested way to narrow (`suggest`) reads as a ready
+    /// call, written in the tool's own query syntax. `None` (the default): the tool
+    /// suggests none.
+    fn narrowed(&self, _by: &NarrowBy) -> Option<(&'static str, String)> {
+        None
+    }
 }
 
 /// A tool that answers with pages of items, as the engine sees it: the seam the engine
@@ -60,12 +68,6 @@ pub trait Tool: Send + Sync + 'static {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
-    /// The argument to set, and its new value, for this call narrowed `by` one repository,
-    /// language or directory: how a suggested way to narrow (`suggest`) reads as a ready
-    /// call, written in the tool's own query syntax. `None`: the tool suggests none.
-    fn narrowed(_args: &Self::Args, _by: &NarrowBy) -> Option<(&'static str, String)> {
-        None
-    }
     /// Every item from position 0 up to `want.needed` (or all there are), in page order,
     /// with their positions. A tool with sections may start at the section holding
     /// `want.after` (see [`Collected::first`]).

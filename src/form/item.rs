@@ -59,10 +59,12 @@ pub trait ItemText {
     fn write_text(&self, out: &mut String);
 }
 
-/// How an item reads in the structured page (`json.rs` writes it) for hosts that hand a model `structuredContent` rather than the text: one row of cells under
-/// the page's list of column names, inside a group that says once what consecutive items
-/// share (their file, or their repository), so nothing is written twice.
-pub trait ItemRow {
+/// How an item reads in the structured page (`json.rs` writes it) for hosts that hand a
+/// model `structuredContent` rather than the text: one row of cells under the page's list of
+/// column names, inside a group that says once what consecutive items share (their file, or
+/// their repository), so nothing is written twice. Every item reads as text too: an item
+/// in a file is grouped by the file its text names.
+pub trait ItemRow: ItemText {
     /// Every column an item of this tool may have, in row order. A page lists only the
     /// columns some item on it has.
     const COLUMNS: &'static [Column];
@@ -89,9 +91,12 @@ pub trait ItemRow {
     /// of [`ItemRow::SAID_PER_GROUP`]. `None`: no such column.
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = None;
 
-    /// The file (or repository) the item belongs to; consecutive items with the same one
-    /// share a group. Ignored with [`Grouping::None`].
-    fn group(&self) -> Location<'_>;
+    /// Where the item is: consecutive items with the same file (with [`Grouping::Repo`], the
+    /// same repository) share a group. Ignored with [`Grouping::None`]. By default the file
+    /// its text names ([`ItemText::file`]).
+    fn group(&self) -> Location<'_> {
+        self.file().unwrap_or(Location::NOWHERE)
+    }
     /// The path of the item's file, whose extension [`ItemRow::BY_EXTENSION`] reads.
     fn path(&self) -> &str {
         self.group().path

@@ -229,7 +229,7 @@ fn grouped_part<T: ItemRow>(
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for (at, item) in items.iter().enumerate() {
         match runs.last_mut() {
-            Some((first, len)) if items[*first].group() == item.group() => *len += 1,
+            Some((first, len)) if same_group(&items[*first], item) => *len += 1,
             _ => runs.push((at, 1)),
         }
     }
@@ -372,6 +372,16 @@ fn json_len(map: &Map<String, Value>) -> usize {
     serde_json::to_string(map).map_or(usize::MAX, |s| s.chars().count())
 }
 
+/// Whether two items fall in one group: the same file, or for file listings the same
+/// repository.
+fn same_group<T: ItemRow>(a: &T, b: &T) -> bool {
+    let (a, b) = (a.group(), b.group());
+    match T::GROUPING {
+        Grouping::Repo => a.repo == b.repo,
+        Grouping::File | Grouping::None => a == b,
+    }
+}
+
 /// Characters of `value`'s compact JSON: what a cell costs a model in the structured page.
 pub(super) fn json_chars(value: &Value) -> usize {
     serde_json::to_string(value).map_or(0, |s| s.chars().count())
@@ -380,7 +390,7 @@ pub(super) fn json_chars(value: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::form::item::{CellKind, Column, Location};
+    use crate::form::item::{CellKind, Column, ItemText, Location};
     use crate::form::testing::Hit;
 
     /// A symbol-like item in a file: one row of `line`, `kind`, `parent`.
@@ -389,6 +399,12 @@ mod tests {
         line: u64,
         kind: &'static str,
         parent: &'static str,
+    }
+
+    impl ItemText for Sym {
+        fn write_text(&self, out: &mut String) {
+            out.push_str(self.kind);
+        }
     }
 
     impl ItemRow for Sym {
@@ -466,6 +482,12 @@ mod tests {
     struct Listed {
         path: &'static str,
         language: &'static str,
+    }
+
+    impl ItemText for Listed {
+        fn write_text(&self, out: &mut String) {
+            out.push_str(self.path);
+        }
     }
 
     impl ItemRow for Listed {

@@ -1,6 +1,6 @@
 //! Suggested ways to narrow a broad result, as ready calls of the same tool: the engine's
 //! [`Narrowing`] (what to select, how many results it holds, exactly or about) written as the
-//! argument to set (by the tool: [`Tool::narrowed`]), in both forms a page has (a line group
+//! argument to set (by the tool's arguments: [`PagedArgs::narrowed`]), in both forms a page has (a line group
 //! before the text's footer, a compact list in the structured page).
 
 use serde_json::{Value, json};
@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::engine::census::CountKind;
 use crate::engine::page::Page;
 use crate::engine::suggest::Narrowing;
-use crate::engine::tool::Tool;
+use crate::engine::tool::{PagedArgs, Tool};
 
 /// At most this many characters of JSON for the suggestions: ways are dropped from the end
 /// until they fit, in both forms alike.
@@ -55,7 +55,7 @@ impl Suggestions {
         let calls: Vec<NarrowCall> = ways
             .iter()
             .filter_map(|w| {
-                let (arg, value) = T::narrowed(args, &w.by)?;
+                let (arg, value) = args.narrowed(&w.by)?;
                 Some(NarrowCall {
                     arg,
                     value,

@@ -5,10 +5,10 @@
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, lines, paged_args, text};
-use super::shared::{file_listing_tool, first_match_column};
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, paged_args, text};
+use super::shared::{file_item, file_listing_tool, first_match_column};
 use crate::engine::backend::RankedFile;
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::Shaped;
@@ -21,6 +21,7 @@ pub struct FilesWithMatches;
 
 paged_args! {
     snippets;
+    narrows query;
     /// Arguments of `files_with_matches`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -31,26 +32,19 @@ paged_args! {
     }
 }
 
-/// One file whose content matched.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct MatchingFileItem {
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Branches holding this version of the file (absent for plain-folder indexes).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub branches: Vec<String>,
-    /// Language Zoekt detected (may be empty).
-    pub language: String,
-    /// How many lines of the file matched (as Zoekt returned them).
-    pub matching_lines: u32,
-    /// 1-based number of the first matching line.
-    pub first_line: u32,
-    /// 1-based character column of the first match on that line.
-    pub column: u32,
-    /// The first matching line, trimmed and shortened.
-    pub text: String,
+file_item! {
+    file;
+    /// One file whose content matched.
+    pub struct MatchingFileItem {
+        /// How many lines of the file matched (as Zoekt returned them).
+        pub matching_lines: u32,
+        /// 1-based number of the first matching line.
+        pub first_line: u32,
+        /// 1-based character column of the first match on that line.
+        pub column: u32,
+        /// The first matching line, trimmed and shortened.
+        pub text: String,
+    }
 }
 
 impl ToolInfo for FilesWithMatches {
@@ -108,23 +102,16 @@ impl ItemRow for MatchingFileItem {
     const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {
-        Location::repo(&self.repo)
-    }
-
-    fn path(&self) -> &str {
-        &self.path
+        self.location()
     }
 
     fn cells(&self) -> Vec<Option<Value>> {
-        vec![
-            text(&self.path),
-            lines(&self.branches),
+        self.listed_cells([
             count(self.matching_lines),
             count(self.first_line),
             count(self.column),
             text(&self.text),
-            text(&self.language),
-        ]
+        ])
     }
 }
 
@@ -135,11 +122,7 @@ impl ItemText for MatchingFileItem {
         } else {
             "lines"
         };
-        let location = Location {
-            repo: &self.repo,
-            branches: &self.branches,
-            path: &self.path,
-        };
+        let location = self.location();
         let language = if self.language.is_empty() {
             String::new()
         } else {

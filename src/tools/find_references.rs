@@ -9,16 +9,16 @@ use serde::{Deserialize, Serialize};
 
 use super::search_symbols::symbols_of;
 use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
-use super::shared::{column, context_lines, line_item};
+use super::shared::{column, context_lines, file_item};
 use crate::engine::Pager;
 use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Total, Want};
+use crate::engine::tool::{Collected, Shaped, Tool, Total, Want};
 use crate::engine::window::Window;
-use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
+use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -27,6 +27,7 @@ pub struct FindReferences;
 
 paged_args! {
     snippets;
+    narrows filters;
     /// Arguments of `find_references`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -55,7 +56,8 @@ pub enum ReferenceRole {
     Reference,
 }
 
-line_item! {
+file_item! {
+    line;
     /// One definition or one usage of a symbol.
     pub struct ReferenceItem {
         /// Definition or usage.
@@ -89,17 +91,6 @@ impl Tool for FindReferences {
     type Args = FindReferencesArgs;
     type Item = ReferenceItem;
     type Plan = Plan;
-
-    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
-        let filter = crate::zoekt::query::narrowing_filter(by);
-        let filters = args.filters.as_deref().unwrap_or("").trim();
-        let narrowed = if filters.is_empty() {
-            filter
-        } else {
-            format!("{filters} {filter}")
-        };
-        Some(("filters", narrowed))
-    }
 
     fn plan(args: &FindReferencesArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let qs = query::references_queries(&args.symbol, args.filters.as_deref().unwrap_or(""))?;
@@ -260,10 +251,6 @@ impl ItemRow for ReferenceItem {
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
     const PARTS: &'static [&'static str] = &["definitions", "references"];
     const SAID_PER_GROUP: &'static [&'static str] = &["kind"];
-
-    fn group(&self) -> Location<'_> {
-        self.location()
-    }
 
     fn part(&self) -> usize {
         match self.role {

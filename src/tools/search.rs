@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::shared::{
-    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, line_item, lines, paged_args, text,
+    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, file_item, lines, paged_args, text,
 };
 use super::shared::{LineQuery, context_lines, first_match_column};
 use crate::engine::Pager;
@@ -14,8 +14,8 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
-use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
+use crate::engine::tool::{Collected, Shaped, Tool, Want};
+use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -24,6 +24,7 @@ pub struct Search;
 
 paged_args! {
     snippets;
+    narrows query;
     /// Arguments of `search`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -38,7 +39,8 @@ paged_args! {
     }
 }
 
-line_item! {
+file_item! {
+    line;
     /// One matching line. Line 0 means the file's path matched: its text is the path, and
     /// it has no column or context.
     pub struct LineItem {}
@@ -58,10 +60,6 @@ impl Tool for Search {
     type Args = SearchArgs;
     type Item = LineItem;
     type Plan = LineQuery;
-
-    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
-        super::shared::query_narrowed(&args.query, by)
-    }
 
     fn plan(args: &SearchArgs, cfg: &PagerConfig) -> Result<LineQuery, Error> {
         LineQuery::new(query::search_query(&args.query)?, args.context_lines, cfg)
@@ -94,10 +92,6 @@ impl ItemRow for LineItem {
     ];
     const GROUPING: Grouping = Grouping::File;
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
-
-    fn group(&self) -> Location<'_> {
-        self.location()
-    }
 
     fn cells(&self) -> Vec<Option<Value>> {
         vec![

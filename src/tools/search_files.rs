@@ -3,11 +3,9 @@
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::shared::{
-    BRANCHES, LANGUAGE, PATH, ToolInfo, file_listing_tool, lines, paged_args, text,
-};
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, file_item, file_listing_tool, paged_args};
 use crate::engine::backend::RankedFile;
 use crate::engine::tool::Shaped;
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
@@ -18,6 +16,7 @@ use serde_json::Value;
 pub struct SearchFiles;
 
 paged_args! {
+    narrows query;
     /// Arguments of `search_files`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -28,18 +27,10 @@ paged_args! {
     }
 }
 
-/// One file whose path matched.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct FileItem {
-    /// Repository name.
-    pub repo: String,
-    /// Path inside the repository.
-    pub path: String,
-    /// Language Zoekt detected (may be empty).
-    pub language: String,
-    /// Branches holding this version of the file (absent for plain-folder indexes).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub branches: Vec<String>,
+file_item! {
+    file;
+    /// One file whose path matched.
+    pub struct FileItem {}
 }
 
 impl ToolInfo for SearchFiles {
@@ -67,33 +58,17 @@ impl ItemRow for FileItem {
     const BY_EXTENSION: Option<&'static str> = Some(LANGUAGE.name);
 
     fn group(&self) -> Location<'_> {
-        Location::repo(&self.repo)
-    }
-
-    fn path(&self) -> &str {
-        &self.path
+        self.location()
     }
 
     fn cells(&self) -> Vec<Option<Value>> {
-        vec![
-            text(&self.path),
-            lines(&self.branches),
-            text(&self.language),
-        ]
+        self.listed_cells([])
     }
 }
 
 impl ItemText for FileItem {
     fn write_text(&self, out: &mut String) {
-        let _ = write!(
-            out,
-            "{}",
-            Location {
-                repo: &self.repo,
-                branches: &self.branches,
-                path: &self.path,
-            }
-        );
+        let _ = write!(out, "{}", self.location());
         if !self.language.is_empty() {
             let _ = write!(out, " ({})", self.language);
         }

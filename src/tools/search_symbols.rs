@@ -7,14 +7,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
-use super::shared::{LineQuery, column, context_lines, line_item};
+use super::shared::{LineQuery, column, context_lines, file_item};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, NarrowBy, Shaped, Tool, Want};
-use crate::form::{CellKind, Column, Grouping, ItemRow, Location};
+use crate::engine::tool::{Collected, Shaped, Tool, Want};
+use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -23,6 +23,7 @@ pub struct SearchSymbols;
 
 paged_args! {
     snippets;
+    narrows query;
     /// Arguments of `search_symbols`.
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
@@ -41,7 +42,8 @@ paged_args! {
     }
 }
 
-line_item! {
+file_item! {
+    line;
     /// One symbol definition found by ctags (a `sym:` match): its line is the defining line.
     pub struct SymbolItem {
         /// The symbol's name.
@@ -80,10 +82,6 @@ impl Tool for SearchSymbols {
     type Args = SearchSymbolsArgs;
     type Item = SymbolItem;
     type Plan = Plan;
-
-    fn narrowed(args: &Self::Args, by: &NarrowBy) -> Option<(&'static str, String)> {
-        super::shared::query_narrowed(&args.query, by)
-    }
 
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
@@ -138,10 +136,6 @@ impl ItemRow for SymbolItem {
     const GROUPING: Grouping = Grouping::File;
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = Some(TEXT.name);
     const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent", "parent_kind"];
-
-    fn group(&self) -> Location<'_> {
-        self.location()
-    }
 
     fn cells(&self) -> Vec<Option<Value>> {
         vec![

@@ -15,7 +15,7 @@ use crate::engine::backend::{Backend, MatchedLine};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::clip_text_keep_indent;
-use crate::engine::tool::{NarrowBy, Tool};
+use crate::engine::tool::Tool;
 use crate::form::{CellKind, Column, ItemRow, ItemText};
 
 /// What every tool has: a name and the words that present it.
@@ -47,22 +47,16 @@ impl<T: ToolInfo + Tool<Args: ToolArgs, Item: ItemText + ItemRow>> PagedTool for
 /// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
 /// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
-/// `snippets;` and also takes `include_snippet` and `snippet_length`.
+/// `snippets;` and also takes `include_snippet` and `snippet_length`. A tool that suggests
+/// ways to narrow names the argument a suggestion sets with `narrows ARG;` (its query, or
+/// its filters), where the filter is added to what the caller gave.
 ///
 /// [`PagedArgs`]: crate::engine::tool::PagedArgs
 macro_rules! paged_args {
-    (
-        snippets;
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
-        }
-    ) => {
+    // `snippets;`: the snippet fields join the tool's own.
+    (snippets; $($rest:tt)*) => {
         paged_args! {
-            @build [include_snippet snippet_length]
-            $(#[$meta])*
-            pub struct $name {
-                $($(#[$field_meta])* pub $field: $ty,)*
+            @fields [include_snippet snippet_length] {
                 /// Show the source lines (default true); false leaves only where each item is.
                 #[serde(default)]
                 #[arg(long)]
@@ -74,24 +68,18 @@ macro_rules! paged_args {
                 #[arg(long)]
                 pub snippet_length: Option<u32>,
             }
+            $($rest)*
         }
     };
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
-        }
-    ) => {
-        paged_args! {
-            @build []
-            $(#[$meta])*
-            pub struct $name {
-                $($(#[$field_meta])* pub $field: $ty,)*
-            }
-        }
+    // `narrows ARG;`: the argument a suggestion sets.
+    (@fields $snippets:tt $extra:tt narrows $narrow:ident; $($rest:tt)*) => {
+        paged_args! { @build $snippets $extra [$narrow] $($rest)* }
+    };
+    (@fields $snippets:tt $extra:tt $($rest:tt)*) => {
+        paged_args! { @build $snippets $extra [] $($rest)* }
     };
     (
-        @build [$($snippet:ident)*]
+        @build [$($snippet:ident)*] {$($extra:tt)*} [$($narrow:ident)?]
         $(#[$meta:meta])*
         pub struct $name:ident {
             $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
@@ -100,6 +88,7 @@ macro_rules! paged_args {
         $(#[$meta])*
         pub struct $name {
             $($(#[$field_meta])* pub $field: $ty,)*
+            $($extra)*
             /// Items per page.
             #[serde(default)]
             #[arg(long)]
@@ -134,18 +123,69 @@ macro_rules! paged_args {
                 self.count_only = Some(paging.count_only).filter(|c| *c);
                 $(self.$snippet = paging.$snippet;)*
             }
+            $(
+                fn narrowed(
+                    &self,
+                    by: &$crate::engine::tool::NarrowBy,
+                ) -> Option<(&'static str, String)> {
+                    let given = $crate::tools::shared::ArgText::arg_text(&self.$narrow);
+                    let filter = $crate::zoekt::query::narrowing_filter(by);
+                    let narrowed = $crate::zoekt::query::and_filter(given, &filter);
+                    Some((stringify!($narrow), narrowed))
+                }
+            )?
         }
+    };
+    // No snippets: no fields join the tool's own.
+    ($($rest:tt)*) => {
+        paged_args! { @fields [] {} $($rest)* }
     };
 }
 pub(crate) use paged_args;
 
-/// Declares the item of a tool whose items are lines of a file (`search`, `search_symbols`,
-/// `find_references`): the tool's own fields, then where the line is and what it shows, the
-/// same names and docs for all three. Adds `location()`, where the item is, `shape_lines()`,
-/// its line and context clipped as a page asks, and its text (`ItemText`): the tool's own
-/// `write_line()` between its context lines.
-macro_rules! line_item {
+/// Declares the item of a tool whose items are in files: the tool's own fields, then where
+/// the file is (repository, path, branches), the same names and docs for every tool, and
+/// what its kind adds. Adds `location()`, where the item is.
+/// - `line;` an item that is a line of a file (`search`, `search_symbols`,
+///   `find_references`): its line, column, text and context lines, `shape_lines()` (its line
+///   and context clipped as a page asks) and its text ([`ItemText`]: the tool's own
+///   `write_line()` between its context lines, under its file);
+/// - `file;` an item that is a file of a listing (`search_files`, `files_with_matches`):
+///   its language, and `listed_cells()`, its row: path and branches, the tool's own cells,
+///   then the language (last, so that a row whose language its extension says ends early).
+///
+/// [`ItemText`]: crate::form::ItemText
+macro_rules! file_item {
+    (line; $($rest:tt)*) => {
+        file_item! {
+            @build [line] {
+                /// 1-based line number.
+                pub line: u32,
+                /// 1-based character column of the match on the line.
+                pub column: u32,
+                /// The line, trimmed and shortened to `snippet_length`.
+                pub text: String,
+                /// Lines before this one, oldest first (only with `context_lines`).
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub before: Vec<String>,
+                /// Lines after this one (only with `context_lines`).
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub after: Vec<String>,
+            }
+            $($rest)*
+        }
+    };
+    (file; $($rest:tt)*) => {
+        file_item! {
+            @build [file] {
+                /// Language Zoekt detected (may be empty).
+                pub language: String,
+            }
+            $($rest)*
+        }
+    };
     (
+        @build [$($line:ident)?] {$($extra:tt)*}
         $(#[$meta:meta])*
         pub struct $name:ident {
             $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
@@ -162,18 +202,7 @@ macro_rules! line_item {
             /// Branches holding this version of the file (absent for plain-folder indexes).
             #[serde(skip_serializing_if = "Vec::is_empty")]
             pub branches: Vec<String>,
-            /// 1-based line number.
-            pub line: u32,
-            /// 1-based character column of the match on the line.
-            pub column: u32,
-            /// The line, trimmed and shortened to `snippet_length`.
-            pub text: String,
-            /// Lines before this one, oldest first (only with `context_lines`).
-            #[serde(skip_serializing_if = "Vec::is_empty")]
-            pub before: Vec<String>,
-            /// Lines after this one (only with `context_lines`).
-            #[serde(skip_serializing_if = "Vec::is_empty")]
-            pub after: Vec<String>,
+            $($extra)*
         }
 
         impl $name {
@@ -185,14 +214,35 @@ macro_rules! line_item {
                     path: &self.path,
                 }
             }
+        }
 
+        $(file_item! { @$line $name })?
+    };
+    (@file $name:ident) => {
+        impl $name {
+            /// The file's row: its path and branches, the tool's own `cells`, its language.
+            fn listed_cells(
+                &self,
+                cells: impl IntoIterator<Item = Option<serde_json::Value>>,
+            ) -> Vec<Option<serde_json::Value>> {
+                let mut row = vec![
+                    $crate::tools::shared::text(&self.path),
+                    $crate::tools::shared::lines(&self.branches),
+                ];
+                row.extend(cells);
+                row.push($crate::tools::shared::text(&self.language));
+                row
+            }
+        }
+    };
+    (@line $name:ident) => {
+        impl $name {
             /// Its line and context lines, clipped or dropped as `snippet` asks.
             fn shape_lines(&mut self, snippet: &$crate::engine::text::Snippet) {
                 snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
             }
         }
 
-        /// Its line (`write_line`, the tool's own) between its context lines, under its file.
         impl $crate::form::ItemText for $name {
             fn file(&self) -> Option<$crate::form::Location<'_>> {
                 Some(self.location())
@@ -209,11 +259,11 @@ macro_rules! line_item {
         }
     };
 }
-pub(crate) use line_item;
+pub(crate) use file_item;
 
 /// Implements the engine's `Tool` for a tool that lists files from one Zoekt query
 /// (`search_files`, `files_with_matches`): the query is the plan and the whole key, the
-/// total counts files, suggestions narrow its `query`. Each says only what differs: its
+/// total counts files. Each says only what differs: its
 /// cursor scope, arguments and item, how its query is built, and which files of Zoekt's
 /// answer it lists.
 macro_rules! file_listing_tool {
@@ -232,13 +282,6 @@ macro_rules! file_listing_tool {
             type Item = $item;
             /// The Zoekt query.
             type Plan = String;
-
-            fn narrowed(
-                args: &Self::Args,
-                by: &$crate::engine::tool::NarrowBy,
-            ) -> Option<(&'static str, String)> {
-                $crate::tools::shared::query_narrowed(&args.query, by)
-            }
 
             fn plan(
                 args: &$args,
@@ -449,12 +492,23 @@ pub(crate) fn write_in_context(
     }
 }
 
-/// A tool that takes a `query`, narrowed `by` one repository, language or directory: the
-/// caller's query and the filter that selects it, in Zoekt's syntax ([`Tool::narrowed`] of
-/// every tool whose suggestions set `query`).
-pub(crate) fn query_narrowed(query: &str, by: &NarrowBy) -> Option<(&'static str, String)> {
-    let filter = crate::zoekt::query::narrowing_filter(by);
-    Some(("query", crate::zoekt::query::and_filter(query, &filter)))
+/// The text of an argument a suggestion adds a filter to: a query, or filters that may be
+/// left out.
+pub trait ArgText {
+    /// The text the caller gave (empty when left out).
+    fn arg_text(&self) -> &str;
+}
+
+impl ArgText for String {
+    fn arg_text(&self) -> &str {
+        self
+    }
+}
+
+impl ArgText for Option<String> {
+    fn arg_text(&self) -> &str {
+        self.as_deref().unwrap_or("")
+    }
 }
 
 #[cfg(test)]

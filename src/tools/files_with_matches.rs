@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, paged_args, text};
-use super::shared::{file_item, file_listing_tool, first_match_column};
+use super::declare::{file_item, file_listing_tool, paged_args};
+use super::shared::first_match_column;
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, text};
 use crate::engine::backend::RankedFile;
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::Shaped;

@@ -7,9 +7,10 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::declare::{file_item, paged_args};
 use super::search_symbols::symbols_of;
-use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
-use super::shared::{column, context_lines, file_item};
+use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
+use super::shared::{column, context_lines};
 use crate::engine::Pager;
 use crate::engine::answer::clamp_u32;
 use crate::engine::backend::{Backend, RankedFile};

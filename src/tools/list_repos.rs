@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::shared::{BRANCHES, ToolInfo, count, lines, paged_args, text};
+use super::declare::paged_args;
+use super::shared::{BRANCHES, ToolInfo, count, lines, text};
 use crate::engine::answer::ItemList;
 use crate::engine::backend::{Backend, IndexedRepo, SearchStats};
 use crate::engine::config::PagerConfig;

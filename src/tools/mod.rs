@@ -12,6 +12,7 @@
 //! `Tool` and [`ToolInfo`] (so it is a [`PagedTool`]), declare the module below, and add one
 //! line to [`visit_all`]. See `docs/tools.md`.
 
+mod declare;
 pub mod error;
 pub mod files_with_matches;
 pub mod find_references;

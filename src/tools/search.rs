@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shared::{
-    AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, file_item, lines, paged_args, text,
-};
+use super::declare::{file_item, paged_args};
+use super::shared::{AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, text};
 use super::shared::{LineQuery, context_lines, first_match_column};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, file_item, file_listing_tool, paged_args};
+use super::declare::{file_item, file_listing_tool, paged_args};
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo};
 use crate::engine::backend::RankedFile;
 use crate::engine::tool::Shaped;
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};

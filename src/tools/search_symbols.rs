@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, paged_args, text};
-use super::shared::{LineQuery, column, context_lines, file_item};
+use super::declare::{file_item, paged_args};
+use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
+use super::shared::{LineQuery, column, context_lines};
 use crate::engine::Pager;
 use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;

@@ -1,0 +1,268 @@
+//! The macros that declare what tools have in common, so that each tool says only what
+//! differs: its arguments with the paging fields every paged tool takes ([`paged_args!`]),
+//! its items in files with their location, lines and text ([`file_item!`]), and the whole
+//! engine seam of a tool that lists files from one query ([`file_listing_tool!`]).
+
+/// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
+/// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
+/// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
+/// `snippets;` and also takes `include_snippet` and `snippet_length`. A tool that suggests
+/// ways to narrow names the argument a suggestion sets with `narrows ARG;` (its query, or
+/// its filters), where the filter is added to what the caller gave.
+///
+/// [`PagedArgs`]: crate::engine::tool::PagedArgs
+macro_rules! paged_args {
+    // `snippets;`: the snippet fields join the tool's own.
+    (snippets; $($rest:tt)*) => {
+        paged_args! {
+            @fields [include_snippet snippet_length] {
+                /// Show the source lines (default true); false leaves only where each item is.
+                #[serde(default)]
+                #[arg(long)]
+                pub include_snippet: Option<bool>,
+                /// Most characters of each source line shown, `…` included when cut (default:
+                /// the server's `--snippet-length`, 120 unless set). Changes what items show,
+                /// never which item comes next.
+                #[serde(default)]
+                #[arg(long)]
+                pub snippet_length: Option<u32>,
+            }
+            $($rest)*
+        }
+    };
+    // `narrows ARG;`: the argument a suggestion sets.
+    (@fields $snippets:tt $extra:tt narrows $narrow:ident; $($rest:tt)*) => {
+        paged_args! { @build $snippets $extra [$narrow] $($rest)* }
+    };
+    (@fields $snippets:tt $extra:tt $($rest:tt)*) => {
+        paged_args! { @build $snippets $extra [] $($rest)* }
+    };
+    (
+        @build [$($snippet:ident)*] {$($extra:tt)*} [$($narrow:ident)?]
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+            $($extra)*
+            /// Items per page.
+            #[serde(default)]
+            #[arg(long)]
+            pub limit: Option<u32>,
+            /// `next_cursor` from the previous page of the same call.
+            #[serde(default)]
+            #[arg(long)]
+            pub cursor: Option<String>,
+            /// Return no items, only the total (exact, or an estimate with its reason) and the
+            /// number of pages at `limit`. Counts the whole result (a cursor is ignored) with
+            /// one Zoekt request per query.
+            #[serde(default)]
+            #[arg(long)]
+            pub count_only: Option<bool>,
+        }
+
+        impl $crate::engine::tool::PagedArgs for $name {
+            // The update fills the snippet fields of tools without them; with them it is empty.
+            #[allow(clippy::needless_update)]
+            fn paging(&self) -> $crate::engine::tool::PageArgs {
+                $crate::engine::tool::PageArgs {
+                    limit: self.limit,
+                    cursor: self.cursor.clone(),
+                    count_only: self.count_only.unwrap_or(false),
+                    $($snippet: self.$snippet,)*
+                    ..Default::default()
+                }
+            }
+            fn set_paging(&mut self, paging: $crate::engine::tool::PageArgs) {
+                self.limit = paging.limit;
+                self.cursor = paging.cursor;
+                self.count_only = Some(paging.count_only).filter(|c| *c);
+                $(self.$snippet = paging.$snippet;)*
+            }
+            $(
+                fn narrowed(
+                    &self,
+                    by: &$crate::engine::tool::NarrowBy,
+                ) -> Option<(&'static str, String)> {
+                    let given = $crate::tools::shared::ArgText::arg_text(&self.$narrow);
+                    let filter = $crate::zoekt::query::narrowing_filter(by);
+                    let narrowed = $crate::zoekt::query::and_filter(given, &filter);
+                    Some((stringify!($narrow), narrowed))
+                }
+            )?
+        }
+    };
+    // No snippets: no fields join the tool's own.
+    ($($rest:tt)*) => {
+        paged_args! { @fields [] {} $($rest)* }
+    };
+}
+pub(crate) use paged_args;
+
+/// Declares the item of a tool whose items are in files: the tool's own fields, then where
+/// the file is (repository, path, branches), the same names and docs for every tool, and
+/// what its kind adds. Adds `location()`, where the item is.
+/// - `line;` an item that is a line of a file (`search`, `search_symbols`,
+///   `find_references`): its line, column, text and context lines, `shape_lines()` (its line
+///   and context clipped as a page asks) and its text ([`ItemText`]: the tool's own
+///   `write_line()` between its context lines, under its file);
+/// - `file;` an item that is a file of a listing (`search_files`, `files_with_matches`):
+///   its language, and `listed_cells()`, its row: path and branches, the tool's own cells,
+///   then the language (last, so that a row whose language its extension says ends early).
+///
+/// [`ItemText`]: crate::form::ItemText
+macro_rules! file_item {
+    (line; $($rest:tt)*) => {
+        file_item! {
+            @build [line] {
+                /// 1-based line number.
+                pub line: u32,
+                /// 1-based character column of the match on the line.
+                pub column: u32,
+                /// The line, trimmed and shortened to `snippet_length`.
+                pub text: String,
+                /// Lines before this one, oldest first (only with `context_lines`).
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub before: Vec<String>,
+                /// Lines after this one (only with `context_lines`).
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub after: Vec<String>,
+            }
+            $($rest)*
+        }
+    };
+    (file; $($rest:tt)*) => {
+        file_item! {
+            @build [file] {
+                /// Language Zoekt detected (may be empty).
+                pub language: String,
+            }
+            $($rest)*
+        }
+    };
+    (
+        @build [$($line:ident)?] {$($extra:tt)*}
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+        pub struct $name {
+            $($(#[$field_meta])* pub $field: $ty,)*
+            /// Repository name.
+            pub repo: String,
+            /// Path inside the repository.
+            pub path: String,
+            /// Branches holding this version of the file (absent for plain-folder indexes).
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            pub branches: Vec<String>,
+            $($extra)*
+        }
+
+        impl $name {
+            /// Where the item is: its repository, branches and path.
+            pub fn location(&self) -> $crate::form::Location<'_> {
+                $crate::form::Location {
+                    repo: &self.repo,
+                    branches: &self.branches,
+                    path: &self.path,
+                }
+            }
+        }
+
+        $(file_item! { @$line $name })?
+    };
+    (@file $name:ident) => {
+        impl $name {
+            /// The file's row: its path and branches, the tool's own `cells`, its language.
+            fn listed_cells(
+                &self,
+                cells: impl IntoIterator<Item = Option<serde_json::Value>>,
+            ) -> Vec<Option<serde_json::Value>> {
+                let mut row = vec![
+                    $crate::tools::shared::text(&self.path),
+                    $crate::tools::shared::lines(&self.branches),
+                ];
+                row.extend(cells);
+                row.push($crate::tools::shared::text(&self.language));
+                row
+            }
+        }
+    };
+    (@line $name:ident) => {
+        impl $name {
+            /// Its line and context lines, clipped or dropped as `snippet` asks.
+            fn shape_lines(&mut self, snippet: &$crate::engine::text::Snippet) {
+                snippet.apply_with_context(&mut self.text, &mut self.before, &mut self.after);
+            }
+        }
+
+        impl $crate::form::ItemText for $name {
+            fn file(&self) -> Option<$crate::form::Location<'_>> {
+                Some(self.location())
+            }
+
+            fn write_text(&self, out: &mut String) {
+                $crate::tools::shared::write_in_context(
+                    out,
+                    &self.before,
+                    |out| self.write_line(out),
+                    &self.after,
+                );
+            }
+        }
+    };
+}
+pub(crate) use file_item;
+
+/// Implements the engine's `Tool` for a tool that lists files from one Zoekt query
+/// (`search_files`, `files_with_matches`): the query is the plan and the whole key, the
+/// total counts files. Each says only what differs: its
+/// cursor scope, arguments and item, how its query is built, and which files of Zoekt's
+/// answer it lists.
+macro_rules! file_listing_tool {
+    (
+        $tool:ty {
+            scope: $scope:expr,
+            args: $args:ty,
+            item: $item:ty,
+            query: $query:path,
+            items_of: $items_of:path $(,)?
+        }
+    ) => {
+        impl $crate::engine::tool::Tool for $tool {
+            const SCOPE_ID: u8 = $scope;
+            type Args = $args;
+            type Item = $item;
+            /// The Zoekt query.
+            type Plan = String;
+
+            fn plan(
+                args: &$args,
+                _cfg: &$crate::engine::config::PagerConfig,
+            ) -> Result<String, $crate::engine::error::Error> {
+                Ok($query(&args.query)?)
+            }
+
+            fn key(plan: &String) -> Vec<&str> {
+                vec![plan]
+            }
+
+            async fn collect<B: $crate::engine::backend::Backend>(
+                pager: &$crate::engine::Pager<B>,
+                plan: &String,
+                want: &$crate::engine::tool::Want<'_>,
+            ) -> Result<$crate::engine::tool::Collected<$item>, $crate::engine::error::Error> {
+                pager
+                    .ranked_items(want, plan, 0, $items_of, |s| s.file_count)
+                    .await
+            }
+        }
+    };
+}
+pub(crate) use file_listing_tool;

@@ -170,34 +170,37 @@ fn part_schema<T: ItemRow>() -> Value {
             described.join("; ")
         ),
     });
-    let cell_types: Vec<Value> = [
+    // Cells are not typed one by one: a validator would descend into every cell of every
+    // row, which made checking a page cost a Python host twice what the earlier flat page
+    // did (docs/bench/schema-check.md). Each column's type is in `fields`' description; a
+    // group's trailing entries (cells said once for the group, and branches) get one type
+    // check each.
+    let entry_types: Vec<&str> = [
         CellKind::Count,
         CellKind::Text,
         CellKind::Flag,
         CellKind::Lines,
     ]
-    .iter()
+    .into_iter()
     .filter(|k| {
-        T::COLUMNS.iter().any(|c| c.kind == **k)
+        T::COLUMNS.iter().any(|c| c.kind == *k)
             || (T::GROUPING != Grouping::None && matches!(k, CellKind::Text | CellKind::Lines))
             || (T::NUMBERED_WHEN_REPEATED.is_some() && matches!(k, CellKind::Count))
     })
-    .map(cell_schema)
-    .chain(std::iter::once(json!({"type": "null"})))
+    .map(json_type)
+    .chain(["null"])
     .collect();
-    let cell = json!({"anyOf": cell_types});
-    // What a group may hold after its leading entries: cells said once for the group, and
-    // branches (a list of strings, as a `Lines` cell is). Its rows are allowed too, because
-    // validators of JSON Schema draft 7 (the TypeScript SDK's Ajv) skip `prefixItems` and
-    // apply `items` to every entry of a group, its repo, path and rows included.
-    let mut entry_types = cell_types.clone();
     let rows = json!({
         "type": "array",
-        "items": {"type": "array", "items": cell},
-        "description": "One row per item, in page order: its cells, as `fields` names them.",
+        "items": {"type": "array"},
+        "description": "One row per item, in page order: its cells, as `fields` names them \
+            (with their types).",
     });
-    entry_types.push(rows.clone());
-    let group_entry = json!({"anyOf": entry_types});
+    // What a group may hold after its leading entries: cells said once for the group, and
+    // branches (a list of strings). Rows are allowed too (their type is a list), because
+    // validators of JSON Schema draft 7 (the TypeScript SDK's Ajv) skip `prefixItems` and
+    // apply `items` to every entry of a group, its repo, path and rows included.
+    let group_entry = json!({"type": entry_types});
     let text = json!({"type": "string"});
     let (key, group, about) = match T::GROUPING {
         Grouping::None => {
@@ -291,6 +294,16 @@ fn describe(c: &Column, numbered: bool) -> String {
         return format!("{} ({kind}, or its number in {list}): {}", c.name, c.about);
     }
     format!("{} ({kind}): {}", c.name, c.about)
+}
+
+/// The JSON type of a column's cells.
+fn json_type(kind: CellKind) -> &'static str {
+    match kind {
+        CellKind::Count => "integer",
+        CellKind::Text => "string",
+        CellKind::Flag => "boolean",
+        CellKind::Lines => "array",
+    }
 }
 
 fn cell_schema(kind: &CellKind) -> Value {

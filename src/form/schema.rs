@@ -200,7 +200,7 @@ fn part_schema<T: ItemRow>() -> Value {
     // branches (a list of strings). Rows are allowed too (their type is a list), because
     // validators of JSON Schema draft 7 (the TypeScript SDK's Ajv) skip `prefixItems` and
     // apply `items` to every entry of a group, its repo, path and rows included.
-    let group_entry = json!({"type": entry_types});
+    let group_entry = json!({"type": entry_types, "minimum": 0});
     let text = json!({"type": "string"});
     let (key, group, about) = match T::GROUPING {
         Grouping::None => {

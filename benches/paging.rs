@@ -179,6 +179,57 @@ async fn main() {
         times,
     );
     println!("  result size: {bytes} bytes of JSON (text block + structuredContent)");
+    // A page the budget ends early: the form writes the page whole, then halves its way to
+    // the most items that fit (each try written in both forms).
+    let small = PagerConfig {
+        max_page_tokens: 2_000,
+        max_context_lines: 3,
+        max_snippet_length: 200,
+        ..PagerConfig::default()
+    };
+    let server = PagerServer::new(Pager::new(Synthetic::new(), small.clone()));
+    let mut times = Vec::new();
+    let mut items = 0;
+    for _ in 0..200 {
+        let args = json!({"query": "benchSym", "limit": 100});
+        let t = Instant::now();
+        let r = server
+            .call("search_symbols", args.as_object().cloned())
+            .await
+            .unwrap();
+        times.push(t.elapsed());
+        let text = r.content[0]
+            .as_text()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        items = text.lines().filter(|l| l.starts_with("  ")).count();
+    }
+    stats(
+        "  MCP tools/call, limit 100 ended early by a 2,000-token budget",
+        times,
+    );
+    println!("  {items} items fit");
+    // The form alone, on pages already cut: one that fits (written once) and one the budget
+    // ends early (written once whole, then once per halving).
+    for (label, cfg, limit) in [
+        ("form::show, limit 30, fits", PagerConfig::default(), 30),
+        ("form::show, limit 100, ended early", small.clone(), 100),
+    ] {
+        let pager = Pager::new(Synthetic::new(), cfg);
+        let args = args(Some(limit), None);
+        let page = pager.page::<SearchSymbols>(&args).await.unwrap();
+        let budget = pager.config().page_chars();
+        let mut times = Vec::new();
+        for _ in 0..200 {
+            let page = page.clone();
+            let t = Instant::now();
+            let shown =
+                zoekt_pager::form::show::<SearchSymbols>("search_symbols", &args, page, budget);
+            times.push(t.elapsed());
+            assert!(shown.page.count > 0);
+        }
+        stats(&format!("  {label}"), times);
+    }
     println!("peak RSS: {:.1} MiB", peak_rss_mib());
 }
 

@@ -34,7 +34,8 @@ pub use engine::{Pager, READINESS_WAIT};
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
 // Several Zoekts as one backend.
-pub use engine::fanout::{FanOut, MAX_BACKENDS, Member, REST_AFTER_TIMEOUT};
+pub use engine::backend::MAX_BACKENDS;
+pub use engine::fanout::{FanOut, Member, REST_AFTER_TIMEOUT};
 // The cursor, for those who mint and read cursors by hand (the fuzz target).
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;

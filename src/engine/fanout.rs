@@ -33,14 +33,12 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::backend::MAX_BACKENDS;
 use super::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
     RepoListing, SearchStats,
 };
 use super::order::file_key;
-
-/// The most backends one fan-out takes (one bit each in [`SearchStats::missing_backends`]).
-pub const MAX_BACKENDS: usize = 64;
 
 /// Several backends, each a partition of one index, as one [`Backend`].
 #[derive(Debug)]
@@ -360,15 +358,6 @@ fn can_miss(kind: BackendErrorKind) -> bool {
     )
 }
 
-/// The warning for backends that did not answer.
-pub fn missing_warning(names: &[String]) -> String {
-    format!(
-        "Zoekt backend(s) {} did not answer: results from them are missing and the total is \
-         not exact; calling again (with this cursor) once they are back finds them",
-        names.join(", ")
-    )
-}
-
 /// The backend's answer less its lowest-scoring file, when it did not run out: what is left
 /// holds every file of the backend scoring above the lowest of them.
 ///
@@ -453,16 +442,6 @@ fn add(total: &mut SearchStats, s: &SearchStats) {
     total.crashes += s.crashes;
     total.missing_backends |= s.missing_backends;
     total.shared_backends |= s.shared_backends;
-}
-
-/// The warning of a search that met one file on several backends (`names`).
-pub fn shared_warning(names: &[String]) -> String {
-    format!(
-        "Zoekt backends {} returned the same files (a repository served by more than one): \
-         each file is shown once, but the total may count such files more than once; give \
-         each repository to one backend",
-        names.join(", ")
-    )
 }
 
 impl<B: Backend> Backend for FanOut<B> {

@@ -93,7 +93,7 @@ impl Tool for ListRepos {
         }
         if list.missing_backends != 0 {
             let names = pager.backend().backend_names(list.missing_backends);
-            warnings.push(crate::engine::fanout::missing_warning(&names));
+            warnings.push(crate::engine::missing_warning(&names));
         }
         warnings.extend(list.warnings.iter().cloned());
         let mut items: Vec<RepoItem> = list.repos.into_iter().map(repo_item).collect();

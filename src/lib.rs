@@ -10,6 +10,8 @@
 //!   query and flattening) and adds its MCP face (name, schema, description, text).
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
 //!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
+//! - [`FanOut`]: several backends (an index partitioned over several webservers) as one
+//!   [`backend::Backend`], beside the adapter: the engine pages it as it pages one.
 //! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only
 //!   translate.
 
@@ -17,6 +19,7 @@
 
 mod config;
 mod engine;
+mod fanout;
 #[cfg(feature = "harness")]
 pub mod harness;
 pub mod http;
@@ -33,9 +36,10 @@ pub use engine::tool::PageArgs;
 pub use engine::{Pager, READINESS_WAIT};
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
-// Several Zoekts as one backend.
+// Several Zoekts as one backend: a backend of backends, above the engine; the most backends
+// one backend can stand for is the seam's.
 pub use engine::backend::MAX_BACKENDS;
-pub use engine::fanout::{FanOut, Member, REST_AFTER_TIMEOUT};
+pub use fanout::{FanOut, Member, REST_AFTER_TIMEOUT};
 // The cursor, for those who mint and read cursors by hand (the fuzz target).
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;

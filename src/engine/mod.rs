@@ -13,7 +13,6 @@ mod collect;
 pub mod config;
 pub mod cursor;
 pub mod error;
-pub mod fanout;
 pub mod fetch;
 pub mod item;
 pub mod order;

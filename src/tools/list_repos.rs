@@ -254,8 +254,8 @@ fn repo_item(r: IndexedRepo) -> RepoItem {
 mod tests {
     use super::*;
     use crate::engine::backend::BackendErrorKind;
-    use crate::engine::fanout::FanOut;
-    use crate::engine::testing::{FakeBackend, fan_with_b_away};
+    use crate::fanout::FanOut;
+    use crate::{engine::testing::FakeBackend, fanout::testing::fan_with_b_away};
 
     #[tokio::test]
     async fn a_repository_not_found_while_a_backend_is_missing_names_that_backend() {

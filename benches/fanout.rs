@@ -412,7 +412,7 @@ async fn windows(
     for &query in queries {
         for files in [8u32, 34, 101] {
             let s = window(query, files);
-            // What the fan-out asks each backend (docs: engine/fanout.rs).
+            // What the fan-out asks each backend (`asked_of` in src/fanout/merge.rs).
             let each = window(query, (files + 1).max(4));
             let page_args = FilesWithMatchesArgs {
                 query: query.into(),

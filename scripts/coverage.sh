@@ -48,7 +48,7 @@ for f in tests/*.rs; do
 done
 scripts/test.sh --run cargo tarpaulin --engine llvm --skip-clean --locked \
   --target-dir "$OUT/build" --lib "${suites[@]}" \
-  --exclude-files 'tests/*' 'benches/*' 'src/engine/testing.rs' \
+  --exclude-files 'tests/*' 'benches/*' 'src/engine/testing.rs' 'src/fanout/testing.rs' \
   --out Json --output-dir "$OUT" --timeout 600 "$@"
 
 python3 - "$OUT/tarpaulin-report.json" "$FLOOR" "$ROOT" <<'PY'

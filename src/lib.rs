@@ -12,6 +12,8 @@
 //!   query and flattening) and adds its MCP face (name, schema, description, text).
 //! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
 //!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
+//! - [`FanOut`]: several backends (an index partitioned over several webservers) as one
+//!   [`backend::Backend`], beside the adapter: the engine pages it as it pages one.
 //! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only
 //!   translate.
 
@@ -19,6 +21,7 @@
 
 mod config;
 mod engine;
+mod fanout;
 pub mod form;
 #[cfg(feature = "harness")]
 pub mod harness;
@@ -36,8 +39,10 @@ pub use engine::tool::PageArgs;
 pub use engine::{Pager, READINESS_WAIT};
 // The engine's two seams, as modules: what a backend implements, and what a paged tool does.
 pub use engine::{backend, tool};
-// Several Zoekts as one backend.
-pub use engine::fanout::{FanOut, MAX_BACKENDS, Member, REST_AFTER_TIMEOUT};
+// Several Zoekts as one backend: a backend of backends, above the engine; the most backends
+// one backend can stand for is the seam's.
+pub use engine::backend::MAX_BACKENDS;
+pub use fanout::{FanOut, Member, REST_AFTER_TIMEOUT};
 // The cursor, for those who mint and read cursors by hand (the fuzz target).
 pub use engine::cursor::RequestKey;
 pub use engine::order::Position;

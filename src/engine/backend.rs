@@ -91,6 +91,13 @@ pub struct Symbol {
     pub parent_kind: String,
 }
 
+/// The most backends one backend can stand for (a fan-out of webservers): one bit each in
+/// [`SearchStats::missing_backends`], [`SearchStats::shared_backends`],
+/// [`RepoListing::missing_backends`] and the mask [`Backend::backend_names`] reads, which
+/// are `u64`. The process refuses more Zoekt URLs than this (`zoekt::tls::check_urls`), and
+/// a fan-out more backends.
+pub const MAX_BACKENDS: usize = u64::BITS as usize;
+
 /// What the backend says of a whole search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchStats {
@@ -105,7 +112,8 @@ pub struct SearchStats {
     /// Shards that crashed or are still loading.
     pub crashes: u64,
     /// Backends of a fan-out that did not answer (a bit per backend, by its index): their
-    /// files are missing from the answer (`engine/fanout.rs`).
+    /// files are missing from the answer (`src/fanout/`), which the page says
+    /// (`engine::missing_warning`).
     pub missing_backends: u64,
     /// Backends of a fan-out that returned a file another backend also returned (a bit per
     /// backend): a repository served twice. Each file is kept once, but the counts above

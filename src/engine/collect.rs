@@ -12,11 +12,11 @@ use super::answer::{Answer, Collectable, Flatten};
 use super::backend::{Backend, SearchStats};
 use super::cache::AnswerKey;
 use super::census::{CENSUS_FILES, SAMPLE_WHEN_TOO_BIG};
-use super::crashed;
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
 use super::tool::{Collected, Run, Total, Want};
 use super::window::{Cut, Window};
+use super::{crashed, missing_warning, shared_warning};
 
 impl<B: Backend> Pager<B> {
     /// Items of one ranked query, flattened file by file: as many as `needed` when they
@@ -209,12 +209,12 @@ impl<B: Backend> Pager<B> {
         }
         if cut.missing_backends != 0 {
             let names = self.backend.backend_names(cut.missing_backends);
-            warnings.push(super::fanout::missing_warning(&names));
+            warnings.push(missing_warning(&names));
         }
         let shared = w.stats().shared_backends;
         if shared != 0 {
             let names = self.backend.backend_names(shared);
-            warnings.push(super::fanout::shared_warning(&names));
+            warnings.push(shared_warning(&names));
         }
         if let Some(cap) = cut.total_cap {
             warnings.push(format!(

@@ -13,7 +13,6 @@ mod collect;
 pub mod config;
 pub mod cursor;
 pub mod error;
-pub mod fanout;
 pub mod fetch;
 pub mod order;
 pub mod page;
@@ -175,5 +174,27 @@ pub(crate) fn crashed(crashes: u64) -> String {
     format!(
         "{crashes} shard(s) of Zoekt's index crashed while it answered: results from them are \
          missing; calling again may find them"
+    )
+}
+
+/// The warning for backends that did not answer ([`backend::SearchStats::missing_backends`],
+/// named by [`Backend::backend_names`]): their results are missing, and the page is a
+/// transient cut that a call with its cursor resumes once they are back.
+pub(crate) fn missing_warning(names: &[String]) -> String {
+    format!(
+        "Zoekt backend(s) {} did not answer: results from them are missing and the total is \
+         not exact; calling again (with this cursor) once they are back finds them",
+        names.join(", ")
+    )
+}
+
+/// The warning of a search that met one file on several backends
+/// ([`backend::SearchStats::shared_backends`], named by [`Backend::backend_names`]).
+pub(crate) fn shared_warning(names: &[String]) -> String {
+    format!(
+        "Zoekt backends {} returned the same files (a repository served by more than one): \
+         each file is shown once, but the total may count such files more than once; give \
+         each repository to one backend",
+        names.join(", ")
     )
 }

@@ -358,20 +358,6 @@ pub(crate) fn file(lines: Vec<MatchedLine>) -> RankedFile {
     }
 }
 
-/// A pager over backends `a` and `b` as a fan-out, `b` unreachable (every call fails) until
-/// healed: what a page meets while one webserver is down.
-pub(crate) fn fan_with_b_away(
-    a: FakeBackend,
-    b: FakeBackend,
-) -> Pager<super::fanout::FanOut<FakeBackend>> {
-    let fan = super::fanout::FanOut::new(vec![("a".to_string(), a), ("b".to_string(), b)], false)
-        .expect("two backends");
-    fan.members()[1]
-        .backend
-        .fail(BackendErrorKind::Unreachable, 0);
-    Pager::new(fan, PagerConfig::default())
-}
-
 /// `n` identical pages asked at once, each on a task of its own with its own clone of the
 /// pager (sharing backend and cache), in the order they were asked.
 pub(crate) async fn pages_at_once<B: Backend>(

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::Outcome;
+use super::recording::Outcome;
 
 /// Most differences listed per scenario (the first ones are the useful ones).
 const MAX_LISTED: usize = 20;

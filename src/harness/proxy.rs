@@ -12,7 +12,7 @@ use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::{Exchange, normalise};
+use super::exchange::{Exchange, normalise};
 
 struct Upstream {
     base: String,

@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::files::files_with_extension;
+
 /// The contents of one scenario file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,7 +70,7 @@ fn empty_args() -> Value {
 /// Reads one scenario file, or every `*.toml` under a folder (sorted), and checks names.
 pub fn load(path: &Path) -> Result<Vec<Scenario>, String> {
     let files: Vec<PathBuf> = if path.is_dir() {
-        super::files_with_extension(path, "toml")?
+        files_with_extension(path, "toml")?
     } else {
         vec![path.to_path_buf()]
     };

@@ -94,7 +94,7 @@ impl Tool for ListRepos {
         }
         if list.missing_backends != 0 {
             let names = pager.backend().backend_names(list.missing_backends);
-            warnings.push(crate::engine::fanout::missing_warning(&names));
+            warnings.push(crate::engine::missing_warning(&names));
         }
         warnings.extend(list.warnings.iter().cloned());
         let mut items: Vec<RepoItem> = list.repos.into_iter().map(repo_item).collect();
@@ -249,8 +249,8 @@ fn repo_item(r: IndexedRepo) -> RepoItem {
 mod tests {
     use super::*;
     use crate::engine::backend::BackendErrorKind;
-    use crate::engine::fanout::FanOut;
-    use crate::engine::testing::{FakeBackend, fan_with_b_away};
+    use crate::fanout::FanOut;
+    use crate::{engine::testing::FakeBackend, fanout::testing::fan_with_b_away};
 
     #[tokio::test]
     async fn a_repository_not_found_while_a_backend_is_missing_names_that_backend() {

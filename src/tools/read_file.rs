@@ -237,7 +237,7 @@ fn slice_lines(
 mod tests {
     use super::*;
     use crate::engine::backend::{BackendErrorKind, RankedFile};
-    use crate::engine::testing::{FakeBackend, fan_with_b_away};
+    use crate::{engine::testing::FakeBackend, fanout::testing::fan_with_b_away};
 
     #[tokio::test]
     async fn a_file_not_found_while_a_backend_is_missing_names_that_backend() {

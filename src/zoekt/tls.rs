@@ -186,11 +186,11 @@ pub fn check_urls(lists: &[String]) -> Result<Vec<String>, String> {
     if urls.is_empty() {
         return Err("--zoekt-url: no Zoekt URL given".into());
     }
-    if urls.len() > crate::engine::fanout::MAX_BACKENDS {
+    if urls.len() > crate::engine::backend::MAX_BACKENDS {
         return Err(format!(
             "--zoekt-url: {} URLs, at most {} are served",
             urls.len(),
-            crate::engine::fanout::MAX_BACKENDS
+            crate::engine::backend::MAX_BACKENDS
         ));
     }
     Ok(urls)

@@ -207,6 +207,7 @@ async fn main() -> ExitCode {
                 name,
                 matches: sub,
                 pager: &pager,
+                call_timeout: Duration::from_millis(config.call_timeout_ms),
                 run: None,
             };
             visit_all(&mut run);

@@ -6,8 +6,10 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{ArgMatches, FromArgMatches};
+use tokio::time::timeout;
 
 use zoekt_pager::form;
 use zoekt_pager::tool::PagedArgs;
@@ -21,6 +23,9 @@ pub(crate) struct RunTool<'a> {
     pub(crate) name: &'a str,
     pub(crate) matches: &'a ArgMatches,
     pub(crate) pager: &'a Pager<Backend>,
+    /// Each call's deadline (`--call-timeout-ms`), as the server keeps it: a query Zoekt
+    /// cannot finish ends there with BACKEND_TIMEOUT, on the command line too.
+    pub(crate) call_timeout: Duration,
     pub(crate) run: Option<Pin<Box<dyn Future<Output = ExitCode> + 'a>>>,
 }
 
@@ -38,7 +43,7 @@ impl ToolVisitor for RunTool<'_> {
         let all = self.matches.get_flag("all");
         let json = self.matches.get_flag("json");
         self.run = Some(match self.args::<T::Args>() {
-            Ok(args) => Box::pin(walk::<T>(self.pager, args, all, json)),
+            Ok(args) => Box::pin(walk::<T>(self.pager, self.call_timeout, args, all, json)),
             Err(e) => Box::pin(async move { e.exit() }),
         });
     }
@@ -47,23 +52,27 @@ impl ToolVisitor for RunTool<'_> {
         if self.name != T::NAME {
             return;
         }
-        let pager = self.pager;
+        let (pager, deadline) = (self.pager, self.call_timeout);
         self.run = Some(match self.args::<T::Args>() {
             Ok(args) => Box::pin(async move {
-                match T::answer(pager, &args).await {
-                    Ok(out) => {
+                match timeout(deadline, T::answer(pager, &args)).await {
+                    Ok(Ok(out)) => {
                         println!("{}", T::text(&out));
                         ExitCode::SUCCESS
                     }
-                    Err(e) => {
-                        eprintln!("{}", error_text(&ToolError::from(&e)));
-                        ExitCode::FAILURE
-                    }
+                    Ok(Err(e)) => failed(&ToolError::from(&e)),
+                    Err(_) => failed(&ToolError::call_timeout(deadline)),
                 }
             }),
             Err(e) => Box::pin(async move { e.exit() }),
         });
     }
+}
+
+/// Prints a call's error as the server words it, and fails the command.
+fn failed(e: &ToolError) -> ExitCode {
+    eprintln!("{}", error_text(e));
+    ExitCode::FAILURE
 }
 
 /// How many held pages in a row `--all` asks again before it stops.
@@ -73,6 +82,7 @@ const HELD_TRIES: u32 = 5;
 /// repeated anything.
 async fn walk<T: PagedTool>(
     pager: &Pager<Backend>,
+    deadline: Duration,
     mut args: T::Args,
     all: bool,
     json: bool,
@@ -83,12 +93,10 @@ async fn walk<T: PagedTool>(
     // Pages in a row that Zoekt's cut answer left empty, holding the walk's place.
     let mut held = 0u32;
     loop {
-        let shown = match pager.page::<T>(&args).await {
-            Ok(p) => form::show::<T>(T::NAME, &args, p, pager.config().page_chars()),
-            Err(e) => {
-                eprintln!("{}", error_text(&ToolError::from(&e)));
-                return ExitCode::FAILURE;
-            }
+        let shown = match timeout(deadline, pager.page::<T>(&args)).await {
+            Ok(Ok(p)) => form::show::<T>(T::NAME, &args, p, pager.config().page_chars()),
+            Ok(Err(e)) => return failed(&ToolError::from(&e)),
+            Err(_) => return failed(&ToolError::call_timeout(deadline)),
         };
         let form::Shown { page, text, .. } = shown;
         pages += 1;

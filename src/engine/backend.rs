@@ -111,6 +111,10 @@ pub struct SearchStats {
     pub shards_skipped: u64,
     /// Shards that crashed or are still loading.
     pub crashes: u64,
+    /// How long the search took on the backend's side, in milliseconds (a fan-out: its
+    /// slowest backend). At the wall time, the search ran out of time: what it found is
+    /// partial, and so are its counts (`engine::window::Cut::out_of_time`).
+    pub duration_ms: u64,
     /// Backends of a fan-out that did not answer (a bit per backend, by its index): their
     /// files are missing from the answer (`src/fanout/`), which the page says
     /// (`engine::missing_warning`).

@@ -40,11 +40,13 @@ impl<B: Backend> Pager<B> {
             Total {
                 value: w.len() as u64,
                 exact: true,
+                at_least: false,
             }
         } else {
             Total {
                 value: estimate(w.stats()).max(w.len() as u64),
                 exact: false,
+                at_least: false,
             }
         };
         Ok(Collected {
@@ -190,14 +192,19 @@ impl<B: Backend> Pager<B> {
     /// Adds the reasons a window's answer may be partial, each with what to do about it.
     pub fn warn<T>(&self, w: &Window<T>, warnings: &mut Vec<String>) {
         let cut = w.cut;
-        if cut.shards_skipped > 0 {
+        if cut.out_of_time {
+            let skipped = match cut.shards_skipped {
+                0 => String::new(),
+                n => format!(" and skipped {n} shard(s)"),
+            };
             warnings.push(format!(
-                "Zoekt ran out of time and skipped {} shard(s) (--max-wall-time-ms {}): results \
-                 are missing; narrow the query with repo:, file: or lang:",
-                cut.shards_skipped, self.cfg.effort.max_wall_time_ms
+                "Zoekt ran out of time (--max-wall-time-ms {}){skipped} before it finished \
+                 searching: these items are what it found by then, results are missing, and \
+                 the total is only what it had counted; narrow the query with repo:, file: or \
+                 lang:, or make it cheaper (a literal rather than a regular expression)",
+                self.cfg.effort.max_wall_time_ms
             ));
-        }
-        if cut.files_skipped > 0 {
+        } else if cut.files_skipped > 0 {
             warnings.push(format!(
                 "Zoekt stopped at its per-shard match cap (--shard-max-match-count {}) and left \
                  out {} file(s): results are missing; narrow the query with repo:, file: or lang:",

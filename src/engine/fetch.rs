@@ -207,18 +207,24 @@ impl WindowSpec<'_> {
     /// [`Self::step`] with the cap at `max_files`.
     fn step_within<T>(&self, answer: Arc<Answer<T>>, files: u32, max_files: u32) -> Step<T> {
         let view = answer.view(files);
+        let cut = Cut::of(&answer.stats, &self.effort);
         let at_cap = !view.ran_out && files >= max_files;
         // Below the cap the edge is never served; at the cap it is, when the certain files
         // cannot fill the page (a tie wider than the window still yields pages).
         let capped = at_cap && view.certain_items < self.needed;
-        let len = if capped {
+        // An answer cut by Zoekt's wall time ends the growth: a bigger window would search
+        // as long and run out of time again (`search '\b'` did, window after window, until
+        // the call's deadline). The page gets what was found, the edge included, and its
+        // warnings say the result is partial.
+        let short_of_time = cut.out_of_time && view.certain_items < self.needed;
+        let len = if capped || short_of_time {
             view.all_items
         } else {
             view.certain_items
         };
-        if view.ran_out || at_cap || len >= self.needed {
+        if view.ran_out || at_cap || cut.out_of_time || len >= self.needed {
             return Step::Done(Window {
-                cut: Cut::of(&answer.stats, &self.effort),
+                cut,
                 answer,
                 len,
                 ran_out: view.ran_out,
@@ -595,6 +601,7 @@ mod tests {
             crashes: 3,
             total_cap: None,
             missing_backends: 0b01,
+            out_of_time: true,
         };
         let b = Cut {
             shards_skipped: 10,
@@ -602,6 +609,7 @@ mod tests {
             crashes: 30,
             total_cap: Some(5),
             missing_backends: 0b10,
+            out_of_time: false,
         };
         assert_eq!(
             a.merged(b),
@@ -611,6 +619,7 @@ mod tests {
                 crashes: 33,
                 total_cap: Some(5),
                 missing_backends: 0b11,
+                out_of_time: true,
             }
         );
         let effort = Effort {
@@ -889,13 +898,25 @@ mod tests {
                 match_count: 101,
                 ..Default::default()
             },
+            // Searched until the wall time: Zoekt ran out of time inside its shards.
+            SearchStats {
+                duration_ms: effort.max_wall_time_ms,
+                ..Default::default()
+            },
         ];
         for (i, stats) in cuts.into_iter().enumerate() {
             let w = w(stats, &effort);
             assert!(!w.exhausted(), "cut {i}");
+            assert_eq!(w.cut.out_of_time, i == 0 || i == 4, "cut {i}");
             // Only the per-shard cap is deterministic.
             assert_eq!(w.cut.is_transient(), i != 1, "cut {i}");
         }
+        // A search that ended before the wall time did not run out of it.
+        let quick = SearchStats {
+            duration_ms: effort.max_wall_time_ms - 1,
+            ..Default::default()
+        };
+        assert!(w(quick, &effort).exhausted());
         // Without a total cap (the default), a big match count is no cut.
         let big = SearchStats {
             match_count: 10_000_000,
@@ -934,5 +955,37 @@ mod tests {
             assert_eq!(r.context_lines, 2);
             assert!(!r.whole_content);
         }
+    }
+
+    #[tokio::test]
+    async fn an_answer_out_of_time_ends_the_growth_with_what_was_found() {
+        // `search '\b'` on a big index: Zoekt searches until its wall time and returns files
+        // that yield almost no items. Growing the window would search as long again, each
+        // time, until the call's deadline: the first answer is the page.
+        let backend = FakeBackend::new().with(Q, distinct(100));
+        backend.cut(
+            Q,
+            SearchStats {
+                duration_ms: Effort::default().max_wall_time_ms,
+                ..SearchStats::default()
+            },
+        );
+        let sparse = |f: &RankedFile| {
+            if f.path.ends_with("09.go") {
+                one_item(f)
+            } else {
+                vec![]
+            }
+        };
+        let w = run(&backend, &spec(10, 1000), sparse).await;
+        assert_eq!(backend.requests().len(), 1, "one request, no growth");
+        assert!(w.cut.out_of_time && !w.exhausted() && !w.capped);
+        // What the window found is served, the edge included: f009 is its only item.
+        assert_eq!(w.items(), ["r/f009.go"]);
+
+        // Within the wall time, the same answer grows the window as usual.
+        let backend = FakeBackend::new().with(Q, distinct(100));
+        run(&backend, &spec(10, 1000), sparse).await;
+        assert!(backend.requests().len() > 1);
     }
 }

@@ -118,7 +118,7 @@ impl<B: Backend> Pager<B> {
         .flatten();
         let mut warnings = collected.warnings;
         let total = collected.total;
-        if !total.exact {
+        if !total.exact && !total.at_least {
             warnings.push(
                 "the total is an estimate from Zoekt's match count, since Zoekt did not return \
                  every matching file (see the other warnings)"
@@ -169,7 +169,7 @@ impl<B: Backend> Pager<B> {
     ) -> Result<Collected<T::Item>, Error> {
         let collected = T::collect(self, plan, want).await?;
         if collected.cut.crashes == 0 {
-            return Ok(collected);
+            return Ok(unfinished_counts(collected));
         }
         self.settled().await?;
         // Cut answers are never kept by the cache, so this asks the backend again.
@@ -177,7 +177,7 @@ impl<B: Backend> Pager<B> {
         if again.cut.crashes > 0 {
             self.settled().await?;
         }
-        Ok(again)
+        Ok(unfinished_counts(again))
     }
 
     /// Validates the limit and reads the cursor against this request.
@@ -214,6 +214,21 @@ impl<B: Backend> Pager<B> {
             },
         })
     }
+}
+
+/// A total Zoekt did not finish counting, whatever tool counted it, is a lower bound: at
+/// least the items collected, never an estimate (a model reading "about 0" for `search '\b'`,
+/// which matches everywhere, reads "no results").
+fn unfinished_counts<T>(mut collected: Collected<T>) -> Collected<T> {
+    if collected.cut.out_of_time {
+        collected.total.exact = false;
+        collected.total.at_least = true;
+        collected.total.value = collected
+            .total
+            .value
+            .max(collected.first + collected.len() as u64);
+    }
+    collected
 }
 
 #[cfg(test)]
@@ -426,6 +441,18 @@ mod tests {
             let partial = page(&p, 10, None).await;
             assert_eq!(partial.count, 4);
             assert!(partial.has_more && !partial.complete && !partial.total.exact);
+            // Out of time, the total is what Zoekt had counted: a lower bound, and said so.
+            let out_of_time = cut.shards_skipped > 0;
+            assert_eq!(partial.total.at_least, out_of_time);
+            assert_eq!(
+                partial
+                    .warnings
+                    .iter()
+                    .any(|w| w.contains("ran out of time")),
+                out_of_time,
+                "{:?}",
+                partial.warnings
+            );
             // Asked again once the answer is whole: the new files follow, none repeats.
             p.backend().cut(&q(), SearchStats::default());
             p.backend().replace(&q(), files(6));

@@ -180,6 +180,7 @@ impl Backend for FakeBackend {
             shards_skipped: cut.shards_skipped,
             files_skipped: cut.files_skipped,
             crashes: cut.crashes,
+            duration_ms: cut.duration_ms,
             missing_backends: cut.missing_backends,
             shared_backends: 0,
         };

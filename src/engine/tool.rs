@@ -93,6 +93,10 @@ pub struct Total {
     /// `false`: an estimate from Zoekt's match/file counts (may over- or under-count items),
     /// because Zoekt's answer was cut or the window did not reach the end.
     pub exact: bool,
+    /// Zoekt ran out of time before it finished counting: `value` is what it had found by
+    /// then (at least the items served), a lower bound rather than an estimate. Never
+    /// `true` with `exact`.
+    pub at_least: bool,
 }
 
 /// Where a walk is and how its page shows, as a caller gives them: the arguments every
@@ -310,6 +314,7 @@ mod tests {
             total: Total {
                 value: 0,
                 exact: false,
+                at_least: false,
             },
             warnings: vec![],
         }

@@ -64,6 +64,11 @@ pub struct Cut {
     /// Backends of a fan-out that did not answer (a bit per backend): their results are
     /// missing, and asking again later may find them.
     pub missing_backends: u64,
+    /// Zoekt ran out of its wall time (`--max-wall-time-ms`) before it finished: it skipped
+    /// shards, or searched until the wall time. Its files and counts are what it found by
+    /// then, so the total is only a lower bound, and a bigger window would run out of time
+    /// again rather than find the items a smaller one lacked.
+    pub out_of_time: bool,
 }
 
 impl Cut {
@@ -76,6 +81,8 @@ impl Cut {
             crashes: stats.crashes,
             total_cap: (total > 0 && stats.match_count > u64::from(total)).then_some(total),
             missing_backends: stats.missing_backends,
+            out_of_time: stats.shards_skipped > 0
+                || (effort.max_wall_time_ms > 0 && stats.duration_ms >= effort.max_wall_time_ms),
         }
     }
 
@@ -92,13 +99,14 @@ impl Cut {
             crashes: self.crashes + other.crashes,
             total_cap: self.total_cap.or(other.total_cap),
             missing_backends: self.missing_backends | other.missing_backends,
+            out_of_time: self.out_of_time || other.out_of_time,
         }
     }
 
     /// The same request may find more later: the cut depends on timing or on shards still
     /// loading, not only on the per-shard cap.
     pub fn is_transient(&self) -> bool {
-        self.shards_skipped > 0
+        self.out_of_time
             || self.crashes > 0
             || self.total_cap.is_some()
             || self.missing_backends != 0

@@ -152,6 +152,7 @@ fn add(total: &mut SearchStats, s: &SearchStats) {
     total.files_skipped += s.files_skipped;
     total.shards_skipped += s.shards_skipped;
     total.crashes += s.crashes;
+    total.duration_ms = total.duration_ms.max(s.duration_ms);
     total.missing_backends |= s.missing_backends;
     total.shared_backends |= s.shared_backends;
 }

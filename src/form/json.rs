@@ -7,8 +7,9 @@
 //!   per-item label) is laid out by `layout.rs`: its `fields`, its rows in groups or flat;
 //! - no empty, null or default-valued field: a flag is there only when true, a list only when
 //!   it holds something;
-//! - `total` or `total_estimate`, one name or the other, so a model reading the number reads
-//!   whether it is exact;
+//! - `total`, `total_estimate` or `total_at_least`, one name of the three, so a model reading
+//!   the number reads whether it is exact, estimated, or what Zoekt counted before it ran out
+//!   of time;
 //! - `next` says in words where the walk is and how to go on, exactly as the text's footer;
 //!   `next_cursor` holds the cursor alone, for programs;
 //! - the suggested ways to narrow, as `narrow.rs` writes them.
@@ -46,10 +47,10 @@ pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>, narrow: Option<&Suggest
         out.insert("offset".into(), json!(page.offset));
     }
     // One name or the other, so that a model reading the number reads whether it is exact.
-    let total = if page.total.exact {
-        "total"
-    } else {
-        "total_estimate"
+    let total = match (page.total.exact, page.total.at_least) {
+        (true, _) => "total",
+        (false, true) => "total_at_least",
+        (false, false) => "total_estimate",
     };
     out.insert(total.into(), json!(page.total.value));
     if let Some(pages) = page.pages {

@@ -63,6 +63,10 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         count("Items in the whole result, estimated from Zoekt's counts (see warnings)."),
     );
     properties.insert(
+        "total_at_least".into(),
+        count("Items Zoekt had found when it ran out of time: the whole result holds at least this many (see warnings)."),
+    );
+    properties.insert(
         "pages".into(),
         count("With count_only: pages of `limit` items a walk takes."),
     );
@@ -129,7 +133,11 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         "type": "object",
         "properties": properties,
         "required": ["next"],
-        "oneOf": [{"required": ["total"]}, {"required": ["total_estimate"]}],
+        "oneOf": [
+            {"required": ["total"]},
+            {"required": ["total_estimate"]},
+            {"required": ["total_at_least"]},
+        ],
         "additionalProperties": false,
     }) else {
         unreachable!("a literal object")

@@ -29,10 +29,11 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>, narrow: Option<&Sugges
 /// structured page's `next`, the same in both.
 pub fn walk_sentence<T>(tool: &str, page: &Page<T>) -> String {
     let mut out = String::new();
-    let total = if page.total.exact {
-        page.total.value.to_string()
-    } else {
-        format!("about {}", page.total.value)
+    let total = match (page.total.exact, page.total.at_least, page.total.value) {
+        (true, _, n) => n.to_string(),
+        (false, true, 0) => "not known: Zoekt ran out of time before it counted any".into(),
+        (false, true, n) => format!("at least {n}"),
+        (false, false, n) => format!("about {n}"),
     };
     if let Some(pages) = page.pages {
         let _ = write!(
@@ -88,9 +89,13 @@ fn pages_left<T>(page: &Page<T>) -> String {
 }
 
 /// `3 more pages at limit 30`, `about 1 page at limit 30`: "about" when the page's total is
-/// an estimate.
+/// an estimate, "at least" when it is what Zoekt counted before it ran out of time.
 fn pages_at_limit<T>(pages: u64, page: &Page<T>, more: &str) -> String {
-    let about = if page.total.exact { "" } else { "about " };
+    let about = match (page.total.exact, page.total.at_least) {
+        (true, _) => "",
+        (false, true) => "at least ",
+        (false, false) => "about ",
+    };
     let s = if pages == 1 { "" } else { "s" };
     format!("{about}{pages} {more}page{s} at limit {}", page.limit)
 }
@@ -112,6 +117,7 @@ mod tests {
             total: Total {
                 value: 9,
                 exact: complete,
+                at_least: false,
             },
             complete,
             size_capped: false,
@@ -145,6 +151,25 @@ mod tests {
         assert!(!t.contains("End of results"), "{t}");
         assert!(
             t.contains("of about 9. No further pages") && t.contains("Warning: paging stops"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn a_total_zoekt_did_not_finish_counting_is_a_lower_bound_never_about_0() {
+        let mut p = page(Some("C1"), false);
+        p.total.at_least = true;
+        let t = walk_sentence("search", &p);
+        assert!(
+            t.starts_with("Items 5-5 of at least 9 (at least 4 more pages"),
+            "{t}"
+        );
+        p.items.clear();
+        p.count = 0;
+        p.total.value = 0;
+        let t = walk_sentence("search", &p);
+        assert!(
+            t.starts_with("No items at offset 4 (total not known: Zoekt ran out of time"),
             "{t}"
         );
     }

@@ -141,6 +141,7 @@ impl Tool for FindReferences {
             let total = Total {
                 value: u64::from(start) + usage_count(&usages, u64::from(start)),
                 exact: !after.earlier_cut && usages.exhausted(),
+                at_least: false,
             };
             return Ok(Collected {
                 ranked: true,
@@ -196,6 +197,7 @@ impl Tool for FindReferences {
         let total = Total {
             value: defs_total + usage_count(&usages, defs_total),
             exact: defs_known && defs.exhausted() && usages.exhausted(),
+            at_least: false,
         };
         let cut = defs.cut.merged(usages.cut);
         let mut runs = vec![defs.into_run()];
@@ -575,7 +577,8 @@ mod tests {
                 last.total,
                 Total {
                     value: EXPECTED.len() as u64,
-                    exact: true
+                    exact: true,
+                    at_least: false,
                 },
                 "limit {limit}"
             );
@@ -629,7 +632,8 @@ mod tests {
             page.total,
             Total {
                 value: 10,
-                exact: true
+                exact: true,
+                at_least: false,
             }
         );
         // The usages were still asked, for their count.

@@ -116,6 +116,7 @@ impl Tool for ListRepos {
         let total = Total {
             value: items.len() as u64,
             exact: list.crashes == 0 && list.missing_backends == 0,
+            at_least: false,
         };
         Ok(Collected {
             runs: vec![Run::all(ItemList {

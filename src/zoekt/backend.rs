@@ -93,6 +93,7 @@ pub fn ranked_files(result: SearchResult) -> RankedFiles {
             files_skipped: result.files_skipped,
             shards_skipped: result.shards_skipped,
             crashes: result.crashes,
+            duration_ms: u64::try_from(result.duration).unwrap_or(0) / 1_000_000,
             missing_backends: 0,
             shared_backends: 0,
         },

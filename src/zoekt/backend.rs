@@ -3,6 +3,8 @@
 
 use std::future::Future;
 
+use super::grpc::proto;
+use super::grpc::query::{self, Parsed};
 use super::wire::{
     FileMatch, LineMatch, RepoList, SearchOptions, SearchRequest, SearchResult, SymbolInfo,
 };
@@ -19,6 +21,21 @@ impl Backend for ZoektClient {
     ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send {
         let req = search_request(search);
         async move {
+            if let Some(grpc) = self.grpc() {
+                match query::parse(&search.query) {
+                    Parsed::Tree(tree) => {
+                        let req = grpc_request(search, tree);
+                        // On the heap: tonic's call is a big future, and a page awaits
+                        // several searches at once on a worker thread's small stack.
+                        let answer = Box::pin(grpc.search(&req)).await?;
+                        return grpc_ranked_files(&req, answer).map_err(BackendError::from);
+                    }
+                    // Zoekt's own parser reads it: over JSON, where the webserver has it.
+                    Parsed::Unsure(why) => {
+                        tracing::debug!(why, "query sent over JSON: the gRPC parser is unsure")
+                    }
+                }
+            }
             let result = ZoektClient::search(self, &req).await?;
             Ok(ranked_files(result))
         }
@@ -98,6 +115,118 @@ pub fn ranked_files(result: SearchResult) -> RankedFiles {
             shared_backends: 0,
         },
         files: result.files.into_iter().map(ranked_file).collect(),
+    }
+}
+
+/// The gRPC `Search` request for a search whose query parsed into `tree`: the same options
+/// as [`search_request`] sends over JSON.
+pub fn grpc_request(search: &FileSearch, tree: proto::Q) -> proto::SearchRequest {
+    let to_i64 = |n: u32| i64::from(n);
+    proto::SearchRequest {
+        query: Some(tree),
+        opts: Some(proto::SearchOptions {
+            whole: search.whole_content,
+            shard_max_match_count: to_i64(search.effort.shard_max_match_count),
+            total_max_match_count: to_i64(search.effort.total_max_match_count),
+            max_wall_time: Some(proto::Duration::from_millis(search.effort.max_wall_time_ms)),
+            max_doc_display_count: to_i64(search.max_files),
+            num_context_lines: to_i64(search.context_lines),
+        }),
+    }
+}
+
+/// Zoekt's gRPC answer in the engine's terms, checked as a JSON answer is
+/// (`zoekt/check.rs`).
+pub fn grpc_ranked_files(
+    req: &proto::SearchRequest,
+    answer: proto::SearchResponse,
+) -> Result<RankedFiles, ZoektError> {
+    let stats = answer.stats.unwrap_or_default();
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
+    let asked = req
+        .opts
+        .as_ref()
+        .map_or(0, |o| count(o.max_doc_display_count));
+    let unnamed = answer
+        .files
+        .iter()
+        .find(|f| f.file_name.is_empty() || f.repository.is_empty())
+        .map(|f| {
+            (
+                String::from_utf8_lossy(&f.file_name).into_owned(),
+                f.repository.clone(),
+            )
+        });
+    super::check::check_files(
+        asked,
+        answer.files.len() as u64,
+        count(stats.file_count),
+        unnamed.as_ref().map(|(p, r)| (p.as_str(), r.as_str())),
+    )
+    .map_err(|reason| ZoektError::Contradiction { reason })?;
+    Ok(RankedFiles {
+        stats: SearchStats {
+            file_count: count(stats.file_count),
+            match_count: count(stats.match_count),
+            files_skipped: count(stats.files_skipped),
+            shards_skipped: count(stats.shards_skipped),
+            crashes: count(stats.crashes),
+            duration_ms: stats.duration.map_or(0, |d| d.as_millis()),
+            missing_backends: 0,
+            shared_backends: 0,
+        },
+        files: answer.files.into_iter().map(grpc_ranked_file).collect(),
+    })
+}
+
+/// Bytes as text, the way the JSON client decodes Go's `[]byte` (lossily).
+fn text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// Empty bytes as absent: protobuf cannot tell the two apart, and Go's JSON encodes an
+/// absent (nil) context as `null`.
+fn text_or_none(bytes: Vec<u8>) -> Option<String> {
+    (!bytes.is_empty()).then(|| text(bytes))
+}
+
+fn grpc_ranked_file(f: proto::FileMatch) -> RankedFile {
+    let path_matched = f.line_matches.iter().any(|lm| lm.file_name);
+    RankedFile {
+        path_matched,
+        lines: f
+            .line_matches
+            .into_iter()
+            .filter(|lm| !lm.file_name)
+            .map(|lm| MatchedLine {
+                number: u32::try_from(lm.line_number).unwrap_or(0),
+                text: text(lm.line),
+                before: text_or_none(lm.before),
+                after: text_or_none(lm.after),
+                fragments: lm
+                    .line_fragments
+                    .into_iter()
+                    .map(|frag| Fragment {
+                        byte_offset: u32::try_from(frag.line_offset).unwrap_or(0),
+                        symbol: frag.symbol_info.map(|s| Symbol {
+                            name: s.sym,
+                            kind: s.kind,
+                            parent: s.parent,
+                            parent_kind: s.parent_kind,
+                        }),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        repo: f.repository,
+        path: text(f.file_name),
+        language: f.language,
+        branches: f.branches,
+        score: f.score,
+        content: text_or_none(f.content),
     }
 }
 

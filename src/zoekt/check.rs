@@ -11,37 +11,50 @@ use super::wire::{RepoList, SearchRequest, SearchResult};
 /// one of them says nothing reliable, least of all that nothing matched (`FileCount: 7` with
 /// `Files: null` would otherwise read as an exact, empty result).
 pub fn check_answer(req: &SearchRequest, result: &SearchResult) -> Result<(), String> {
-    let returned = result.files.len() as u64;
-    let asked = u64::from(req.opts.max_doc_display_count);
-    if asked > 0 && returned > asked {
-        return Err(format!("{returned} files returned for {asked} asked"));
-    }
-    if result.file_count < returned {
-        return Err(format!(
-            "FileCount {} but {returned} files returned",
-            result.file_count
-        ));
-    }
-    if returned < asked && result.file_count > returned {
-        return Err(format!(
-            "FileCount {} but only {returned} files returned of {asked} asked",
-            result.file_count
-        ));
-    }
-    if let Some(f) = result
+    let unnamed = result
         .files
         .iter()
         .find(|f| f.file_name.is_empty() || f.repository.is_empty())
-    {
+        .map(|f| (f.file_name.as_str(), f.repository.as_str()));
+    check_files(
+        u64::from(req.opts.max_doc_display_count),
+        result.files.len() as u64,
+        result.file_count,
+        unnamed,
+    )
+}
+
+/// [`check_answer`] over either API's answer: `asked` files (0: no cut), `returned`,
+/// Zoekt's `FileCount`, and the first file without a name or a repository, if any.
+pub fn check_files(
+    asked: u64,
+    returned: u64,
+    file_count: u64,
+    unnamed: Option<(&str, &str)>,
+) -> Result<(), String> {
+    if asked > 0 && returned > asked {
+        return Err(format!("{returned} files returned for {asked} asked"));
+    }
+    if file_count < returned {
+        return Err(format!(
+            "FileCount {file_count} but {returned} files returned"
+        ));
+    }
+    if returned < asked && file_count > returned {
+        return Err(format!(
+            "FileCount {file_count} but only {returned} files returned of {asked} asked"
+        ));
+    }
+    if let Some((path, repo)) = unnamed {
         return Err(format!(
             "a file without a {} (FileName {:?}, Repository {:?})",
-            if f.file_name.is_empty() {
+            if path.is_empty() {
                 "name"
             } else {
                 "repository"
             },
-            crate::engine::text::clipped(&f.file_name, 80),
-            crate::engine::text::clipped(&f.repository, 80)
+            crate::engine::text::clipped(path, 80),
+            crate::engine::text::clipped(repo, 80)
         ));
     }
     Ok(())

@@ -106,6 +106,26 @@ pub struct ClientOptions {
         global = true
     )]
     pub max_answer_bytes: usize,
+    /// Which of Zoekt's APIs searches go over: `json` (`/api/search`, which needs the
+    /// webserver's `-rpc`) or `grpc` (served on the same port, with or without `-rpc`; a
+    /// query the pager's parser cannot be sure of still goes over JSON).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_ZOEKT_TRANSPORT",
+        value_enum,
+        default_value_t = ClientOptions::DEFAULT.zoekt_transport,
+        global = true
+    )]
+    pub zoekt_transport: Wire,
+}
+
+/// Zoekt's two search APIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Wire {
+    /// `POST /api/search`: the query as a string, the answer as JSON.
+    Json,
+    /// `zoekt.webserver.v1.WebserverService/Search`: a parsed query, a protobuf answer.
+    Grpc,
 }
 
 impl ClientOptions {
@@ -119,6 +139,7 @@ impl ClientOptions {
         // structures around them, the body still held): 32 MiB keeps one call under 256 MiB
         // (docs/bench/memory.md).
         max_answer_bytes: 32 << 20,
+        zoekt_transport: Wire::Json,
     };
 }
 
@@ -157,6 +178,8 @@ pub struct ZoektClient {
     base: String,
     http: reqwest::Client,
     opts: ClientOptions,
+    /// Searches go over gRPC (`--zoekt-transport grpc`).
+    grpc: Option<super::grpc::GrpcClient>,
 }
 
 impl ZoektClient {
@@ -190,11 +213,25 @@ impl ZoektClient {
                 url: base_url.to_string(),
                 reason: format!("cannot build HTTP client: {e}"),
             })?;
+        let grpc = match opts.zoekt_transport {
+            Wire::Json => None,
+            Wire::Grpc => Some(super::grpc::GrpcClient::new(
+                base_url,
+                opts.clone(),
+                transport,
+            )?),
+        };
         Ok(ZoektClient {
             base: base_url.trim_end_matches('/').to_string(),
             http,
             opts,
+            grpc,
         })
+    }
+
+    /// The gRPC client searches go over, when `--zoekt-transport grpc` chose it.
+    pub fn grpc(&self) -> Option<&super::grpc::GrpcClient> {
+        self.grpc.as_ref()
     }
 
     /// The base URL requests are sent to, without a trailing slash.

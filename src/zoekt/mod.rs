@@ -1,4 +1,5 @@
-//! Everything about Zoekt itself: its JSON API ([`wire`]), a typed client ([`client`]), the
+//! Everything about Zoekt itself: its JSON API ([`wire`]), its gRPC API ([`grpc`]: messages,
+//! the query parser it needs, a client), a typed client ([`client`]), the
 //! building and escaping of query strings ([`query`]), and the adapter that makes the client
 //! the paging engine's backend ([`backend`]), how answers are read (`read`: the keys each
 //! type reads, the rest skipped with nesting bounded), and the checks an answer must pass
@@ -9,10 +10,11 @@
 pub mod backend;
 pub mod check;
 pub mod client;
+pub mod grpc;
 pub mod query;
 pub(crate) mod read;
 pub mod tls;
 pub mod wire;
 
-pub use client::{ClientOptions, Readiness, ZoektClient, ZoektError};
+pub use client::{ClientOptions, Readiness, Wire, ZoektClient, ZoektError};
 pub use tls::{Transport, TransportArgs};

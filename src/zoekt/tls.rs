@@ -42,6 +42,8 @@ pub struct TransportArgs {
 pub struct Transport {
     /// Extra roots (a private CA).
     pub roots: Vec<reqwest::Certificate>,
+    /// The same roots as PEM, for the gRPC channel (tonic reads PEM).
+    pub roots_pem: Option<Vec<u8>>,
     /// Sent on every request, values marked sensitive.
     pub headers: HeaderMap,
 }
@@ -76,6 +78,7 @@ impl TransportArgs {
                     path.display()
                 ));
             }
+            transport.roots_pem = Some(pem);
         }
         let from_env =
             std::env::var_os("ZOEKT_PAGER_ZOEKT_HEADERS").map(|t| t.to_string_lossy().into_owned());
@@ -286,6 +289,7 @@ mod tests {
         assert!(parse_headers("\n# none\n").is_err());
         let t = Transport {
             roots: vec![],
+            roots_pem: None,
             headers: h,
         };
         assert!(!format!("{t:?}").contains("abc"));

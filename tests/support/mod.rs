@@ -400,15 +400,20 @@ impl OwnWebserver {
     }
 
     pub fn start(&self) -> RunningWebserver {
+        self.start_with(&["-rpc"])
+    }
+
+    /// Started without `-rpc`: no JSON API, only gRPC (and the health endpoints).
+    pub fn start_without_rpc(&self) -> RunningWebserver {
+        self.start_with(&[])
+    }
+
+    fn start_with(&self, extra: &[&str]) -> RunningWebserver {
+        let listen = format!("127.0.0.1:{}", self.port);
+        let mut args = vec!["-listen", &listen, "-index", &self.index, "-html=false"];
+        args.extend_from_slice(extra);
         let child = std::process::Command::new(&self.bin)
-            .args([
-                "-listen",
-                &format!("127.0.0.1:{}", self.port),
-                "-index",
-                &self.index,
-                "-rpc",
-                "-html=false",
-            ])
+            .args(&args)
             .env("ZOEKT_WATCHDOG_ERRORS", "0")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

@@ -1,0 +1,162 @@
+//! Zoekt's two APIs side by side on the same windows: `/api/search` (JSON) and gRPC
+//! `Search`, through the client and adapter the pager uses (`Backend::search`, decoded into
+//! the engine's files), against the generated 12,000-file corpus (`ZOEKT_PAGER_LIVE_BIG_URL`).
+//!
+//! For each window: p50 and p90 of the call, the pager's CPU per answer (this process's user
+//! and system time over the rounds, divided by them: the decoding, as the webserver runs in
+//! its own process) and Zoekt's own `Duration` for the same search, from its answer. JSON's
+//! raw call (the body read, not decoded) is timed in the same run. Rounds alternate the
+//! transports so both meet the same load.
+//!
+//! `scripts/test.sh --run cargo bench --bench transport` prints a markdown table. Without
+//! `--bench` (as `cargo test --all-targets` runs it) it makes one round and checks that both
+//! transports answered alike.
+
+use std::time::{Duration, Instant};
+
+use zoekt_pager::Effort;
+use zoekt_pager::backend::{Backend, FileSearch, RankedFiles};
+use zoekt_pager::zoekt::backend::search_request;
+use zoekt_pager::zoekt::{ClientOptions, Wire, ZoektClient};
+
+/// CPU time this process has used (user + system), from /proc/self/stat in clock ticks.
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime are fields 14 and 15 of the line: 12 and 13 after the ')'.
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn client(url: &str, wire: Wire) -> ZoektClient {
+    let opts = ClientOptions {
+        zoekt_transport: wire,
+        max_answer_bytes: 256 << 20,
+        ..ClientOptions::default()
+    };
+    ZoektClient::new(url, opts).expect("client")
+}
+
+fn files_and_lines(r: &RankedFiles) -> (usize, usize) {
+    (
+        r.files.len(),
+        r.files.iter().map(|f| f.lines.len()).sum::<usize>(),
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let url = std::env::var("ZOEKT_PAGER_LIVE_BIG_URL").unwrap_or_else(|_| {
+        panic!("ZOEKT_PAGER_LIVE_BIG_URL is unset: run `scripts/test.sh --run cargo bench --bench transport`")
+    });
+    let rounds = if bench { 21 } else { 1 };
+    let json = client(&url, Wire::Json);
+    let grpc = client(&url, Wire::Grpc);
+    let raw = reqwest::Client::new();
+    // (what, query, context lines, files)
+    let cases = [
+        ("page 1 of search_files-like window", "genSym", 0, 34),
+        ("fan-out sized window", "genSym", 0, 1000),
+        ("search, 100 items, 10 context lines", "genSym", 10, 113),
+        ("census of 5,000 files", "genSym", 0, 5000),
+    ];
+    println!(
+        "| window | files, lines | JSON raw p50 | JSON p50 / p90 | gRPC p50 / p90 | JSON CPU | gRPC CPU | Zoekt's Duration p50 (JSON / gRPC) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (what, query, context_lines, files) in cases {
+        let search = FileSearch {
+            query: query.into(),
+            effort: Effort::default(),
+            max_files: files,
+            context_lines,
+            whole_content: false,
+        };
+        let body = serde_json::to_vec(&search_request(&search)).unwrap();
+        let (mut t_raw, mut t_json, mut t_grpc) = (vec![], vec![], vec![]);
+        let (mut z_json, mut z_grpc) = (vec![], vec![]);
+        let (mut cpu_json, mut cpu_grpc) = (Duration::ZERO, Duration::ZERO);
+        let mut shape = None;
+        for round in 0..rounds {
+            let started = Instant::now();
+            let bytes = raw
+                .post(format!("{url}/api/search"))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            t_raw.push(started.elapsed().as_secs_f64() * 1e3);
+            assert!(!bytes.is_empty());
+            let order: [(Wire, &ZoektClient); 2] = if round % 2 == 0 {
+                [(Wire::Json, &json), (Wire::Grpc, &grpc)]
+            } else {
+                [(Wire::Grpc, &grpc), (Wire::Json, &json)]
+            };
+            for (wire, c) in order {
+                let cpu = cpu_time();
+                let started = Instant::now();
+                let answer = Backend::search(c, &search).await.expect("search");
+                let took = started.elapsed().as_secs_f64() * 1e3;
+                let used = cpu_time().saturating_sub(cpu);
+                let got = files_and_lines(&answer);
+                assert_eq!(
+                    *shape.get_or_insert(got),
+                    got,
+                    "{what}: both transports alike"
+                );
+                let zoekt = answer.stats.duration_ms as f64;
+                match wire {
+                    Wire::Json => {
+                        t_json.push(took);
+                        z_json.push(zoekt);
+                        cpu_json += used;
+                    }
+                    Wire::Grpc => {
+                        t_grpc.push(took);
+                        z_grpc.push(zoekt);
+                        cpu_grpc += used;
+                    }
+                }
+                drop(answer);
+            }
+        }
+        for v in [
+            &mut t_raw,
+            &mut t_json,
+            &mut t_grpc,
+            &mut z_json,
+            &mut z_grpc,
+        ] {
+            v.sort_by(f64::total_cmp);
+        }
+        let per = |d: Duration| d.as_secs_f64() * 1e3 / rounds as f64;
+        let (f, l) = shape.unwrap();
+        println!(
+            "| {what} (`{query}`, {context_lines} context, {files} files) | {f}, {l} | {:.1} | {:.1} / {:.1} | {:.1} / {:.1} | {:.1} | {:.1} | {:.0} / {:.0} |",
+            pct(&t_raw, 0.5),
+            pct(&t_json, 0.5),
+            pct(&t_json, 0.9),
+            pct(&t_grpc, 0.5),
+            pct(&t_grpc, 0.9),
+            per(cpu_json),
+            per(cpu_grpc),
+            pct(&z_json, 0.5),
+            pct(&z_grpc, 0.5),
+        );
+    }
+}

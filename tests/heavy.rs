@@ -10,7 +10,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use support::mcp::*;
 
 const WALL_TIME_MS: &str = "1";
@@ -19,16 +19,7 @@ const WALL_TIME_MS: &str = "1";
 /// the wall time, or skipped shards).
 async fn raw_runs_out_of_time(url: &str) {
     let body = json!({"Q": "\\b", "Opts": {"MaxDocDisplayCount": 20, "MaxWallTime": 1_000_000u64}});
-    let resp: Value = reqwest::Client::new()
-        .post(format!("{url}/api/search"))
-        .json(&body)
-        .send()
-        .await
-        .and_then(|r| r.error_for_status())
-        .expect("raw Zoekt search")
-        .json()
-        .await
-        .expect("raw Zoekt JSON");
+    let resp = support::oracle::raw_search(url, &body).await;
     let stat = |k: &str| resp["Result"][k].as_u64().unwrap_or(0);
     assert!(
         stat("Duration") >= 1_000_000 || stat("ShardsSkipped") > 0,
@@ -104,33 +95,11 @@ async fn a_query_zoekt_cannot_finish_is_a_page_that_says_so_on_the_command_line(
     assert!(!stdout.contains("about 0"), "{stdout}");
 }
 
-/// A stand-in Zoekt that answers every search after `delay_ms` with as many files as asked,
-/// none holding a symbol, so a `search_symbols` page keeps growing its window.
-async fn slow_zoekt_without_symbols(delay_ms: u64) -> wiremock::MockServer {
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
-    let s = MockServer::start().await;
-    Mock::given(matchers::method("POST"))
-        .and(matchers::path("/api/search"))
-        .respond_with(move |req: &Request| {
-            let body: Value = serde_json::from_slice(&req.body).unwrap_or_default();
-            let asked = body["Opts"]["MaxDocDisplayCount"].as_u64().unwrap_or(1);
-            let files: Vec<Value> = (0..asked)
-                .map(|i| json!({"FileName": format!("f{i}.go"), "Repository": "r", "Score": 1000.0 - i as f64}))
-                .collect();
-            ResponseTemplate::new(200)
-                .set_delay(Duration::from_millis(delay_ms))
-                .set_body_json(json!({"Result": {"FileCount": 100_000, "MatchCount": 100_000, "Files": files}}))
-        })
-        .mount(&s)
-        .await;
-    s
-}
-
 /// The command line keeps `--call-timeout-ms` as the server does: the call ends at the
 /// deadline with BACKEND_TIMEOUT (it ran for minutes before).
 #[tokio::test]
 async fn the_command_line_ends_a_call_at_its_deadline() {
-    let zoekt = slow_zoekt_without_symbols(600).await;
+    let zoekt = support::slow_zoekt_without_symbols(600).await;
     let started = Instant::now();
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
         .args(["search_symbols", "x", "--call-timeout-ms", "1000"])

@@ -402,30 +402,6 @@ async fn errors_quote_only_an_excerpt_of_huge_input() {
     client.cancel().await.unwrap();
 }
 
-/// A stand-in Zoekt that answers every search late with as many files as asked, none of
-/// them holding a symbol: a `search_symbols` page never fills, so the pager keeps asking for
-/// bigger windows (with the cache off: doubling, 8 requests to `--max-window`). A real Zoekt
-/// cannot be made this slow on demand.
-async fn slow_zoekt_without_symbols(delay_ms: u64) -> wiremock::MockServer {
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
-    let s = MockServer::start().await;
-    Mock::given(matchers::method("POST"))
-        .and(matchers::path("/api/search"))
-        .respond_with(move |req: &Request| {
-            let body: Value = serde_json::from_slice(&req.body).unwrap_or_default();
-            let asked = body["Opts"]["MaxDocDisplayCount"].as_u64().unwrap_or(1);
-            let files: Vec<Value> = (0..asked)
-                .map(|i| json!({"FileName": format!("f{i}.go"), "Repository": "r", "Score": 1000.0 - i as f64}))
-                .collect();
-            ResponseTemplate::new(200)
-                .set_delay(std::time::Duration::from_millis(delay_ms))
-                .set_body_json(json!({"Result": {"FileCount": 100_000, "MatchCount": 100_000, "Files": files}}))
-        })
-        .mount(&s)
-        .await;
-    s
-}
-
 /// The requests a stand-in Zoekt has received once no new one arrived for half a second:
 /// what a dropped call asked, whatever the machine's load.
 async fn settled_requests(zoekt: &wiremock::MockServer) -> usize {
@@ -445,7 +421,7 @@ async fn settled_requests(zoekt: &wiremock::MockServer) -> usize {
 /// the pager asks Zoekt nothing more for it.
 #[tokio::test]
 async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
-    let zoekt = slow_zoekt_without_symbols(600).await;
+    let zoekt = support::slow_zoekt_without_symbols(600).await;
     let client = spawn_stdio(
         &zoekt.uri(),
         &[
@@ -490,7 +466,7 @@ async fn a_call_past_its_deadline_ends_and_stops_asking_zoekt() {
 #[tokio::test]
 async fn resource_reads_end_at_the_call_deadline() {
     use rmcp::model::ReadResourceRequestParams;
-    let zoekt = slow_zoekt_without_symbols(5_000).await;
+    let zoekt = support::slow_zoekt_without_symbols(5_000).await;
     answer_lists_after_5_s(&zoekt).await;
     // The wall time would end the listing at 10 s; the call deadline comes first.
     let client = spawn_stdio(&zoekt.uri(), &[("ZOEKT_PAGER_CALL_TIMEOUT_MS", "300")]).await;
@@ -516,7 +492,7 @@ async fn resource_reads_end_at_the_call_deadline() {
 async fn a_cancelled_call_stops_asking_zoekt() {
     use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
     use rmcp::service::PeerRequestOptions;
-    let zoekt = slow_zoekt_without_symbols(400).await;
+    let zoekt = support::slow_zoekt_without_symbols(400).await;
     // Suggestions off: a first page that takes a census asks for --max-window files at once,
     // and this call must grow its window request by request.
     let client = spawn_stdio(

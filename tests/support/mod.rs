@@ -422,3 +422,28 @@ impl OwnWebserver {
         RunningWebserver(child)
     }
 }
+
+/// A stand-in Zoekt that answers every search late with as many files as asked, none of
+/// them holding a symbol: a `search_symbols` page never fills, so the pager keeps asking for
+/// bigger windows (with the cache off: doubling, 8 requests to `--max-window`). A real Zoekt
+/// cannot be made this slow on demand.
+pub async fn slow_zoekt_without_symbols(delay_ms: u64) -> wiremock::MockServer {
+    use serde_json::{Value, json};
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
+    let s = MockServer::start().await;
+    Mock::given(matchers::method("POST"))
+        .and(matchers::path("/api/search"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap_or_default();
+            let asked = body["Opts"]["MaxDocDisplayCount"].as_u64().unwrap_or(1);
+            let files: Vec<Value> = (0..asked)
+                .map(|i| json!({"FileName": format!("f{i}.go"), "Repository": "r", "Score": 1000.0 - i as f64}))
+                .collect();
+            ResponseTemplate::new(200)
+                .set_delay(std::time::Duration::from_millis(delay_ms))
+                .set_body_json(json!({"Result": {"FileCount": 100_000, "MatchCount": 100_000, "Files": files}}))
+        })
+        .mount(&s)
+        .await;
+    s
+}

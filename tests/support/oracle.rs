@@ -80,6 +80,20 @@ pub async fn search(url: &str, q: &str, max_docs: u32) -> Vec<RawFile> {
     files
 }
 
+/// Zoekt's whole JSON answer to a hand-written `/api/search` request body.
+pub async fn raw_search(url: &str, body: &Value) -> Value {
+    reqwest::Client::new()
+        .post(format!("{url}/api/search"))
+        .json(body)
+        .send()
+        .await
+        .and_then(|r| r.error_for_status())
+        .unwrap_or_else(|e| panic!("raw Zoekt search {} at {url}: {e}", body["Q"]))
+        .json()
+        .await
+        .expect("raw Zoekt JSON")
+}
+
 /// Zoekt's answer to `q` with this per-shard cap and no cross-shard cap, and what it left out
 /// (a shard reaching its cap leaves files out, the same ones every time).
 pub async fn search_capped(
@@ -96,16 +110,7 @@ pub async fn search_capped(
             "MaxWallTime": 10_000_000_000u64,
         }
     });
-    let resp: Value = reqwest::Client::new()
-        .post(format!("{url}/api/search"))
-        .json(&body)
-        .send()
-        .await
-        .and_then(|r| r.error_for_status())
-        .unwrap_or_else(|e| panic!("raw Zoekt search {q:?} at {url}: {e}"))
-        .json()
-        .await
-        .expect("raw Zoekt JSON");
+    let resp = raw_search(url, &body).await;
     let result = &resp["Result"];
     let stat = |k: &str| result[k].as_u64().unwrap_or(0);
     let skipped = Skipped {

@@ -195,12 +195,10 @@ fn text_or_none(bytes: Vec<u8>) -> Option<String> {
 
 fn grpc_ranked_file(f: proto::FileMatch) -> RankedFile {
     let path_matched = f.line_matches.iter().any(|lm| lm.file_name);
+    let content_lines = f.line_matches.into_iter().filter(|lm| !lm.file_name);
     RankedFile {
         path_matched,
-        lines: f
-            .line_matches
-            .into_iter()
-            .filter(|lm| !lm.file_name)
+        lines: content_lines
             .map(|lm| MatchedLine {
                 number: u32::try_from(lm.line_number).unwrap_or(0),
                 text: text(lm.line),

@@ -10,7 +10,9 @@
 pub mod backend;
 pub mod check;
 pub mod client;
+pub mod error;
 pub mod grpc;
+pub mod options;
 pub mod query;
 pub(crate) mod read;
 pub mod tls;

@@ -8,8 +8,11 @@
 //!
 //! The client knows Zoekt's failure modes and nothing about pages, as the JSON one.
 
+mod expr;
 pub mod proto;
 pub mod query;
+mod tokens;
+mod words;
 
 use std::time::Duration;
 
@@ -17,7 +20,8 @@ use tonic::codegen::http::uri::PathAndQuery;
 use tonic::metadata::{AsciiMetadataValue, MetadataKey};
 use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
 
-use super::client::{ClientOptions, ZoektError};
+use super::error::ZoektError;
+use super::options::ClientOptions;
 use super::tls::Transport;
 
 /// The one method the pager calls.

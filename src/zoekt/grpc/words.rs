@@ -1,0 +1,136 @@
+//! A word of a query as Zoekt reads it (its `RegexpQuery`): a substring when its regular
+//! expression is a literal, a regular expression otherwise; and `lang:` names.
+
+use super::expr::{Expr, unsure};
+
+/// A word as Zoekt reads it: a substring when it is a literal, a regular expression
+/// otherwise (`content` and `file_name`: where it must match).
+pub(super) fn word(text: &str, content: bool, file_name: bool) -> Result<Expr, String> {
+    match literal(text)? {
+        Some(pattern) => Ok(Expr::Substring {
+            pattern,
+            file_name,
+            content,
+            case_sensitive: false,
+        }),
+        None => Ok(Expr::Regexp {
+            upper: has_upper(text),
+            regexp: text.to_string(),
+            file_name,
+            content,
+            case_sensitive: false,
+        }),
+    }
+}
+
+/// The literal `text` stands for as a regular expression (`None`: it is not a literal), or
+/// an error where only Go's parser could tell.
+fn literal(text: &str) -> Result<Option<String>, String> {
+    if text.is_empty() {
+        return Err(unsure("an empty word"));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut operator = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' | ')' | '[' | ']' | '{' | '}' => {
+                return Err(unsure("a word with parentheses, brackets or braces"));
+            }
+            '.' | '*' | '+' | '?' | '^' | '$' => operator = true,
+            '|' => operator = true,
+            '\\' => match chars.next() {
+                Some(e) if e.is_ascii_punctuation() => out.push(e),
+                Some('b' | 'B' | 'A' | 'z' | 'd' | 'D' | 'w' | 'W' | 's' | 'S') => operator = true,
+                Some('t') => out.push('\t'),
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some('f') => out.push('\u{c}'),
+                Some('v') => out.push('\u{b}'),
+                Some('a') => out.push('\u{7}'),
+                _ => return Err(unsure("an escape only Go's parser reads")),
+            },
+            c => out.push(c),
+        }
+    }
+    if operator {
+        // `a|a` or `a|` may simplify to a literal: leave those to Zoekt.
+        let branches: Vec<&str> = text.split('|').collect();
+        if branches.len() > 1 {
+            let mut seen = std::collections::HashSet::new();
+            if branches.iter().any(|b| b.is_empty() || !seen.insert(*b)) {
+                return Err(unsure("an alternation Go may simplify"));
+            }
+        }
+        return Ok(None);
+    }
+    Ok(Some(out))
+}
+
+/// What Zoekt's `case:auto` sees in a regular expression of the forms [`literal`] lets
+/// through: an upper-case ASCII letter outside an escape, or `\w` (a class bounded by `A`
+/// and `Z`).
+fn has_upper(text: &str) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if chars.next() == Some('w') {
+                return true;
+            }
+        } else if c.is_ascii_uppercase() {
+            return true;
+        }
+    }
+    false
+}
+
+/// The canonical name Zoekt's `lang:` resolves `name` to, for the common languages (the
+/// alias key is the name lower-cased, spaces as `_`).
+pub(super) fn language(name: &str) -> Result<String, String> {
+    const KNOWN: [&str; 33] = [
+        "Assembly",
+        "C",
+        "C#",
+        "C++",
+        "CSS",
+        "Dockerfile",
+        "Go",
+        "Go Module",
+        "HTML",
+        "Java",
+        "JavaScript",
+        "JSON",
+        "Kotlin",
+        "Lua",
+        "Makefile",
+        "Markdown",
+        "Objective-C",
+        "Perl",
+        "PHP",
+        "Protocol Buffer",
+        "Python",
+        "R",
+        "Ruby",
+        "Rust",
+        "Scala",
+        "Shell",
+        "SQL",
+        "Swift",
+        "Text",
+        "TOML",
+        "TypeScript",
+        "XML",
+        "YAML",
+    ];
+    let key = name
+        .split(',')
+        .next()
+        .unwrap_or_default()
+        .replace(' ', "_")
+        .to_lowercase();
+    KNOWN
+        .iter()
+        .find(|known| known.replace(' ', "_").to_lowercase() == key)
+        .map(|known| known.to_string())
+        .ok_or_else(|| unsure("a language outside the parser's table"))
+}

@@ -154,12 +154,21 @@ async fn every_query_finds_the_same_files_and_matches_over_grpc_and_json() {
 }
 
 /// Every tool's walk over MCP, page for page the same with `--zoekt-transport grpc` as with
-/// `json`.
+/// `json`: on one webserver, and over the fixture index split across three (a fan-out).
 #[tokio::test]
 async fn every_tool_pages_the_same_over_grpc_and_json() {
-    let url = support::fixture_zoekt("every_tool_pages_the_same_over_grpc_and_json");
-    let json_client = spawn_stdio(&url, &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")]).await;
-    let grpc_client = spawn_stdio(&url, &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "grpc")]).await;
+    let test = "every_tool_pages_the_same_over_grpc_and_json";
+    for url in [
+        support::fixture_zoekt(test),
+        support::live_url("ZOEKT_PAGER_LIVE_SPLIT_URLS", test),
+    ] {
+        same_pages_over_both(&url).await;
+    }
+}
+
+async fn same_pages_over_both(url: &str) {
+    let json_client = spawn_stdio(url, &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")]).await;
+    let grpc_client = spawn_stdio(url, &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "grpc")]).await;
     let walks = [
         ("search_symbols", json!({"query": "pagerItem"})),
         ("search_files", json!({"query": "widgetry"})),
@@ -187,7 +196,7 @@ async fn every_tool_pages_the_same_over_grpc_and_json() {
                     .collect()
             };
             assert!(!a.is_empty() && page_items(&a).len() > 1, "{tool} {args}");
-            assert_eq!(strip(&a), strip(&b), "{tool} {args} at {limits:?}");
+            assert_eq!(strip(&a), strip(&b), "{tool} {args} at {limits:?} on {url}");
         }
     }
     json_client.cancel().await.unwrap();

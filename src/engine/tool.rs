@@ -93,9 +93,9 @@ pub struct Total {
     /// `false`: an estimate from Zoekt's match/file counts (may over- or under-count items),
     /// because Zoekt's answer was cut or the window did not reach the end.
     pub exact: bool,
-    /// Zoekt ran out of time before it finished counting: `value` is what it had found by
-    /// then (at least the items served), a lower bound rather than an estimate. Never
-    /// `true` with `exact`.
+    /// Zoekt did not finish counting (it ran out of time, or shards crashed): `value` is
+    /// what it had found (at least the items served), a lower bound rather than an
+    /// estimate. Never `true` with `exact`.
     pub at_least: bool,
 }
 

@@ -8,8 +8,8 @@
 //! - no empty, null or default-valued field: a flag is there only when true, a list only when
 //!   it holds something;
 //! - `total`, `total_estimate` or `total_at_least`, one name of the three, so a model reading
-//!   the number reads whether it is exact, estimated, or what Zoekt counted before it ran out
-//!   of time;
+//!   the number reads whether it is exact, estimated, or what Zoekt counted before it stopped
+//!   short (out of time, crashed shards);
 //! - `next` says in words where the walk is and how to go on, exactly as the text's footer;
 //!   `next_cursor` holds the cursor alone, for programs;
 //! - the suggested ways to narrow, as `narrow.rs` writes them.

@@ -64,7 +64,7 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
     );
     properties.insert(
         "total_at_least".into(),
-        count("Items Zoekt had found when it ran out of time: the whole result holds at least this many (see warnings)."),
+        count("Items Zoekt had found when it stopped short (out of time, crashed shards): the whole result holds at least this many (see warnings)."),
     );
     properties.insert(
         "pages".into(),

@@ -31,7 +31,7 @@ pub fn walk_sentence<T>(tool: &str, page: &Page<T>) -> String {
     let mut out = String::new();
     let total = match (page.total.exact, page.total.at_least, page.total.value) {
         (true, _, n) => n.to_string(),
-        (false, true, 0) => "not known: Zoekt ran out of time before it counted any".into(),
+        (false, true, 0) => "not known, Zoekt did not finish searching: see the warnings".into(),
         (false, true, n) => format!("at least {n}"),
         (false, false, n) => format!("about {n}"),
     };
@@ -169,7 +169,7 @@ mod tests {
         p.total.value = 0;
         let t = walk_sentence("search", &p);
         assert!(
-            t.starts_with("No items at offset 4 (total not known: Zoekt ran out of time"),
+            t.starts_with("No items at offset 4 (total not known, Zoekt did not finish"),
             "{t}"
         );
     }

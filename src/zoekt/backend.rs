@@ -7,6 +7,7 @@ use super::grpc::proto;
 use super::grpc::query::{self, Parsed};
 use super::wire::{
     FileMatch, LineMatch, RepoList, SearchOptions, SearchRequest, SearchResult, SymbolInfo,
+    lossy_text,
 };
 use super::{ZoektClient, ZoektError};
 use crate::engine::backend::{
@@ -179,18 +180,10 @@ pub fn grpc_ranked_files(
     })
 }
 
-/// Bytes as text, the way the JSON client decodes Go's `[]byte` (lossily).
-fn text(bytes: Vec<u8>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    }
-}
-
 /// Empty bytes as absent: protobuf cannot tell the two apart, and Go's JSON encodes an
 /// absent (nil) context as `null`.
 fn text_or_none(bytes: Vec<u8>) -> Option<String> {
-    (!bytes.is_empty()).then(|| text(bytes))
+    (!bytes.is_empty()).then(|| lossy_text(bytes))
 }
 
 fn grpc_ranked_file(f: proto::FileMatch) -> RankedFile {
@@ -201,7 +194,7 @@ fn grpc_ranked_file(f: proto::FileMatch) -> RankedFile {
         lines: content_lines
             .map(|lm| MatchedLine {
                 number: u32::try_from(lm.line_number).unwrap_or(0),
-                text: text(lm.line),
+                text: lossy_text(lm.line),
                 before: text_or_none(lm.before),
                 after: text_or_none(lm.after),
                 fragments: lm
@@ -220,7 +213,7 @@ fn grpc_ranked_file(f: proto::FileMatch) -> RankedFile {
             })
             .collect(),
         repo: f.repository,
-        path: text(f.file_name),
+        path: lossy_text(f.file_name),
         language: f.language,
         branches: f.branches,
         score: f.score,

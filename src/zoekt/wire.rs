@@ -298,6 +298,13 @@ pub struct RepoStats {
     pub content_bytes: u64,
 }
 
+/// Bytes Zoekt sends for text (Go's `[]byte`: content need not be UTF-8) as a `String`,
+/// lossily; valid UTF-8, the usual case, is kept without a copy. The gRPC answer's bytes are
+/// read the same way (`zoekt/backend.rs`).
+pub(crate) fn lossy_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// Text carried as base64 on the wire, decoded lossily (content need not be UTF-8). Invalid
 /// base64 is kept as the raw string rather than failing the whole response: one odd field
 /// must not make a page unreadable.
@@ -315,11 +322,7 @@ impl B64Text {
     /// Decodes `raw` (base64), or keeps it as it is (lossily) when it is not base64.
     fn decode(raw: &[u8]) -> B64Text {
         match base64::engine::general_purpose::STANDARD.decode(raw) {
-            Ok(bytes) => B64Text(
-                // Valid UTF-8 (the usual case) is kept without a copy.
-                String::from_utf8(bytes)
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-            ),
+            Ok(bytes) => B64Text(lossy_text(bytes)),
             Err(_) => B64Text(String::from_utf8_lossy(raw).into_owned()),
         }
     }

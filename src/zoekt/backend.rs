@@ -29,7 +29,7 @@ impl Backend for ZoektClient {
                         // On the heap: tonic's call is a big future, and a page awaits
                         // several searches at once on a worker thread's small stack.
                         let answer = Box::pin(grpc.search(&req)).await?;
-                        return grpc_ranked_files(&req, answer).map_err(BackendError::from);
+                        return Ok(grpc_ranked_files(answer));
                     }
                     // Zoekt's own parser reads it: over JSON, where the webserver has it.
                     Parsed::Unsure(why) => {
@@ -136,36 +136,12 @@ pub fn grpc_request(search: &FileSearch, tree: proto::Q) -> proto::SearchRequest
     }
 }
 
-/// Zoekt's gRPC answer in the engine's terms, checked as a JSON answer is
-/// (`zoekt/check.rs`).
-pub fn grpc_ranked_files(
-    req: &proto::SearchRequest,
-    answer: proto::SearchResponse,
-) -> Result<RankedFiles, ZoektError> {
+/// Zoekt's gRPC answer in the engine's terms (the client checked it, as it checks a JSON
+/// answer).
+pub fn grpc_ranked_files(answer: proto::SearchResponse) -> RankedFiles {
     let stats = answer.stats.unwrap_or_default();
     let count = |n: i64| u64::try_from(n).unwrap_or(0);
-    let asked = req
-        .opts
-        .as_ref()
-        .map_or(0, |o| count(o.max_doc_display_count));
-    let unnamed = answer
-        .files
-        .iter()
-        .find(|f| f.file_name.is_empty() || f.repository.is_empty())
-        .map(|f| {
-            (
-                String::from_utf8_lossy(&f.file_name).into_owned(),
-                f.repository.clone(),
-            )
-        });
-    super::check::check_files(
-        asked,
-        answer.files.len() as u64,
-        count(stats.file_count),
-        unnamed.as_ref().map(|(p, r)| (p.as_str(), r.as_str())),
-    )
-    .map_err(|reason| ZoektError::Contradiction { reason })?;
-    Ok(RankedFiles {
+    RankedFiles {
         stats: SearchStats {
             file_count: count(stats.file_count),
             match_count: count(stats.match_count),
@@ -177,7 +153,7 @@ pub fn grpc_ranked_files(
             shared_backends: 0,
         },
         files: answer.files.into_iter().map(grpc_ranked_file).collect(),
-    })
+    }
 }
 
 /// Empty bytes as absent: protobuf cannot tell the two apart, and Go's JSON encodes an

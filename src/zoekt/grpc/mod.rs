@@ -82,8 +82,18 @@ impl GrpcClient {
     }
 
     /// `Search`, retried like the JSON client while Zoekt is restarting (unavailable), never
-    /// after an answer. An answer over `--max-answer-bytes` is [`ZoektError::TooBig`].
+    /// after an answer. An answer over `--max-answer-bytes` is [`ZoektError::TooBig`]; one
+    /// that contradicts itself is an error, never a result, as over JSON (`zoekt/check.rs`).
     pub async fn search(
+        &self,
+        req: &proto::SearchRequest,
+    ) -> Result<proto::SearchResponse, ZoektError> {
+        let answer = self.search_retried(req).await?;
+        check(req, &answer).map_err(|reason| ZoektError::Contradiction { reason })?;
+        Ok(answer)
+    }
+
+    async fn search_retried(
         &self,
         req: &proto::SearchRequest,
     ) -> Result<proto::SearchResponse, ZoektError> {
@@ -158,4 +168,25 @@ impl GrpcClient {
             },
         }
     }
+}
+
+/// [`super::check::check_answer`] for a gRPC answer.
+fn check(req: &proto::SearchRequest, answer: &proto::SearchResponse) -> Result<(), String> {
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
+    let asked = req
+        .opts
+        .as_ref()
+        .map_or(0, |o| count(o.max_doc_display_count));
+    let file_count = answer.stats.as_ref().map_or(0, |s| count(s.file_count));
+    let unnamed = answer
+        .files
+        .iter()
+        .find(|f| f.file_name.is_empty() || f.repository.is_empty())
+        .map(|f| (String::from_utf8_lossy(&f.file_name), f.repository.as_str()));
+    super::check::check_files(
+        asked,
+        answer.files.len() as u64,
+        file_count,
+        unnamed.as_ref().map(|(p, r)| (p.as_ref(), *r)),
+    )
 }

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import subprocess
+import threading
 import time
 
 QUERIES = [
@@ -37,6 +38,9 @@ def mcp_call(binary, env, tool, args, timeout):
         env=env,
         text=True,
     )
+    # A server that never answers is killed at the timeout: its reply reads as "no reply".
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
 
     def send(msg):
         proc.stdin.write(json.dumps(msg) + "\n")
@@ -61,6 +65,7 @@ def mcp_call(binary, env, tool, args, timeout):
           "params": {"name": tool, "arguments": args}})
     msg = reply(2)
     took = time.monotonic() - started
+    killer.cancel()
     proc.kill()
     proc.wait()
     if msg is None:

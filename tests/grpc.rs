@@ -181,6 +181,15 @@ async fn same_pages_over_both(url: &str) {
         ("search", json!({"query": "case:yes func lang:go"})),
     ];
     for (tool, args) in walks {
+        // The walk goes over gRPC, not over the JSON fallback: every query the tools build
+        // from its input is one the parser reads.
+        let input = args["query"].as_str().or(args["symbol"].as_str()).unwrap();
+        for q in zoekt_queries(input) {
+            assert!(
+                matches!(parse(&q), Parsed::Tree(_)),
+                "{q:?} would go over JSON"
+            );
+        }
         for limits in [&[7u32][..], &[30]] {
             let a = walk(&json_client, tool, args.clone(), limits).await;
             let b = walk(&grpc_client, tool, args.clone(), limits).await;

@@ -1,4 +1,7 @@
-//! The typed HTTP client for a zoekt-webserver started with `-rpc`.
+//! The typed client for a zoekt-webserver: its JSON API (`/api/search`, `/api/list`, which
+//! need the webserver's `-rpc`), its health endpoints, and, unless `--zoekt-transport json`,
+//! a [`GrpcClient`](super::grpc::GrpcClient) for its gRPC API, which searches and listings
+//! go over (`backend.rs` picks).
 //!
 //! It knows Zoekt's endpoints and failure modes and nothing about pages: the paging engine
 //! decides what to ask for. One `reqwest::Client` is kept for the process so connections are
@@ -13,6 +16,7 @@ use serde::de::DeserializeOwned;
 use super::check::{check_answer, check_listing};
 pub use super::error::ZoektError;
 pub use super::options::{ClientOptions, Wire};
+use super::stream::{SearchStream, StreamError};
 use super::wire::{ListOptions, ListRequest, RepoList, SearchRequest, SearchResult};
 use super::wire::{ListResponse, SearchResponse};
 
@@ -106,9 +110,9 @@ impl ZoektClient {
     /// one that contradicts itself is an error, never a result.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
         let body = serde_json::to_vec(req).expect("search request serialises");
-        let resp: SearchResponse = self
-            .post_json("/api/search", body, self.opts.timeout)
-            .await?;
+        let timeout = self.opts.timeout;
+        let resp = self.post("/api/search", body, timeout).await?;
+        let resp = self.read_search(resp, timeout).await?;
         check_answer(req, &resp.result).map_err(|reason| ZoektError::Contradiction { reason })?;
         Ok(resp.result)
     }
@@ -194,6 +198,30 @@ impl ZoektClient {
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<T, ZoektError> {
+        let resp = self.post(path, body, timeout).await?;
+        let bytes = self.read_body(resp, timeout).await?;
+        // Zoekt writes UTF-8 (strings as text, bytes as base64): checked here once over the
+        // whole body, serde_json then reads the answer's tens of thousands of keys, names and
+        // paths without checking each again (base64 was already read as bytes, unchecked),
+        // which was a sixth of the decoding time. A body that is not UTF-8 is read as before,
+        // string by string: `B64Text` decodes lossily, any other string fails the answer.
+        match std::str::from_utf8(&bytes) {
+            Ok(text) => serde_json::from_str(text),
+            Err(_) => serde_json::from_slice(&bytes),
+        }
+        .map_err(|e| ZoektError::Malformed {
+            reason: e.to_string(),
+            excerpt: excerpt(&bytes),
+        })
+    }
+
+    /// Sends a JSON request to `path`: the answer when Zoekt said yes, its error otherwise.
+    async fn post(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<reqwest::Response, ZoektError> {
         let url = format!("{}{path}", self.base);
         let resp = self
             .with_retries(
@@ -210,34 +238,50 @@ impl ZoektClient {
             )
             .await?;
         let status = resp.status();
+        if status.is_success() {
+            return Ok(resp);
+        }
         let bytes = self.read_body(resp, timeout).await?;
-        if !status.is_success() {
-            let mut message = zoekt_error_text(&bytes);
-            if matches!(status.as_u16(), 401 | 403) {
-                message = super::tls::refused(status.as_u16(), &message);
+        let mut message = zoekt_error_text(&bytes);
+        if matches!(status.as_u16(), 401 | 403) {
+            message = super::tls::refused(status.as_u16(), &message);
+        }
+        Err(if status == StatusCode::BAD_REQUEST {
+            ZoektError::Query { message }
+        } else {
+            ZoektError::Server {
+                status: status.as_u16(),
+                message,
             }
-            return Err(if status == StatusCode::BAD_REQUEST {
-                ZoektError::Query { message }
-            } else {
-                ZoektError::Server {
-                    status: status.as_u16(),
-                    message,
-                }
-            });
-        }
-        // Zoekt writes UTF-8 (strings as text, bytes as base64): checked here once over the
-        // whole body, serde_json then reads the answer's tens of thousands of keys, names and
-        // paths without checking each again (base64 was already read as bytes, unchecked),
-        // which was a sixth of the decoding time. A body that is not UTF-8 is read as before,
-        // string by string: `B64Text` decodes lossily, any other string fails the answer.
-        match std::str::from_utf8(&bytes) {
-            Ok(text) => serde_json::from_str(text),
-            Err(_) => serde_json::from_slice(&bytes),
-        }
-        .map_err(|e| ZoektError::Malformed {
-            reason: e.to_string(),
-            excerpt: excerpt(&bytes),
         })
+    }
+
+    /// A search answer, decoded file by file as its chunks arrive (`stream.rs`), up to
+    /// `--max-answer-bytes`: never held whole.
+    async fn read_search(
+        &self,
+        mut resp: reqwest::Response,
+        timeout: Duration,
+    ) -> Result<SearchResponse, ZoektError> {
+        let limit = self.opts.max_answer_bytes;
+        let too_big = ZoektError::TooBig { limit };
+        if resp.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_big);
+        }
+        let malformed = |e: StreamError| ZoektError::Malformed {
+            reason: e.reason,
+            excerpt: excerpt(&e.excerpt),
+        };
+        let mut stream = SearchStream::new();
+        let mut len = 0;
+        while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
+            len += chunk.len();
+            if len > limit {
+                return Err(too_big);
+            }
+            stream.feed(&chunk).map_err(malformed)?;
+        }
+        stream.finish().map_err(malformed)
     }
 
     /// Sends with bounded retries on "Zoekt is restarting" symptoms only.

@@ -3,7 +3,7 @@
 //! building and escaping of query strings ([`query`]), and the adapter that makes the client
 //! the paging engine's backend ([`backend`]), how answers are read (`read`: the keys each
 //! type reads, the rest skipped with nesting bounded), and the checks an answer must pass
-//! ([`check`]).
+//! ([`check`]). A search answer is decoded file by file as it arrives ([`stream`]).
 //! Only the adapter, and the query builder that produces the engine's `QueryError`, know the
 //! engine exists.
 
@@ -15,6 +15,7 @@ pub mod grpc;
 pub mod options;
 pub mod query;
 pub(crate) mod read;
+pub mod stream;
 pub mod tls;
 pub mod wire;
 

@@ -1,0 +1,437 @@
+//! A search answer decoded as it arrives: each file of `Result.Files` is read the moment its
+//! last byte comes in, and its bytes are let go; only the rest of the answer (the statistics
+//! and the small maps beside the files) is held until the end.
+//!
+//! Why: read whole, a 32 MiB answer was held as its chunks, then as one copy of them, then
+//! beside everything serde built from it: about six times its bytes at the peak
+//! (docs/bench/memory.md). Read file by file, the peak is what the files decode to plus one
+//! file's bytes, and the decoding of the first files overlaps the sending of the last.
+//!
+//! How: a scanner follows the answer's nesting (strings, escapes, brackets) byte by byte,
+//! which is cheap next to decoding (string contents are skipped with `memchr`). The `[` that
+//! is the value of `Files` inside `Result` starts the file list: each `{...}` in it is
+//! decoded on its own ([`FileMatch`]'s reader, the same as for a whole answer), and the list
+//! is left as `[]` in the answer's skeleton, which is decoded at the end as before. So every
+//! check a whole answer passes still applies: to the skeleton (keys, types, duplicates,
+//! trailing bytes, the end of the answer) and to each file. The list's own commas are checked
+//! here, as they are no longer in the skeleton.
+
+use memchr::memchr2;
+
+use super::wire::{FileMatch, SearchResponse};
+
+/// What the scanner is reading outside strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The answer outside the file list: copied into the skeleton.
+    Skeleton,
+    /// Inside the file list, between files: what may come next.
+    List(Next),
+    /// Inside one file, `depth` brackets deep (1 at its own `{`).
+    File { depth: u32 },
+}
+
+/// What the file list accepts next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// Right after `[`: a file or `]`.
+    FileOrEnd,
+    /// After a file: `,` or `]`.
+    CommaOrEnd,
+    /// After a comma: a file.
+    File,
+}
+
+/// Keys as long as this are remembered (enough for `Result` and `Files`).
+const KEY_BYTES: usize = 8;
+
+/// An answer of `/api/search` being decoded chunk by chunk: [`SearchStream::feed`] each chunk
+/// in order, then [`SearchStream::finish`].
+#[derive(Debug)]
+pub struct SearchStream {
+    place: Place,
+    /// Brackets open in the skeleton (1 inside the top object).
+    depth: u32,
+    in_string: bool,
+    /// The byte after a backslash inside a string is not a quote.
+    escaped: bool,
+    /// The string being read, when it may be a key of interest (at depth 1 or 2 and short).
+    string: Option<Vec<u8>>,
+    /// The last string closed at depth 1 and at depth 2.
+    last_string: [Option<Vec<u8>>; 2],
+    /// The key whose value is being read at depth 1 and at depth 2.
+    key: [Option<Vec<u8>>; 2],
+    /// Everything but the files, in order, with the file list left as `[]`.
+    skeleton: Vec<u8>,
+    /// The bytes of a file that started in an earlier chunk.
+    file_bytes: Vec<u8>,
+    /// The files, decoded.
+    files: Vec<FileMatch>,
+}
+
+impl Default for SearchStream {
+    fn default() -> Self {
+        SearchStream::new()
+    }
+}
+
+/// Why an answer could not be read: serde's reason, and the bytes it was reading.
+#[derive(Debug)]
+pub struct StreamError {
+    /// What was wrong.
+    pub reason: String,
+    /// The start of the part of the answer that was wrong (the skeleton or one file).
+    pub excerpt: Vec<u8>,
+}
+
+impl SearchStream {
+    /// A stream before its first byte.
+    pub fn new() -> Self {
+        SearchStream {
+            place: Place::Skeleton,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            string: None,
+            last_string: [None, None],
+            key: [None, None],
+            skeleton: Vec::new(),
+            file_bytes: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Reads the next chunk of the answer: every file it completes is decoded now.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), StreamError> {
+        // Where the bytes of the current place started in this chunk: the skeleton's run, or
+        // the current file's.
+        let mut start = 0;
+        let mut i = 0;
+        while i < chunk.len() {
+            if self.in_string {
+                i = self.skip_string(chunk, i);
+                continue;
+            }
+            let b = chunk[i];
+            match self.place {
+                Place::Skeleton => {
+                    self.skeleton_byte(b);
+                    if self.place != Place::Skeleton {
+                        // The file list opened: its `[` is the skeleton's last byte.
+                        self.skeleton.extend_from_slice(&chunk[start..=i]);
+                    }
+                }
+                Place::List(next) => match (b, next) {
+                    (b' ' | b'\t' | b'\n' | b'\r', _) => {}
+                    (b'{', Next::FileOrEnd | Next::File) => {
+                        self.place = Place::File { depth: 1 };
+                        start = i;
+                    }
+                    (b',', Next::CommaOrEnd) => self.place = Place::List(Next::File),
+                    (b']', Next::FileOrEnd | Next::CommaOrEnd) => {
+                        self.place = Place::Skeleton;
+                        self.depth -= 1;
+                        self.key[1] = None;
+                        start = i;
+                    }
+                    _ => {
+                        return Err(StreamError {
+                            reason: format!(
+                                "Zoekt's Files list holds `{}` where a file, a comma or its end belongs",
+                                char::from(b).escape_default()
+                            ),
+                            excerpt: chunk[i..].iter().copied().take(200).collect(),
+                        });
+                    }
+                },
+                Place::File { depth } => match b {
+                    b'"' => {
+                        self.in_string = true;
+                        self.string = None;
+                    }
+                    b'{' | b'[' => self.place = Place::File { depth: depth + 1 },
+                    b'}' | b']' if depth == 1 => {
+                        self.file_done(&chunk[start..=i])?;
+                        self.place = Place::List(Next::CommaOrEnd);
+                    }
+                    b'}' | b']' => self.place = Place::File { depth: depth - 1 },
+                    _ => {}
+                },
+            }
+            i += 1;
+        }
+        match self.place {
+            Place::Skeleton => self.skeleton.extend_from_slice(&chunk[start..]),
+            Place::File { .. } => self.file_bytes.extend_from_slice(&chunk[start..]),
+            Place::List(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The whole answer, once its last chunk was fed.
+    pub fn finish(self) -> Result<SearchResponse, StreamError> {
+        let skeleton = &self.skeleton;
+        let mut resp: SearchResponse = decode(skeleton)?;
+        if self.place != Place::Skeleton {
+            // Unreachable when the skeleton decoded (its file list would be open), kept so a
+            // cut answer can never pass.
+            return Err(StreamError {
+                reason: "the answer ended inside its Files list".into(),
+                excerpt: skeleton.iter().copied().take(200).collect(),
+            });
+        }
+        if !self.files.is_empty() {
+            // The skeleton's list is `[]`: `Files` given twice is refused by its reader.
+            resp.result.files = self.files;
+        }
+        Ok(resp)
+    }
+
+    /// Moves past string contents from `i`: to the byte after the closing quote, or to the
+    /// chunk's end. Remembers a short string at depth 1 or 2 of the skeleton.
+    fn skip_string(&mut self, chunk: &[u8], mut i: usize) -> usize {
+        if self.escaped {
+            self.escaped = false;
+            self.remember(&chunk[i..=i]);
+            return i + 1;
+        }
+        match memchr2(b'"', b'\\', &chunk[i..]) {
+            None => {
+                self.remember(&chunk[i..]);
+                chunk.len()
+            }
+            Some(k) => {
+                self.remember(&chunk[i..i + k]);
+                i += k;
+                if chunk[i] == b'\\' {
+                    self.escaped = true;
+                    self.remember(&chunk[i..=i]);
+                } else {
+                    self.in_string = false;
+                    if let Some(s) = self.string.take() {
+                        self.last_string[(self.depth - 1) as usize] = Some(s);
+                    }
+                }
+                i + 1
+            }
+        }
+    }
+
+    /// Adds `bytes` to the string being remembered; a string too long to be a key of
+    /// interest is forgotten.
+    fn remember(&mut self, bytes: &[u8]) {
+        if let Some(s) = &mut self.string {
+            if s.len() + bytes.len() > KEY_BYTES {
+                self.string = None;
+                // Not a key of interest; keep `last_string` from matching an older one.
+                self.last_string[(self.depth - 1) as usize] = None;
+            } else {
+                s.extend_from_slice(bytes);
+            }
+        }
+    }
+
+    /// One byte of the skeleton outside strings: follows the nesting and the keys, and opens
+    /// the file list at `"Result": {... "Files": [`.
+    fn skeleton_byte(&mut self, b: u8) {
+        match b {
+            b'"' => {
+                self.in_string = true;
+                self.string = matches!(self.depth, 1 | 2).then(Vec::new);
+                if let 1 | 2 = self.depth {
+                    self.last_string[(self.depth - 1) as usize] = None;
+                }
+            }
+            b':' if matches!(self.depth, 1 | 2) => {
+                let d = (self.depth - 1) as usize;
+                self.key[d] = self.last_string[d].take();
+            }
+            b'{' | b'[' => {
+                let opens_files = b == b'['
+                    && self.depth == 2
+                    && self.key[0].as_deref() == Some(b"Result")
+                    && self.key[1].as_deref() == Some(b"Files");
+                self.depth = self.depth.saturating_add(1);
+                // A new object or list at depth 1 or 2 has no key yet: one read at that depth
+                // before (in another object) must not count.
+                if let 1 | 2 = self.depth {
+                    self.key[(self.depth - 1) as usize] = None;
+                    self.last_string[(self.depth - 1) as usize] = None;
+                }
+                if opens_files {
+                    self.place = Place::List(Next::FileOrEnd);
+                }
+            }
+            b'}' | b']' => {
+                // Too many closing brackets: the skeleton's reader refuses them.
+                self.depth = self.depth.saturating_sub(1);
+                // The value of the key at this depth is over.
+                if let 1 | 2 = self.depth {
+                    self.key[(self.depth - 1) as usize] = None;
+                }
+            }
+            b',' if matches!(self.depth, 1 | 2) => {
+                self.key[(self.depth - 1) as usize] = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Decodes the file whose last bytes are `tail` (all of it when it started in this
+    /// chunk).
+    fn file_done(&mut self, tail: &[u8]) -> Result<(), StreamError> {
+        let file = if self.file_bytes.is_empty() {
+            decode(tail)?
+        } else {
+            self.file_bytes.extend_from_slice(tail);
+            let file = decode(&self.file_bytes)?;
+            self.file_bytes.clear();
+            file
+        };
+        self.files.push(file);
+        Ok(())
+    }
+}
+
+/// One part of the answer, read as a whole answer is: as text when it is UTF-8 (checked once,
+/// which is faster than serde_json checking each string), as bytes otherwise.
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, StreamError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+    .map_err(|e| StreamError {
+        reason: e.to_string(),
+        excerpt: bytes.iter().copied().take(400).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer as Zoekt writes it: statistics first, files, then the maps beside them.
+    const ANSWER: &str = r#"{"Result":{"FileCount":3,"MatchCount":4,"Duration":12,
+        "Files":[
+          {"FileName":"a/b.rs","Repository":"r","Language":"Rust","Score":2.5,
+           "LineMatches":[{"Line":"Zm4geygpIHsKfQ==","LineNumber":3,"LineStart":0,"LineEnd":9,
+             "Before":null,"After":null,"FileName":false,"Score":1,
+             "LineFragments":[{"LineOffset":0,"Offset":0,"MatchLength":2,"SymbolInfo":null}]}]},
+          {"FileName":"q\"uote[{.rs","Repository":"r","Language":"Rust","Unread":{"Files":[1,[2]]},
+           "LineMatches":null},
+          {"FileName":"c.go","Repository":"s","Language":"Go","LineMatches":[]}
+        ],
+        "RepoURLs":{"r":"x"},"LineFragments":{"r":"y"}}}"#;
+
+    /// `text` fed in chunks of `size` bytes.
+    fn streamed(text: &[u8], size: usize) -> Result<SearchResponse, StreamError> {
+        let mut s = SearchStream::new();
+        for chunk in text.chunks(size) {
+            s.feed(chunk)?;
+        }
+        s.finish()
+    }
+
+    fn whole(text: &str) -> Result<SearchResponse, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    #[test]
+    fn an_answer_reads_the_same_streamed_in_chunks_of_any_size() {
+        let expected = whole(ANSWER).unwrap();
+        assert_eq!(expected.result.files.len(), 3);
+        for size in 1..=ANSWER.len() {
+            let got = streamed(ANSWER.as_bytes(), size).unwrap();
+            assert_eq!(got.result, expected.result, "chunks of {size} bytes");
+        }
+    }
+
+    #[test]
+    fn the_files_are_decoded_as_they_arrive_and_not_kept_as_bytes() {
+        let cut = ANSWER.find(r#"{"FileName":"c.go""#).unwrap();
+        let mut s = SearchStream::new();
+        s.feed(&ANSWER.as_bytes()[..cut]).unwrap();
+        assert_eq!(
+            s.files.len(),
+            2,
+            "both files before the cut are read already"
+        );
+        assert!(s.file_bytes.is_empty());
+        assert!(
+            s.skeleton.len() < 100,
+            "the skeleton holds no file: {}",
+            String::from_utf8_lossy(&s.skeleton)
+        );
+    }
+
+    #[test]
+    fn what_a_whole_answer_refuses_a_streamed_one_refuses() {
+        let bad = [
+            // The list's own punctuation, no longer in the skeleton.
+            ANSWER.replacen(
+                "]},\n          {\"FileName\":\"q",
+                "]}\n {\"FileName\":\"q",
+                1,
+            ),
+            ANSWER.replacen("\"LineMatches\":[]}", "\"LineMatches\":[]},", 1),
+            ANSWER.replacen("\"Files\":[", "\"Files\":[null,", 1),
+            ANSWER.replacen("\"Files\":[", "\"Files\":[1,", 1),
+            ANSWER.replacen("\"Files\":[", "\"Files\":[,", 1),
+            // A file that is not one, a list that does not close, a duplicate list.
+            ANSWER.replacen("{\"FileName\":\"c.go\"", "{\"FileName\":7", 1),
+            ANSWER.replacen("\"LineMatches\":[]}", "\"LineMatches\":[]]", 1),
+            ANSWER.replacen("\"RepoURLs\"", "\"Files\":[],\"RepoURLs\"", 1),
+            // Cut short, and bytes after the end.
+            ANSWER[..ANSWER.len() - 40].to_string(),
+            format!("{ANSWER}x"),
+            format!("{ANSWER}{{}}"),
+            ANSWER.replacen("\"FileCount\":3,", "", 1),
+        ];
+        for text in &bad {
+            assert!(whole(text).is_err(), "a whole answer refuses {text}");
+            for size in [1, 7, 64, text.len()] {
+                assert!(
+                    streamed(text.as_bytes(), size).is_err(),
+                    "chunks of {size} accepted {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn files_elsewhere_or_under_an_unusual_key_are_read_with_the_skeleton() {
+        // Keys written with escapes, and a `Files` that is not Result's: no list is taken
+        // out, the skeleton's reader reads them as a whole answer's would.
+        let escaped = ANSWER.replacen("\"Files\":[", "\"Fil\\u0065s\":[", 1);
+        let nested =
+            r#"{"Other":{"Files":[{"x":1}]},"Result":{"FileCount":0,"MatchCount":0,"Files":null}}"#;
+        let result_list = r#"{"Result":[{"Files":[]}]}"#;
+        for text in [escaped.as_str(), nested, result_list] {
+            for size in [1, 5, text.len()] {
+                let got = streamed(text.as_bytes(), size).map(|r| r.result);
+                let want = whole(text).map(|r| r.result);
+                match (got, want) {
+                    (Ok(g), Ok(w)) => assert_eq!(g, w, "{text}"),
+                    (Err(_), Err(_)) => {}
+                    (g, w) => panic!("{text}: streamed {g:?}, whole {w:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_or_null_list_reads_as_no_files() {
+        for files in ["[]", "[ \n ]", "null"] {
+            let text = format!(r#"{{"Result":{{"FileCount":0,"MatchCount":0,"Files":{files}}}}}"#);
+            for size in [1, 3, text.len()] {
+                assert!(
+                    streamed(text.as_bytes(), size)
+                        .unwrap()
+                        .result
+                        .files
+                        .is_empty()
+                );
+            }
+        }
+    }
+}

@@ -261,8 +261,12 @@ case "${1:-}" in
   serve) shift; serve "$@" ;;
   # Indexes a corpus into this state folder's index without serving it (for a test that
   # starts its own webserver over it); prints the index folder.
-  index) shift; install_ctags; install_zoekt; mkdir -p "$STATE"; : >"$STATE/index.log"
-    index_corpus "$(cd "${1:?index needs a corpus folder}" && pwd)"; echo "$INDEX" ;;
+  index) shift
+    # Resolved before anything else: a folder that does not exist must stop here (inside the
+    # call's arguments a failed `cd` left the corpus empty, and "/" was indexed).
+    corpus="$(cd "${1:?index needs a corpus folder}" && pwd)" || { say "no folder $1"; exit 1; }
+    install_ctags; install_zoekt; mkdir -p "$STATE"; : >"$STATE/index.log"
+    index_corpus "$corpus"; echo "$INDEX" ;;
   down) down ;;
   url) echo "$URL" ;;
   pid) running_pid ;;

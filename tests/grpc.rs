@@ -229,5 +229,63 @@ async fn a_webserver_without_rpc_pages_over_grpc() {
     let pages = walk(&grpc, "search", json!({"query": "pagerLineMark"}), &[30]).await;
     // fixtures/README.md: 75 pagerLineMark lines.
     assert_eq!(page_items(&pages).len(), 75);
+    // A query only Zoekt's own parser reads exactly would go over JSON: here that is a clear
+    // error saying what to do, not a bare 404.
+    let unsure = call(
+        &grpc,
+        "search",
+        json!({"query": "pagerLineMark archived:no"}),
+    )
+    .await;
+    assert_eq!(unsure.is_error, Some(true), "{unsure:?}");
+    let said = text(&unsure);
+    assert!(
+        said.contains("-rpc") && said.contains("archived:"),
+        "{said}"
+    );
+    grpc.cancel().await.unwrap();
+}
+
+/// `List` over gRPC reads as `/api/list` does on the same webserver (the index time included:
+/// the test webservers run in UTC), for every repository and for queries that select some,
+/// and `list_repos` works on a webserver without `-rpc`.
+#[tokio::test]
+async fn repositories_list_alike_over_both_and_without_rpc() {
+    let url = support::live_url(
+        "ZOEKT_PAGER_LIVE_URL",
+        "repositories_list_alike_over_both_and_without_rpc",
+    );
+    let wall = std::time::Duration::from_secs(10);
+    let (json_client, grpc_client) = (client(&url, Wire::Json), client(&url, Wire::Grpc));
+    for q in [
+        "",
+        "repo:alpha",
+        "r:go$",
+        "pagerLineMark",
+        "lang:Python",
+        "nomatchqq",
+    ] {
+        // In no particular order over either (Zoekt's shards answer in parallel).
+        let mut over_json = json_client.repos(q, wall).await.expect("JSON list");
+        let mut over_grpc = grpc_client.repos(q, wall).await.expect("gRPC list");
+        over_json.repos.sort_by(|a, b| a.name.cmp(&b.name));
+        over_grpc.repos.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(over_grpc, over_json, "list of `{q}`");
+        if q.is_empty() {
+            // fixtures/corpus: five repositories, each indexed with an index time.
+            assert_eq!(over_json.repos.len(), 5);
+            assert!(over_json.repos.iter().all(|r| r.index_time.ends_with('Z')));
+        }
+    }
+    let own = support::OwnWebserver::for_test("repositories_list_alike_over_both_and_without_rpc");
+    let _running = own.start_without_rpc();
+    own.wait_ready().await;
+    let grpc = spawn_stdio(&own.url(), &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "grpc")]).await;
+    let listed = call(&grpc, "list_repos", json!({})).await;
+    assert_ne!(listed.is_error, Some(true), "{listed:?}");
+    let text = format!("{listed:?}");
+    for repo in ["alpha-rs", "beta-go", "delta-ts", "gamma-py", "twin-go"] {
+        assert!(text.contains(repo), "{repo} listed without -rpc: {text}");
+    }
     grpc.cancel().await.unwrap();
 }

@@ -1,8 +1,7 @@
 //! The Zoekt adapter: [`ZoektClient`] as the engine's [`Backend`]. The one place Zoekt's wire
 //! types meet the engine's neutral ones, translated field by field.
 
-use std::future::Future;
-
+use super::check::check_listing;
 use super::grpc::proto;
 use super::grpc::query::{self, Parsed};
 use super::wire::{
@@ -16,30 +15,31 @@ use crate::engine::backend::{
 };
 
 impl Backend for ZoektClient {
-    fn search(
-        &self,
-        search: &FileSearch,
-    ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send {
-        let req = search_request(search);
-        async move {
-            if let Some(grpc) = self.grpc() {
-                match query::parse(&search.query) {
-                    Parsed::Tree(tree) => {
-                        let req = grpc_request(search, tree);
-                        // On the heap: tonic's call is a big future, and a page awaits
-                        // several searches at once on a worker thread's small stack.
-                        let answer = Box::pin(grpc.search(&req)).await?;
-                        return Ok(grpc_ranked_files(answer));
-                    }
-                    // Zoekt's own parser reads it: over JSON, where the webserver has it.
-                    Parsed::Unsure(why) => {
-                        tracing::debug!(why, "query sent over JSON: the gRPC parser is unsure")
-                    }
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        let mut unsure = None;
+        if let Some(grpc) = self.grpc() {
+            match query::parse(&search.query) {
+                Parsed::Tree(tree) => {
+                    let req = grpc_request(search, tree);
+                    // On the heap: tonic's call is a big future, and a page awaits
+                    // several searches at once on a worker thread's small stack.
+                    let answer = Box::pin(grpc.search(&req)).await?;
+                    return Ok(grpc_ranked_files(answer));
+                }
+                // Zoekt's own parser reads it: over JSON, where the webserver has it.
+                Parsed::Unsure(why) => {
+                    tracing::debug!(why, "query sent over JSON: the gRPC parser is unsure");
+                    unsure = Some(why);
                 }
             }
-            let result = ZoektClient::search(self, &req).await?;
-            Ok(ranked_files(result))
         }
+        let result = ZoektClient::search(self, &search_request(search))
+            .await
+            .map_err(|e| match &unsure {
+                Some(why) => without_json_api(e, why),
+                None => e,
+            })?;
+        Ok(ranked_files(result))
     }
 
     async fn repos(
@@ -47,6 +47,31 @@ impl Backend for ZoektClient {
         query: &str,
         wall_time: std::time::Duration,
     ) -> Result<RepoListing, BackendError> {
+        if let Some(grpc) = self.grpc() {
+            // "" lists every repository, as Zoekt's own parser reads it over JSON.
+            let tree = match query.trim() {
+                "" => Parsed::Tree(proto::Q {
+                    node: Some(proto::Node::Const(true)),
+                }),
+                _ => query::parse(query),
+            };
+            match tree {
+                Parsed::Tree(tree) => {
+                    let req = proto::ListRequest {
+                        query: Some(tree),
+                        // REPO_LIST_FIELD_REPOS: the full entries.
+                        opts: Some(proto::ListOptions { field: 1 }),
+                    };
+                    let answer = Box::pin(grpc.list(&req, wall_time)).await?;
+                    let list = super::grpc::list::repo_list(answer);
+                    check_listing(&list).map_err(|reason| ZoektError::Contradiction { reason })?;
+                    return Ok(listing(list));
+                }
+                Parsed::Unsure(why) => {
+                    tracing::debug!(why, "list sent over JSON: the gRPC parser is unsure")
+                }
+            }
+        }
         Ok(listing(self.list(query, wall_time).await?))
     }
 
@@ -57,6 +82,22 @@ impl Backend for ZoektClient {
             status: r.readyz_status,
             detail: r.detail,
         })
+    }
+}
+
+/// A query sent over JSON because the gRPC parser was unsure of it, to a webserver without
+/// the JSON API (started without `-rpc`: `/api/search` is 404): what to do, not a bare 404.
+fn without_json_api(e: ZoektError, why: &str) -> ZoektError {
+    match e {
+        ZoektError::Server { status: 404, .. } => ZoektError::Server {
+            status: 404,
+            message: format!(
+                "this query needs Zoekt's JSON API, which this webserver does not serve: start \
+                 zoekt-webserver with -rpc, or write the query without what the pager's gRPC \
+                 parser cannot read exactly ({why})"
+            ),
+        },
+        e => e,
     }
 }
 

@@ -9,6 +9,7 @@
 //! The client knows Zoekt's failure modes and nothing about pages, as the JSON one.
 
 mod expr;
+pub mod list;
 pub mod proto;
 pub mod query;
 mod tokens;
@@ -24,8 +25,13 @@ use super::error::ZoektError;
 use super::options::ClientOptions;
 use super::tls::Transport;
 
-/// The one method the pager calls.
+/// About how many bytes of Zoekt's JSON say what one byte of its protobuf says (measured on
+/// windows of the generated and real corpora: 3.5 to 4.5).
+const JSON_BYTES_PER_PROTOBUF_BYTE: usize = 4;
+
+/// The methods the pager calls.
 const SEARCH: &str = "/zoekt.webserver.v1.WebserverService/Search";
+const LIST: &str = "/zoekt.webserver.v1.WebserverService/List";
 
 /// A gRPC client for one Zoekt base URL. Cloning it shares its connection.
 #[derive(Debug, Clone)]
@@ -88,19 +94,36 @@ impl GrpcClient {
         &self,
         req: &proto::SearchRequest,
     ) -> Result<proto::SearchResponse, ZoektError> {
-        let answer = self.search_retried(req).await?;
+        let answer: proto::SearchResponse = self.call(SEARCH, req, self.opts.timeout).await?;
         check(req, &answer).map_err(|reason| ZoektError::Contradiction { reason })?;
         Ok(answer)
     }
 
-    async fn search_retried(
+    /// `List`, retried as `Search` is. Zoekt's list takes no wall time, yet runs a search for
+    /// any query but "all": the call gives up after `wall_time` (or the client timeout, if
+    /// shorter), which cancels it in Zoekt too (HTTP/2 resets the stream).
+    pub async fn list(
         &self,
-        req: &proto::SearchRequest,
-    ) -> Result<proto::SearchResponse, ZoektError> {
+        req: &proto::ListRequest,
+        wall_time: Duration,
+    ) -> Result<proto::ListResponse, ZoektError> {
+        self.call(LIST, req, wall_time.min(self.opts.timeout)).await
+    }
+
+    async fn call<Req, Resp>(
+        &self,
+        path: &'static str,
+        req: &Req,
+        timeout: Duration,
+    ) -> Result<Resp, ZoektError>
+    where
+        Req: prost::Message + Clone + Send + Sync + 'static,
+        Resp: prost::Message + Default + Send + Sync + 'static,
+    {
         let mut delay = self.opts.backoff;
         let mut attempt = 0;
         loop {
-            match self.search_once(req).await {
+            match self.call_once(path, req, timeout).await {
                 Err(status)
                     if status.code() == tonic::Code::Unavailable && attempt < self.opts.retries =>
                 {
@@ -109,29 +132,35 @@ impl GrpcClient {
                     delay *= 2;
                     attempt += 1;
                 }
-                Err(status) => return Err(self.error(status)),
+                Err(status) => return Err(self.error(status, timeout)),
                 Ok(resp) => return Ok(resp),
             }
         }
     }
 
-    async fn search_once(
+    async fn call_once<Req, Resp>(
         &self,
-        req: &proto::SearchRequest,
-    ) -> Result<proto::SearchResponse, tonic::Status> {
+        path: &'static str,
+        req: &Req,
+        timeout: Duration,
+    ) -> Result<Resp, tonic::Status>
+    where
+        Req: prost::Message + Clone + Send + Sync + 'static,
+        Resp: prost::Message + Default + Send + Sync + 'static,
+    {
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
-            .max_decoding_message_size(self.opts.max_answer_bytes);
+            .max_decoding_message_size(self.decode_limit());
         grpc.ready()
             .await
             .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
         let mut request = tonic::Request::new(req.clone());
-        request.set_timeout(self.opts.timeout);
+        request.set_timeout(timeout);
         for (key, value) in &self.headers {
             request.metadata_mut().append(key.clone(), value.clone());
         }
-        let codec = tonic_prost::ProstCodec::default();
-        let call = grpc.unary(request, PathAndQuery::from_static(SEARCH), codec);
-        match tokio::time::timeout(self.opts.timeout, call).await {
+        let codec = tonic_prost::ProstCodec::<Req, Resp>::default();
+        let call = grpc.unary(request, PathAndQuery::from_static(path), codec);
+        match tokio::time::timeout(timeout, call).await {
             Ok(answer) => answer.map(tonic::Response::into_inner),
             Err(_) => Err(tonic::Status::deadline_exceeded(
                 "the client timeout ran out",
@@ -139,17 +168,39 @@ impl GrpcClient {
         }
     }
 
+    /// The most bytes one gRPC answer may have. `--max-answer-bytes` bounds what an answer
+    /// costs to hold once decoded, and it was set against JSON's bytes: protobuf writes the
+    /// same files in about a quarter of them (no base64, no key names; docs/bench/transport.md
+    /// measured 3.9 against 1.0 MB for a census, 0.9 against 0.2 MB for a fan-out window). The
+    /// bound taken as is let a gRPC window hold four times the files of a JSON one, and
+    /// decoding it peaked at 474 MiB where JSON's peaked at 180 (docs/bench/memory.md).
+    fn decode_limit(&self) -> usize {
+        (self.opts.max_answer_bytes / JSON_BYTES_PER_PROTOBUF_BYTE).max(1)
+    }
+
     /// Zoekt's gRPC status in the client's terms.
-    fn error(&self, status: tonic::Status) -> ZoektError {
+    fn error(&self, status: tonic::Status, timeout: Duration) -> ZoektError {
         use tonic::Code;
         let message = status.message().to_string();
-        match status.code() {
-            Code::Unavailable => ZoektError::Unreachable {
+        if status.code() == Code::Unavailable {
+            return ZoektError::Unreachable {
                 url: self.url.clone(),
-                reason: super::tls::explain_failure(message),
-            },
+                reason: super::tls::explain_failure(with_cause(&status)),
+            };
+        }
+        // A proxy in front of Zoekt refused the headers: tonic reads an HTTP 401 or 403 as
+        // these codes, or (when the refusal has a body) as a broken message "while receiving
+        // response with status: 401 Unauthorized". As over JSON, the hint names the header
+        // settings.
+        if let Some(http) = refused_with(&status) {
+            return ZoektError::Server {
+                status: http,
+                message: super::tls::refused(http, &message),
+            };
+        }
+        match status.code() {
             Code::DeadlineExceeded | Code::Cancelled => ZoektError::Timeout {
-                after_ms: self.opts.timeout.as_millis() as u64,
+                after_ms: timeout.as_millis() as u64,
             },
             Code::InvalidArgument => ZoektError::Query { message },
             // tonic refuses a message over the decoding limit before reading it.
@@ -162,12 +213,73 @@ impl GrpcClient {
                 reason: message,
                 excerpt: String::new(),
             },
+            // No gRPC answer at all (an HTTP/1 server, or a proxy that speaks HTTP/1 only to
+            // the pager): say what would work.
+            Code::Unknown | Code::Internal | Code::Unimplemented if not_grpc(&status) => {
+                ZoektError::Server {
+                    status: 502,
+                    message: format!(
+                        "gRPC {:?}: {} (no gRPC answer at this address: gRPC needs HTTP/2 end \
+                         to end; if a proxy in front of Zoekt speaks HTTP/1 only, use \
+                         --zoekt-transport json)",
+                        status.code(),
+                        with_cause(&status)
+                    ),
+                }
+            }
             code => ZoektError::Server {
                 status: 500,
                 message: format!("gRPC {code:?}: {message}"),
             },
         }
     }
+}
+
+/// The HTTP status a proxy refused the call with, if that is what `status` says.
+fn refused_with(status: &tonic::Status) -> Option<u16> {
+    match status.code() {
+        tonic::Code::Unauthenticated => return Some(401),
+        tonic::Code::PermissionDenied => return Some(403),
+        _ => {}
+    }
+    let message = status.message();
+    ["401", "403"]
+        .into_iter()
+        .find(|code| message.contains(&format!("status: {code} ")))
+        .and_then(|code| code.parse().ok())
+}
+
+/// Whether `status` says the other end did not answer in gRPC at all: no HTTP/2, no gRPC
+/// service, or an HTTP answer that is not a gRPC message.
+fn not_grpc(status: &tonic::Status) -> bool {
+    if status.code() == tonic::Code::Unimplemented {
+        return true;
+    }
+    let said = with_cause(status).to_ascii_lowercase();
+    [
+        "transport error",
+        "http2",
+        "h2 protocol",
+        "invalid compression flag",
+        "content-type",
+    ]
+    .iter()
+    .any(|m| said.contains(m))
+}
+
+/// The status's message and what lies under it: tonic says "transport error" and keeps the
+/// cause (a refused connection, an untrusted certificate) as its source.
+fn with_cause(status: &tonic::Status) -> String {
+    let mut said = status.message().to_string();
+    let mut cause: Option<&dyn std::error::Error> = std::error::Error::source(status);
+    while let Some(e) = cause {
+        let text = e.to_string();
+        if !said.contains(&text) {
+            said = format!("{said}: {text}");
+        }
+        cause = e.source();
+    }
+    said
 }
 
 /// [`super::check::check_answer`] for a gRPC answer.

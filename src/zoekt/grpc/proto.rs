@@ -330,3 +330,120 @@ pub struct SymbolInfo {
     #[prost(string, tag = "4")]
     pub parent_kind: String,
 }
+
+/// `google.protobuf.Timestamp`.
+#[derive(Clone, Copy, PartialEq, Eq, prost::Message)]
+pub struct Timestamp {
+    /// Seconds since the Unix epoch.
+    #[prost(int64, tag = "1")]
+    pub seconds: i64,
+    /// Nanoseconds past `seconds`.
+    #[prost(int32, tag = "2")]
+    pub nanos: i32,
+}
+
+/// `ListRequest`: the repositories a query selects.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ListRequest {
+    /// The query, parsed by the client (`Const(true)` lists every repository).
+    #[prost(message, optional, tag = "1")]
+    pub query: Option<Q>,
+    /// The options.
+    #[prost(message, optional, tag = "2")]
+    pub opts: Option<ListOptions>,
+}
+
+/// `ListOptions`.
+#[derive(Clone, Copy, PartialEq, Eq, prost::Message)]
+pub struct ListOptions {
+    /// Which list to fill: 1 (`REPO_LIST_FIELD_REPOS`) is the full entries.
+    #[prost(int32, tag = "1")]
+    pub field: i32,
+}
+
+/// `ListResponse`: the fields the pager reads.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ListResponse {
+    /// One entry per repository, in no particular order.
+    #[prost(message, repeated, tag = "1")]
+    pub repos: Vec<RepoListEntry>,
+    /// Shards that crashed (or were still loading).
+    #[prost(int64, tag = "3")]
+    pub crashes: i64,
+    /// Statistics over the listed repositories.
+    #[prost(message, optional, tag = "4")]
+    pub stats: Option<RepoStats>,
+}
+
+/// `RepoListEntry`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RepoListEntry {
+    /// The repository's own metadata.
+    #[prost(message, optional, tag = "1")]
+    pub repository: Option<Repository>,
+    /// Metadata of its index.
+    #[prost(message, optional, tag = "2")]
+    pub index_metadata: Option<IndexMetadata>,
+    /// Its statistics.
+    #[prost(message, optional, tag = "3")]
+    pub stats: Option<RepoStats>,
+}
+
+/// `Repository`: the fields the pager reads.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Repository {
+    /// Its name, as `repo:` and `FileMatch.repository` use it.
+    #[prost(string, tag = "2")]
+    pub name: String,
+    /// Its URL, if the indexer recorded one.
+    #[prost(string, tag = "3")]
+    pub url: String,
+    /// Indexed branches.
+    #[prost(message, repeated, tag = "5")]
+    pub branches: Vec<RepositoryBranch>,
+    /// Indexed with ctags symbols.
+    #[prost(bool, tag = "14")]
+    pub has_symbols: bool,
+}
+
+/// `RepositoryBranch`.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct RepositoryBranch {
+    /// The branch name.
+    #[prost(string, tag = "1")]
+    pub name: String,
+    /// The commit indexed for it.
+    #[prost(string, tag = "2")]
+    pub version: String,
+}
+
+/// `IndexMetadata`: the fields the pager reads.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct IndexMetadata {
+    /// When the index was written.
+    #[prost(message, optional, tag = "4")]
+    pub index_time: Option<Timestamp>,
+    /// Version of Zoekt that wrote it.
+    #[prost(string, tag = "7")]
+    pub zoekt_version: String,
+}
+
+/// `RepoStats`: the fields the pager reads.
+#[derive(Clone, Copy, PartialEq, Eq, prost::Message)]
+pub struct RepoStats {
+    /// Repositories counted (0 in one repository's entry).
+    #[prost(int64, tag = "1")]
+    pub repos: i64,
+    /// Index shards.
+    #[prost(int64, tag = "2")]
+    pub shards: i64,
+    /// Indexed documents (files).
+    #[prost(int64, tag = "3")]
+    pub documents: i64,
+    /// Memory of the index structures, in bytes.
+    #[prost(int64, tag = "4")]
+    pub index_bytes: i64,
+    /// Memory of the raw content, in bytes.
+    #[prost(int64, tag = "5")]
+    pub content_bytes: i64,
+}

@@ -18,7 +18,9 @@ async fn run(url: &str, env: &[(&str, &str)]) -> Output {
     for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
         cmd.env_remove(k);
     }
+    // Over JSON unless `env` says gRPC (`grpc()`): each transport its own pass.
     cmd.env("ZOEKT_URL", url)
+        .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")
         .env("ZOEKT_PAGER_LOG", "trace")
         .env("ZOEKT_PAGER_RETRIES", "0")
         .envs(env.iter().copied())
@@ -26,6 +28,18 @@ async fn run(url: &str, env: &[(&str, &str)]) -> Output {
         .output()
         .await
         .expect("run zoekt-pager")
+}
+
+/// `env` with Zoekt's API `transport` chosen.
+fn over<'a>(transport: &'a str, env: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let mut env = env.to_vec();
+    env.push(("ZOEKT_PAGER_ZOEKT_TRANSPORT", transport));
+    env
+}
+
+/// `env` with the gRPC transport chosen.
+fn grpc<'a>(env: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    over("grpc", env)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -85,56 +99,76 @@ async fn https_with_a_private_ca_and_an_auth_header_reaches_a_real_zoekt() {
         text(&by_env.stderr)
     );
 
-    // Without the private CA: a clear error naming the flag to fix.
-    let untrusted = run(&url, &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers)]).await;
-    let said = text(&untrusted.stderr);
-    assert!(!untrusted.status.success());
-    assert!(
-        said.contains("BACKEND_UNAVAILABLE") && said.contains("--zoekt-ca-file"),
-        "{said}"
+    // Over gRPC (HTTP/2, asked for in the TLS handshake) through the same proxy: the same
+    // page, the header sent as metadata and never logged.
+    let over_grpc = run(
+        &url,
+        &grpc(&[
+            ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
+        ]),
+    )
+    .await;
+    assert_eq!(
+        text(&over_grpc.stdout),
+        text(&plain.stdout),
+        "{}",
+        text(&over_grpc.stderr)
     );
-    assert!(!said.contains(secret), "{said}");
+    assert!(proxy.grpc_calls.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(!text(&over_grpc.stderr).contains(secret));
 
-    // A header the proxy refuses: 401, with a hint at the header settings, and the header
-    // itself never echoed.
     let wrong = dir.join("wrong-headers");
     std::fs::write(&wrong, "Authorization: Bearer wrong-0d1e\n").unwrap();
-    let refused = run(
-        &url,
-        &[
-            ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
-            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", wrong.to_str().unwrap()),
-        ],
-    )
-    .await;
-    let said = text(&refused.stderr);
-    assert!(!refused.status.success());
-    assert!(
-        said.contains("401") && said.contains("--zoekt-header-file"),
-        "{said}"
-    );
-    assert!(!said.contains("wrong-0d1e"), "{said}");
-    assert!(proxy.refused.load(std::sync::atomic::Ordering::Relaxed) > 0);
-
-    // A private CA that is not the one that signed the proxy's certificate: the same clear
-    // error as none at all.
+    let wrong = wrong.to_str().unwrap();
     let other_ca = dir.join("other-ca.pem");
     std::fs::write(&other_ca, support::tls_proxy::unrelated_ca_pem()).unwrap();
-    let mistrusted = run(
-        &url,
-        &[
-            ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca.to_str().unwrap()),
-            ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
-        ],
-    )
-    .await;
-    let said = text(&mistrusted.stderr);
-    assert!(!mistrusted.status.success());
-    assert!(
-        said.contains("BACKEND_UNAVAILABLE") && said.contains("--zoekt-ca-file"),
-        "{said}"
-    );
-    assert!(!said.contains(secret), "{said}");
+    let other_ca = other_ca.to_str().unwrap();
+    for transport in ["json", "grpc"] {
+        // Without the private CA, or with one that did not sign the proxy's certificate: a
+        // clear error naming the flag to fix.
+        for env in [
+            over(transport, &[("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers)]),
+            over(
+                transport,
+                &[
+                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", other_ca),
+                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", headers),
+                ],
+            ),
+        ] {
+            let untrusted = run(&url, &env).await;
+            let said = text(&untrusted.stderr);
+            assert!(!untrusted.status.success(), "{transport}");
+            assert!(
+                said.contains("BACKEND_UNAVAILABLE") && said.contains("--zoekt-ca-file"),
+                "{transport}: {said}"
+            );
+            assert!(!said.contains(secret), "{said}");
+        }
+        // A header the proxy refuses: 401, with a hint at the header settings, and the
+        // header itself never echoed.
+        let refused_before = proxy.refused.load(std::sync::atomic::Ordering::Relaxed);
+        let refused = run(
+            &url,
+            &over(
+                transport,
+                &[
+                    ("ZOEKT_PAGER_ZOEKT_CA_FILE", ca),
+                    ("ZOEKT_PAGER_ZOEKT_HEADER_FILE", wrong),
+                ],
+            ),
+        )
+        .await;
+        let said = text(&refused.stderr);
+        assert!(!refused.status.success(), "{transport}");
+        assert!(
+            said.contains("401") && said.contains("--zoekt-header-file"),
+            "{transport}: {said}"
+        );
+        assert!(!said.contains("wrong-0d1e"), "{said}");
+        assert!(proxy.refused.load(std::sync::atomic::Ordering::Relaxed) > refused_before);
+    }
 
     // A sidecar over https: ready, pages as over plain http, and the header in neither its
     // log (at trace) nor its metrics.

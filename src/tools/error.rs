@@ -251,7 +251,7 @@ fn backend_code_and_hint(kind: BackendErrorKind) -> (ErrorCode, String) {
     let (code, hint) = match kind {
         BackendErrorKind::Unreachable => (
             ErrorCode::BackendUnavailable,
-            "Check that zoekt-webserver runs with -rpc at ZOEKT_URL; retry in a moment if it is restarting.",
+            "Check that zoekt-webserver runs at ZOEKT_URL (with -rpc for --zoekt-transport json); retry in a moment if it is restarting.",
         ),
         BackendErrorKind::Timeout => (
             ErrorCode::BackendTimeout,

@@ -92,7 +92,12 @@ async fn main() {
                 effort,
                 ..PagerConfig::default()
             };
-            let client = ZoektClient::new(&url, ClientOptions::default()).expect("client");
+            // Over JSON: the raw calls it is set beside are JSON's.
+            let opts = ClientOptions {
+                zoekt_transport: zoekt_pager::zoekt::Wire::Json,
+                ..ClientOptions::default()
+            };
+            let client = ZoektClient::new(&url, opts).expect("client");
             let pager = Pager::new(client, cfg);
             let args = SearchArgs {
                 query: q.into(),

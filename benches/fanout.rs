@@ -25,23 +25,28 @@
 //! Needs `ZOEKT_PAGER_LIVE_URL` and `ZOEKT_PAGER_LIVE_SPLIT_URLS` (and the tie index's pair,
 //! and the webservers' `ZOEKT_PAGER_LIVE_WEBSERVER_PIDS`),
 //! as `scripts/test.sh` starts them: `scripts/test.sh --run cargo bench --bench fanout`. It
-//! prints markdown tables and writes them to `docs/bench/fanout.md`. Without `--bench` (as
+//! prints markdown tables and writes them to `docs/bench/fanout.md` (over JSON) or
+//! `docs/bench/fanout-grpc.md` (with `ZOEKT_PAGER_ZOEKT_TRANSPORT=grpc`). Without `--bench` (as
 //! `cargo test --all-targets` runs it) it only does a smoke run and writes nothing.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use std::sync::Mutex;
-use zoekt_pager::backend::{
-    Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
-};
+#[path = "common/raw.rs"]
+mod raw;
+#[path = "common/recording.rs"]
+mod recording;
+use std::sync::Arc;
+
+use raw::Raw;
+use recording::Recording;
+use zoekt_pager::backend::{Backend, FileSearch};
 use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::search::{Search, SearchArgs};
 use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
 use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
-use zoekt_pager::zoekt::backend::search_request;
-use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
+use zoekt_pager::zoekt::{ClientOptions, Wire, ZoektClient};
 use zoekt_pager::{Effort, FanOut, Pager, PagerConfig};
 
 fn var(name: &str) -> String {
@@ -50,8 +55,21 @@ fn var(name: &str) -> String {
     })
 }
 
+/// The transport the pager and the raw calls use: `ZOEKT_PAGER_ZOEKT_TRANSPORT` (`grpc` or
+/// `json`, the default).
+fn wire() -> Wire {
+    match std::env::var("ZOEKT_PAGER_ZOEKT_TRANSPORT").as_deref() {
+        Ok("grpc") => Wire::Grpc,
+        _ => Wire::Json,
+    }
+}
+
 fn client(url: &str) -> ZoektClient {
-    ZoektClient::new(url, ClientOptions::default()).expect("client")
+    let opts = ClientOptions {
+        zoekt_transport: wire(),
+        ..ClientOptions::default()
+    };
+    ZoektClient::new(url, opts).expect("client")
 }
 
 fn fan(urls: &str) -> FanOut<ZoektClient> {
@@ -69,37 +87,12 @@ fn quantile(samples: &mut [f64], q: f64) -> f64 {
     samples[((samples.len() - 1) as f64 * q).round() as usize]
 }
 
-/// A backend that keeps every search it is asked, so the bench knows which windows a page
-/// asked and can ask the webservers for the same ones raw.
-struct Recording {
-    client: ZoektClient,
-    asked: Mutex<Vec<FileSearch>>,
-}
-
-impl Backend for Recording {
-    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
-        self.asked.lock().unwrap().push(search.clone());
-        Backend::search(&self.client, search).await
-    }
-
-    async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
-        Backend::repos(&self.client, query, wall_time).await
-    }
-
-    async fn readiness(&self) -> Result<Readiness, BackendError> {
-        Backend::readiness(&self.client).await
-    }
-}
-
 /// An uncached pager over `urls` whose backends keep what they are asked.
 fn recorded(urls: &str) -> Pager<FanOut<Recording>> {
     let members = urls
         .split(',')
         .map(|u| {
-            let backend = Recording {
-                client: client(u),
-                asked: Mutex::new(Vec::new()),
-            };
+            let backend = Recording::new(client(u));
             (u.to_string(), backend)
         })
         .collect();
@@ -121,11 +114,7 @@ fn windows_only() -> PagerConfig {
 /// The windows the backends of `pager` were asked since the last call: the same ones for
 /// each, or the page did not ask every backend (one left out would flatter the fan-out).
 fn windows_asked(pager: &Pager<FanOut<Recording>>) -> Vec<FileSearch> {
-    let mut each = pager
-        .backend()
-        .members()
-        .iter()
-        .map(|m| std::mem::take(&mut *m.backend.asked.lock().unwrap()));
+    let mut each = pager.backend().members().iter().map(|m| m.backend.take());
     let first = each.next().expect("a backend");
     for other in each {
         assert_eq!(other, first, "every backend asked the same windows");
@@ -154,27 +143,14 @@ async fn timed<B: Backend>(b: &B, s: &FileSearch) -> f64 {
     ms(t.elapsed())
 }
 
-/// The three backends asked at once over plain HTTP for `s`, each body read whole but not
-/// decoded: the slowest one's time (ms).
-async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -> f64 {
-    let body = serde_json::to_vec(&search_request(s)).expect("request");
+/// The three backends asked at once for `s` over the bench's transport, each answer received
+/// whole but not decoded: the slowest one's time (ms).
+async fn raw_together(raw: &Arc<Raw>, urls: &[String], s: &FileSearch) -> f64 {
     let tasks: Vec<_> = urls
         .iter()
         .map(|u| {
-            let (http, url, body) = (http.clone(), format!("{u}/api/search"), body.clone());
-            tokio::spawn(async move {
-                let t = Instant::now();
-                let r = http
-                    .post(url)
-                    .header("content-type", "application/json")
-                    .body(body)
-                    .send()
-                    .await
-                    .expect("raw search");
-                assert!(r.status().is_success());
-                r.bytes().await.expect("raw body");
-                ms(t.elapsed())
-            })
+            let (raw, url, s) = (Arc::clone(raw), u.clone(), s.clone());
+            tokio::spawn(async move { raw.search(&url, &s).await.0 })
         })
         .collect();
     let mut worst: f64 = 0.0;
@@ -186,10 +162,10 @@ async fn raw_together(http: &reqwest::Client, urls: &[String], s: &FileSearch) -
 
 /// [`raw_together`] for each of `windows` in turn (a page asks its windows one after
 /// another): the sum of the slowest one's times (ms).
-async fn raw_windows(http: &reqwest::Client, urls: &[String], windows: &[FileSearch]) -> f64 {
+async fn raw_windows(raw: &Arc<Raw>, urls: &[String], windows: &[FileSearch]) -> f64 {
     let mut sum = 0.0;
     for w in windows {
-        sum += raw_together(http, urls, w).await;
+        sum += raw_together(raw, urls, w).await;
     }
     sum
 }
@@ -401,8 +377,8 @@ async fn windows(
     let fanout = fan(three);
     let pager = recorded(three);
     let pager_one = uncached(one);
-    let http = reqwest::Client::new();
     let urls: Vec<String> = three.split(',').map(String::from).collect();
+    let http = Arc::new(Raw::new(wire(), &urls));
     let queries: &[&str] = if corpus == "fixtures" {
         &["sym:pagerItem", "e", "f:."]
     } else {
@@ -651,10 +627,11 @@ async fn main() {
     }
     let mut out = format!(
         "# Fan-out over three webservers\n\n`scripts/test.sh --run cargo bench --bench fanout`, \
-         one run, {runs} runs a window. `fan-out`: the merged search over 3 backends; \
+         over Zoekt's {:?} API (`ZOEKT_PAGER_ZOEKT_TRANSPORT`: the pager's calls and the raw \
+         ones alike), one run, {runs} runs a window. `fan-out`: the merged search over 3 backends; \
          `slowest alone`: the slowest backend asked alone (through the client, decoded) for \
-         what the fan-out asks it; `slowest together`: the three asked at once over plain \
-         HTTP, bodies read but not decoded, the slowest one's time (the same contention for \
+         what the fan-out asks it; `slowest together`: the three asked at once, raw \
+         (answers received but not decoded), the slowest one's time (the same contention for \
          the CPUs as the fan-out meets), asked right before or right after the fan-out, in turn \
          run by run; `over`: p50 of (fan-out - that) run by run (`over alone`: against a \
          fan-out asked right before the three alone); \
@@ -670,7 +647,8 @@ async fn main() {
          deployment has no such fourth webserver beside its three.\n\n\
          ## Pager and webservers on the same CPUs\n\n\
          | corpus | query | window | fan-out p50 / p90 ms | slowest alone p50 / p90 ms | over alone p50 ms | slowest together p50 / p90 ms | over together p50 ms | page windows | page p50 ms | page over together p50 ms | page on one webserver p50 ms | one webserver p50 ms |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        wire()
     );
     for r in &shared {
         let ((slowest_p50, slowest_p90), over) = r.alone.expect("measured alone");
@@ -757,8 +735,13 @@ async fn main() {
     );
     println!("{out}");
     if full {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/bench/fanout.md");
-        std::fs::write(&path, out).expect("write docs/bench/fanout.md");
+        // One file per transport: each is its own measurement.
+        let name = match wire() {
+            Wire::Json => "docs/bench/fanout.md",
+            Wire::Grpc => "docs/bench/fanout-grpc.md",
+        };
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        std::fs::write(&path, out).unwrap_or_else(|e| panic!("write {name}: {e}"));
         eprintln!("wrote {}", path.display());
     }
 }

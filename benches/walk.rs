@@ -156,6 +156,9 @@ impl Server {
         }
         cmd.args(["serve", "--http", "127.0.0.1:0"])
             .env("ZOEKT_URL", zoekt_url)
+            // Over JSON: the bench counts Zoekt requests through the recording proxy, which
+            // sees JSON exchanges only.
+            .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")
             .env("ZOEKT_PAGER_LOG", "error")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

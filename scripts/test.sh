@@ -147,6 +147,18 @@ if [ "${1:-}" = --run ]; then
   "$@"
 else
   cargo test --all-targets "$@"
+  # The suites whose subject is what pages hold, again over Zoekt's gRPC API (the run above
+  # searched over JSON, the default): the same checks for both transports.
+  say "contract, ties, exact-at-scale and fan-out suites again over gRPC (ZOEKT_TEST_TRANSPORT=grpc)"
+  # (cargo's own arguments, then `--` and the test filter's, as given.)
+  cargo_args=() filter_args=() after=0
+  for arg in "$@"; do
+    if [ "$after" = 0 ] && [ "$arg" = -- ]; then after=1
+    elif [ "$after" = 0 ]; then cargo_args+=("$arg")
+    else filter_args+=("$arg"); fi
+  done
+  ZOEKT_TEST_TRANSPORT=grpc cargo test ${cargo_args[@]+"${cargo_args[@]}"} \
+    --test contract --test ties --test exact_at_scale --test fanout -- ${filter_args[@]+"${filter_args[@]}"}
   # The binary `cargo test` just built (the debug one, unless the arguments asked for another).
   profile=debug
   for arg in "$@"; do if [ "$arg" = --release ]; then profile=release; fi; done

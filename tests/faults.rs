@@ -45,6 +45,8 @@ fn pager_cached(url: &str, cache: Option<CacheConfig>) -> Pager<ZoektClient> {
 fn pager_with(url: &str, cache: Option<CacheConfig>, cfg: PagerConfig) -> Pager<ZoektClient> {
     let opts = ClientOptions {
         retries: 0,
+        // The stand-ins here speak JSON (faults a real Zoekt cannot be made to show).
+        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
         ..ClientOptions::DEFAULT
     };
     let pager = Pager::new(ZoektClient::new(url, opts).unwrap(), cfg);

@@ -104,6 +104,8 @@ async fn the_command_line_ends_a_call_at_its_deadline() {
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
         .args(["search_symbols", "x", "--call-timeout-ms", "1000"])
         .env("ZOEKT_URL", zoekt.uri())
+        // The slow stand-in speaks JSON.
+        .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")
         .env("ZOEKT_PAGER_CACHE_BYTES", "0")
         .env("ZOEKT_PAGER_SUGGEST_FILTERS", "off")
         .output()

@@ -809,6 +809,8 @@ async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
         .arg("serve")
         .env("ZOEKT_URL", slow.uri())
+        // The slow stand-in speaks JSON.
+        .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")
         .env("ZOEKT_PAGER_LOG", "warn")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -69,7 +69,12 @@ async fn replay(rec: &Recording) -> Result<(), String> {
     // comes at once): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
     // are then also what one URL gives through the fan-out, request for request and byte for
     // byte.
-    let client = ZoektClient::new(&zoekt.uri(), ClientOptions::default()).unwrap();
+    // Recordings are JSON exchanges, replayed by a JSON stand-in.
+    let opts = ClientOptions {
+        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
+        ..ClientOptions::default()
+    };
+    let client = ZoektClient::new(&zoekt.uri(), opts).unwrap();
     let timed = Instrumented::new(client, Arc::new(Metrics::new())).labelled(&zoekt.uri());
     let one = FanOut::new(vec![(zoekt.uri(), timed)], false).unwrap();
     let server = PagerServer::new(Pager::new(one, rec.settings.clone()));

@@ -28,6 +28,8 @@ fn quick(url: &str, timeout_ms: u64) -> ZoektClient {
         timeout: Duration::from_millis(timeout_ms),
         retries: 2,
         backoff: Duration::from_millis(20),
+        // The stand-ins here speak JSON (faults a real Zoekt cannot be made to show).
+        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
         ..ClientOptions::DEFAULT
     };
     ZoektClient::new(url, opts).unwrap()
@@ -345,6 +347,8 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
     let small = |url: &str| {
         let opts = ClientOptions {
             max_answer_bytes: 1_000,
+            // The stand-ins here speak JSON (faults a real Zoekt cannot be made to show).
+            zoekt_transport: zoekt_pager::zoekt::Wire::Json,
             ..ClientOptions::DEFAULT
         };
         ZoektClient::new(url, opts).unwrap()
@@ -419,4 +423,52 @@ async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
     let url = raw_http_server(answer_in(b"x\xffy.md", b"aMOpbGxvCg==")).await;
     let e = quick(&url, 2_000).search(&req("x")).await.unwrap_err();
     assert!(matches!(e, ZoektError::Malformed { .. }), "{e:?}");
+}
+
+/// Over gRPC (the default), an address that answers HTTP/1 only (a proxy in front of Zoekt
+/// that does not speak HTTP/2), or an HTTP/2 server without Zoekt's gRPC service, is an error
+/// that says to use `--zoekt-transport json`. (Stand-ins: a real Zoekt always serves gRPC.)
+#[tokio::test]
+async fn an_address_without_grpc_names_the_json_transport() {
+    use zoekt_pager::backend::{Backend, FileSearch};
+    let grpc = |url: &str| {
+        let opts = ClientOptions {
+            retries: 0,
+            zoekt_transport: zoekt_pager::zoekt::Wire::Grpc,
+            ..ClientOptions::DEFAULT
+        };
+        ZoektClient::new(url, opts).unwrap()
+    };
+    let search = FileSearch {
+        query: "x".into(),
+        effort: zoekt_pager::Effort::default(),
+        max_files: 3,
+        context_lines: 0,
+        whole_content: false,
+    };
+    // HTTP/1 only: every request is answered 400 and the connection closed.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 1024];
+                let _ = tcp.read(&mut buf).await;
+                let _ = tcp
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    // HTTP/2 (wiremock speaks it) without the service: 404.
+    let h2 = MockServer::start().await;
+    for url in [format!("http://{addr}"), h2.uri()] {
+        let e = Backend::search(&grpc(&url), &search).await.unwrap_err();
+        assert!(
+            e.message.contains("--zoekt-transport json"),
+            "{url}: {}",
+            e.message
+        );
+    }
 }

@@ -49,8 +49,12 @@ pub async fn record(
     let proxy = proxy::Proxy::start(zoekt_url)
         .await
         .map_err(|e| format!("cannot start the recording proxy: {e}"))?;
-    let client =
-        ZoektClient::new(proxy.url(), ClientOptions::default()).map_err(|e| e.to_string())?;
+    // Over JSON: the recording proxy and the replayed files hold JSON exchanges.
+    let opts = ClientOptions {
+        zoekt_transport: crate::zoekt::Wire::Json,
+        ..ClientOptions::default()
+    };
+    let client = ZoektClient::new(proxy.url(), opts).map_err(|e| e.to_string())?;
     let server = PagerServer::new(Pager::new(client, cfg.clone()));
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut written = Vec::new();

@@ -36,9 +36,10 @@ pub struct ClientOptions {
         global = true
     )]
     pub max_answer_bytes: usize,
-    /// Which of Zoekt's APIs searches go over: `json` (`/api/search`, which needs the
-    /// webserver's `-rpc`) or `grpc` (served on the same port, with or without `-rpc`; a
-    /// query the pager's parser cannot be sure of still goes over JSON).
+    /// Which of Zoekt's APIs searches and listings go over: `grpc` (served on the webserver's
+    /// port, with or without `-rpc`; a query the pager's parser cannot be sure of still goes
+    /// over JSON) or `json` (`/api/search`, which needs the webserver's `-rpc`; for a proxy in
+    /// front of Zoekt that does not speak HTTP/2).
     #[arg(
         long,
         env = "ZOEKT_PAGER_ZOEKT_TRANSPORT",
@@ -69,7 +70,9 @@ impl ClientOptions {
         // structures around them, the body still held): 32 MiB keeps one call under 256 MiB
         // (docs/bench/memory.md).
         max_answer_bytes: 32 << 20,
-        zoekt_transport: Wire::Json,
+        // gRPC: measured better on large answers and the same on small ones
+        // (docs/bench/transport.md, docs/bench/narrow-real.md); README, `--zoekt-transport`.
+        zoekt_transport: Wire::Grpc,
     };
 }
 

@@ -26,8 +26,9 @@ pub async fn spawn_stdio(url: &str, env: &[(&str, &str)]) -> Client {
         }
         cmd.arg("serve")
             .env("ZOEKT_URL", url)
-            .env("ZOEKT_PAGER_LOG", "warn")
-            .envs(env.iter().copied());
+            .env("ZOEKT_PAGER_LOG", "warn");
+        cmd.env("ZOEKT_PAGER_ZOEKT_TRANSPORT", super::test_transport());
+        cmd.envs(env.iter().copied());
     });
     let transport = TokioChildProcess::new(cmd).expect("spawn zoekt-pager serve");
     ().serve(transport).await.expect("MCP initialize")

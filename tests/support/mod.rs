@@ -110,8 +110,42 @@ pub fn branches_zoekt(test: &str) -> String {
     live_url("ZOEKT_PAGER_LIVE_BRANCHES_URL", test)
 }
 
+/// The API of Zoekt the suites search over: `ZOEKT_TEST_TRANSPORT`, `json` unless it says
+/// `grpc`. The pager's default is gRPC; most stand-ins (wiremock, the taps, the fault
+/// proxies) speak JSON only, so the whole suite runs over JSON, and `scripts/test.sh` runs
+/// the suites whose subject is what pages hold (contract, ties, exact at scale, fan-out)
+/// again over gRPC: both transports meet the same checks. Tests that start the binary
+/// without these helpers (the https, heavy and command-line ones, the Node and Python
+/// clients) run the default, gRPC, against a real Zoekt. (Not a ZOEKT_PAGER_ variable:
+/// those are dropped from every server a test starts.)
+pub fn test_transport() -> &'static str {
+    match std::env::var("ZOEKT_TEST_TRANSPORT").as_deref() {
+        Ok("grpc") => "grpc",
+        Ok("json") | Err(_) => "json",
+        Ok(other) => panic!("ZOEKT_TEST_TRANSPORT is grpc or json, not {other}"),
+    }
+}
+
 pub fn client(url: &str) -> ZoektClient {
-    ZoektClient::new(url, ClientOptions::default()).unwrap()
+    let zoekt_transport = match test_transport() {
+        "grpc" => zoekt_pager::zoekt::Wire::Grpc,
+        _ => zoekt_pager::zoekt::Wire::Json,
+    };
+    let opts = ClientOptions {
+        zoekt_transport,
+        ..ClientOptions::default()
+    };
+    ZoektClient::new(url, opts).unwrap()
+}
+
+/// A pager over Zoekt's JSON API whatever `ZOEKT_TEST_TRANSPORT` says: for a [`Tap`], which
+/// sees JSON requests only.
+pub fn json_pager(url: &str) -> Pager<ZoektClient> {
+    let opts = ClientOptions {
+        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
+        ..ClientOptions::default()
+    };
+    Pager::new(ZoektClient::new(url, opts).unwrap(), PagerConfig::default())
 }
 
 pub fn pager(url: &str) -> Pager<ZoektClient> {

@@ -37,8 +37,9 @@ impl Sidecar {
         }
         cmd.args(["serve", "--http", "127.0.0.1:0"])
             .env("ZOEKT_URL", zoekt_url)
-            .env("ZOEKT_PAGER_LOG", "info")
-            .envs(env.iter().copied())
+            .env("ZOEKT_PAGER_LOG", "info");
+        cmd.env("ZOEKT_PAGER_ZOEKT_TRANSPORT", super::test_transport());
+        cmd.envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .kill_on_drop(true);

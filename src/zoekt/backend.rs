@@ -16,30 +16,17 @@ use crate::engine::backend::{
 
 impl Backend for ZoektClient {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
-        let mut unsure = None;
-        if let Some(grpc) = self.grpc() {
-            match query::parse(&search.query) {
-                Parsed::Tree(tree) => {
-                    let req = grpc_request(search, tree);
-                    // On the heap: tonic's call is a big future, and a page awaits
-                    // several searches at once on a worker thread's small stack.
-                    let answer = Box::pin(grpc.search(&req)).await?;
-                    return Ok(grpc_ranked_files(answer));
-                }
-                // Zoekt's own parser reads it: over JSON, where the webserver has it.
-                Parsed::Unsure(why) => {
-                    tracing::debug!(why, "query sent over JSON: the gRPC parser is unsure");
-                    unsure = Some(why);
-                }
-            }
-        }
-        let result = ZoektClient::search(self, &search_request(search))
-            .await
-            .map_err(|e| match &unsure {
-                Some(why) => without_json_api(e, why),
-                None => e,
-            })?;
-        Ok(ranked_files(result))
+        let started = std::time::Instant::now();
+        let answer = self.search_over_either(search).await;
+        tracing::debug!(
+            files = search.max_files,
+            context = search.context_lines,
+            ms = started.elapsed().as_millis() as u64,
+            got = answer.as_ref().map_or(0, |a| a.files.len()),
+            ok = answer.is_ok(),
+            "zoekt search"
+        );
+        answer
     }
 
     async fn repos(
@@ -82,6 +69,36 @@ impl Backend for ZoektClient {
             status: r.readyz_status,
             detail: r.detail,
         })
+    }
+}
+
+impl ZoektClient {
+    /// One search over gRPC, or over JSON (chosen, or a query the gRPC parser is unsure of).
+    async fn search_over_either(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        let mut unsure = None;
+        if let Some(grpc) = self.grpc() {
+            match query::parse(&search.query) {
+                Parsed::Tree(tree) => {
+                    let req = grpc_request(search, tree);
+                    // On the heap: tonic's call is a big future, and a page awaits
+                    // several searches at once on a worker thread's small stack.
+                    let answer = Box::pin(grpc.search(&req)).await?;
+                    return Ok(grpc_ranked_files(answer));
+                }
+                // Zoekt's own parser reads it: over JSON, where the webserver has it.
+                Parsed::Unsure(why) => {
+                    tracing::debug!(why, "query sent over JSON: the gRPC parser is unsure");
+                    unsure = Some(why);
+                }
+            }
+        }
+        let result = ZoektClient::search(self, &search_request(search))
+            .await
+            .map_err(|e| match &unsure {
+                Some(why) => without_json_api(e, why),
+                None => e,
+            })?;
+        Ok(ranked_files(result))
     }
 }
 

@@ -319,6 +319,11 @@ impl WindowCache {
             self.store.insert(Key::Largest(key.clone()), value).await;
         }
         self.store.invalidate(&fetch_key).await;
+        // moka drops what it no longer holds (Zoekt's raw answer, the answer this one
+        // replaces) only when it applies its pending writes, which it otherwise does later:
+        // until then a heavy walk held each window's answer beside the next one's
+        // (docs/bench/memory.md).
+        self.store.run_pending_tasks().await;
         Ok(answer)
     }
 

@@ -364,8 +364,13 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
         .respond_with(ResponseTemplate::new(503).set_body_string("y".repeat(900)))
         .mount(&s)
         .await;
+    // With a length, nothing is read, so nothing tells how many files would fit.
     let e = small(&s.uri()).search(&req("x")).await.unwrap_err();
-    assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
+    let nothing_read = ZoektError::TooBig {
+        limit: 1_000,
+        within: None,
+    };
+    assert_eq!(e, nothing_read);
     let ready = small(&s.uri()).readiness().await.unwrap();
     assert_eq!(ready.readyz_status, 503);
     assert!(
@@ -384,7 +389,37 @@ async fn answers_past_the_byte_bound_are_refused_and_reasons_are_excerpts() {
     chunked.extend_from_slice(b"0\r\n\r\n");
     let url = raw_http_server(chunked).await;
     let e = small(&url).search(&req("x")).await.unwrap_err();
-    assert_eq!(e, ZoektError::TooBig { limit: 1_000 });
+    let no_file_read = ZoektError::TooBig {
+        limit: 1_000,
+        within: Some(0),
+    };
+    assert_eq!(e, no_file_read);
+
+    // Files of 250 bytes, one a chunk: three come in whole before the bound, so an answer
+    // for three files would fit, and the error says so.
+    let mut chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    let mut chunk = |bytes: &[u8]| {
+        chunked.extend_from_slice(format!("{:x}\r\n", bytes.len()).as_bytes());
+        chunked.extend_from_slice(bytes);
+        chunked.extend_from_slice(b"\r\n");
+    };
+    chunk(br#"{"Result":{"FileCount":9,"Files":["#);
+    for i in 0..9 {
+        let file = format!(
+            r#"{{"FileName":"f{i}.go","Repository":"r","Pad":"{}"}},"#,
+            "p".repeat(203)
+        );
+        assert_eq!(file.len(), 250);
+        chunk(file.as_bytes());
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let url = raw_http_server(chunked).await;
+    let e = small(&url).search(&req("x")).await.unwrap_err();
+    let three_read = ZoektError::TooBig {
+        limit: 1_000,
+        within: Some(3),
+    };
+    assert_eq!(e, three_read);
 }
 
 /// An answer in several chunks is read whole, and one that is not UTF-8 is still read: a

@@ -211,6 +211,10 @@ pub struct BackendError {
     pub kind: BackendErrorKind,
     /// What happened, in the backend's words.
     pub message: String,
+    /// For [`BackendErrorKind::TooBig`]: how many files an answer within the client's bound
+    /// would hold, as far as the answer too big tells (`None`: it does not tell). A first
+    /// window too big asks for that many next, not for half (`fetch.rs`).
+    pub files_within: Option<u32>,
 }
 
 /// The kinds of backend failure.
@@ -278,6 +282,7 @@ pub trait Backend: Send + Sync + 'static {
                     Err(BackendError {
                         kind: BackendErrorKind::Timeout,
                         message: format!("Zoekt did not answer within {} ms", budget.as_millis()),
+                        files_within: None,
                     })
                 })
         }

@@ -263,6 +263,7 @@ impl WindowCache {
             return Err(BackendError {
                 kind: BackendErrorKind::TooBig,
                 message: format!("the answer for {limit} files was too big to read"),
+                files_within: None,
             });
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);

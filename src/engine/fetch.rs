@@ -81,7 +81,8 @@ impl WindowSpec<'_> {
 /// the page, so every page of a walk is bound at the same window and none is left with an
 /// earlier page's items out of reach. A page whose growth meets an answer too big finds `L`
 /// by bisection between the biggest window that fit and the smallest that did not (a first
-/// window too big is halved until one fits; one file too big is the error) and is served
+/// window too big is cut to the files its answer said fit, or halved, until one fits; one
+/// file too big is the error) and is served
 /// from it as at the cap ([`Window::bytes_bound`]), unless a window on the way already holds
 /// what the page needs. Answer sizes grow with the window (a bigger window's answer holds the
 /// smaller's files), which is what makes the bisection find `L`.
@@ -129,13 +130,23 @@ where
                         sampling = true;
                         files = sample.max(1);
                     }
-                    _ if files > 1 => files /= 2,
+                    _ if files > 1 => files = smaller_window(files, e.files_within),
                     _ => return Err(e),
                 }
             }
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The window to ask for after one of `files` files was too big to read: as many files as
+/// the answer said would fit, when that is under half (each try is a whole search, which
+/// for a query Zoekt cannot finish is its whole wall time: halving from 113 files to the 7
+/// that fit took the call's 60 s), else half. At least one file: one file too big is the
+/// error. The page is the same whichever window serves it; only the number of tries changes.
+fn smaller_window(files: u32, files_within: Option<u32>) -> u32 {
+    let half = files / 2;
+    files_within.map_or(half, |within| within.clamp(1, half.max(1)))
 }
 
 /// Finds the biggest window whose answer fits, between `fit` (its answer `read`) and
@@ -654,7 +665,7 @@ mod tests {
         needed: usize,
         fits: u32,
     ) -> (Result<Window<String>, BackendError>, Vec<u32>) {
-        within(needed, |files, _| {
+        within(needed, None, |files, _| {
             (files > fits).then_some(BackendErrorKind::TooBig)
         })
         .await
@@ -664,6 +675,7 @@ mod tests {
     /// whether a window was too big to read before.
     async fn within(
         needed: usize,
+        files_within: Option<u32>,
         refuse: impl Fn(u32, bool) -> Option<BackendErrorKind>,
     ) -> (Result<Window<String>, BackendError>, Vec<u32>) {
         let all = distinct(100);
@@ -686,6 +698,7 @@ mod tests {
                 Err(BackendError {
                     kind,
                     message: "refused".into(),
+                    files_within: files_within.filter(|_| kind == BackendErrorKind::TooBig),
                 })
             } else {
                 let ranked = RankedFiles {
@@ -728,7 +741,7 @@ mod tests {
     /// middle of the search for the bound fails the page; it must not be served as bound.
     #[tokio::test]
     async fn an_outage_while_finding_the_bound_fails_the_page() {
-        let (w, asked) = within(9, |files, seen_too_big| match files {
+        let (w, asked) = within(9, None, |files, seen_too_big| match files {
             61.. => Some(BackendErrorKind::TooBig),
             41.. if seen_too_big => Some(BackendErrorKind::Unreachable),
             _ => None,
@@ -760,6 +773,27 @@ mod tests {
         let (w, asked) = within_bytes(2, 0).await;
         assert_eq!(w.err().map(|e| e.kind), Some(BackendErrorKind::TooBig));
         assert_eq!(asked, [5, 2, 1]);
+    }
+
+    #[tokio::test]
+    async fn a_first_window_too_big_asks_next_for_the_files_its_answer_said_fit() {
+        // 30 items: a first window of 33 files; 5 fit, and the answer too big says so: one
+        // step down to 5, not 16 then 8 then 4. Then the bound is found as usual and the page
+        // is the one halving gives.
+        let refuse = |files: u32, _| (files > 5).then_some(BackendErrorKind::TooBig);
+        let (told, asked_told) = within(30, Some(5), refuse).await;
+        let (halved, asked_halved) = within(30, None, refuse).await;
+        assert_eq!(asked_told[..2], [33, 5], "{asked_told:?}");
+        assert_eq!(asked_halved[..4], [33, 16, 8, 4], "{asked_halved:?}");
+        let (told, halved) = (told.expect("a page"), halved.expect("a page"));
+        assert_eq!(told.items(), halved.items());
+        assert!(told.bytes_bound && halved.bytes_bound);
+        // An answer saying nothing fits goes to one file at once; a hint at or over half is
+        // no better than halving.
+        let (_, asked) = within(2, Some(0), |_, _| Some(BackendErrorKind::TooBig)).await;
+        assert_eq!(asked, [5, 1]);
+        let (_, asked) = within(30, Some(30), refuse).await;
+        assert_eq!(asked[..2], [33, 16]);
     }
 
     /// A file scoring 9, four files tied at 5 (listed in reverse name order), then `behind`

@@ -118,6 +118,7 @@ impl<B: Backend> Pager<B> {
                         .backend_names(stats.missing_backends)
                         .join(", ")
                 ),
+                files_within: None,
             }
             .into());
         }
@@ -166,6 +167,7 @@ fn not_ready(reason: &str) -> backend::BackendError {
             "Zoekt answered while some of its shards were still loading (its /readyz says \
              not ready: {reason}), so its answer may lack any of the results"
         ),
+        files_within: None,
     }
 }
 

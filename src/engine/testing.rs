@@ -152,6 +152,7 @@ impl Backend for FakeBackend {
             return Err(BackendError {
                 kind,
                 message: format!("the fake fails searches of more than {over} files"),
+                files_within: None,
             });
         }
         {
@@ -202,6 +203,7 @@ impl Backend for FakeBackend {
             return Err(BackendError {
                 kind,
                 message: "the fake fails every call".into(),
+                files_within: None,
             });
         }
         let repos = self.listed.clone();

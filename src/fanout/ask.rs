@@ -98,6 +98,7 @@ where
                 Err(e) => Err(BackendError {
                     kind: BackendErrorKind::ServerError,
                     message: format!("the request task failed: {e}"),
+                    files_within: None,
                 }),
             },
         });

@@ -73,6 +73,7 @@ impl<B> FanOut<B> {
         BackendError {
             kind: e.kind,
             message: format!("backend {}: {}", self.members[i].name, e.message),
+            files_within: e.files_within,
         }
     }
 
@@ -113,6 +114,7 @@ impl<B> FanOut<B> {
         BackendError {
             kind,
             message: format!("no backend answered ({})", each.join("; ")),
+            files_within: None,
         }
     }
 }

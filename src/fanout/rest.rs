@@ -82,6 +82,7 @@ impl<B> Member<B> {
                 r.waited.as_millis(),
                 r.until.saturating_duration_since(now).as_secs().max(1)
             ),
+            files_within: None,
         })
     }
 

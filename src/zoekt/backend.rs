@@ -152,9 +152,14 @@ impl From<ZoektError> for BackendError {
             }
             ZoektError::TooBig { .. } => BackendErrorKind::TooBig,
         };
+        let within = match &e {
+            ZoektError::TooBig { within, .. } => *within,
+            _ => None,
+        };
         BackendError {
             kind,
             message: e.to_string(),
+            files_within: within,
         }
     }
 }

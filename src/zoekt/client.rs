@@ -264,9 +264,9 @@ impl ZoektClient {
         timeout: Duration,
     ) -> Result<SearchResponse, ZoektError> {
         let limit = self.opts.max_answer_bytes;
-        let too_big = ZoektError::TooBig { limit };
+        let too_big = |within| ZoektError::TooBig { limit, within };
         if resp.content_length().is_some_and(|n| n > limit as u64) {
-            return Err(too_big);
+            return Err(too_big(None));
         }
         let malformed = |e: StreamError| ZoektError::Malformed {
             reason: e.reason,
@@ -277,7 +277,10 @@ impl ZoektClient {
         while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
             len += chunk.len();
             if len > limit {
-                return Err(too_big);
+                // The files read so far came within the bound: Zoekt's answer for that many
+                // files is this one's start (its statistics come before the files).
+                let read = u32::try_from(stream.files_read()).unwrap_or(u32::MAX);
+                return Err(too_big(Some(read)));
             }
             stream.feed(&chunk).map_err(malformed)?;
         }
@@ -331,7 +334,10 @@ impl ZoektClient {
         timeout: Duration,
     ) -> Result<Vec<u8>, ZoektError> {
         let limit = self.opts.max_answer_bytes;
-        let too_big = ZoektError::TooBig { limit };
+        let too_big = ZoektError::TooBig {
+            limit,
+            within: None,
+        };
         if resp.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_big);
         }

@@ -37,6 +37,12 @@ pub enum ZoektError {
     TooBig {
         /// The bound it passed.
         limit: usize,
+        /// How many files an answer within the bound would hold, as far as this one tells:
+        /// over JSON the files read whole before the bound, over gRPC the files asked scaled
+        /// by the bound over the answer's length (unknown when neither was seen). A page
+        /// that needs a smaller window asks for that many instead of halving its way down,
+        /// one whole search a step.
+        within: Option<u32>,
     },
     /// The answer decoded, but says two things that cannot both be true (counts that
     /// contradict its files, more files than asked, a file without a name). A proxy or a

@@ -101,6 +101,11 @@ impl SearchStream {
         }
     }
 
+    /// Files decoded so far: every file whose last byte came in.
+    pub fn files_read(&self) -> usize {
+        self.files.len()
+    }
+
     /// Reads the next chunk of the answer: every file it completes is decoded now.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), StreamError> {
         // Where the bytes of the current place started in this chunk: the skeleton's run, or

@@ -94,7 +94,10 @@ impl GrpcClient {
         &self,
         req: &proto::SearchRequest,
     ) -> Result<proto::SearchResponse, ZoektError> {
-        let answer: proto::SearchResponse = self.call(SEARCH, req, self.opts.timeout).await?;
+        let asked = req.opts.as_ref().map(|o| o.max_doc_display_count);
+        let asked = asked.and_then(|n| u32::try_from(n).ok());
+        let answer: proto::SearchResponse =
+            self.call(SEARCH, req, self.opts.timeout, asked).await?;
         check(req, &answer).map_err(|reason| ZoektError::Contradiction { reason })?;
         Ok(answer)
     }
@@ -107,14 +110,18 @@ impl GrpcClient {
         req: &proto::ListRequest,
         wall_time: Duration,
     ) -> Result<proto::ListResponse, ZoektError> {
-        self.call(LIST, req, wall_time.min(self.opts.timeout)).await
+        self.call(LIST, req, wall_time.min(self.opts.timeout), None)
+            .await
     }
 
+    /// One call, retried while Zoekt is unavailable; `asked` is the files a search asked for
+    /// (what an answer too big is measured against).
     async fn call<Req, Resp>(
         &self,
         path: &'static str,
         req: &Req,
         timeout: Duration,
+        asked: Option<u32>,
     ) -> Result<Resp, ZoektError>
     where
         Req: prost::Message + Clone + Send + Sync + 'static,
@@ -132,7 +139,7 @@ impl GrpcClient {
                     delay *= 2;
                     attempt += 1;
                 }
-                Err(status) => return Err(self.error(status, timeout)),
+                Err(status) => return Err(self.error(status, timeout, asked)),
                 Ok(resp) => return Ok(resp),
             }
         }
@@ -179,7 +186,7 @@ impl GrpcClient {
     }
 
     /// Zoekt's gRPC status in the client's terms.
-    fn error(&self, status: tonic::Status, timeout: Duration) -> ZoektError {
+    fn error(&self, status: tonic::Status, timeout: Duration, asked: Option<u32>) -> ZoektError {
         use tonic::Code;
         let message = status.message().to_string();
         if status.code() == Code::Unavailable {
@@ -207,6 +214,9 @@ impl GrpcClient {
             Code::OutOfRange | Code::ResourceExhausted if message.contains("message length") => {
                 ZoektError::TooBig {
                     limit: self.opts.max_answer_bytes,
+                    within: asked.zip(answer_length(&message)).map(|(asked, length)| {
+                        files_within(asked, self.decode_limit() as u64, length)
+                    }),
                 }
             }
             Code::Internal if message.contains("decode") => ZoektError::Malformed {
@@ -233,6 +243,20 @@ impl GrpcClient {
             },
         }
     }
+}
+
+/// The length tonic found in a message over its decoding limit: it says "found N bytes".
+fn answer_length(message: &str) -> Option<u64> {
+    let (_, after) = message.split_once("found ")?;
+    after.split_once(" bytes")?.0.trim().parse().ok()
+}
+
+/// The files an answer within `limit` bytes would hold, when `asked` files took `length`:
+/// in proportion (files differ in size, so it is an estimate; a window still too big at it
+/// is halved as before).
+fn files_within(asked: u32, limit: u64, length: u64) -> u32 {
+    let files = u64::from(asked).saturating_mul(limit) / length.max(1);
+    u32::try_from(files).unwrap_or(u32::MAX).min(asked)
 }
 
 /// The HTTP status a proxy refused the call with, if that is what `status` says.
@@ -301,4 +325,22 @@ fn check(req: &proto::SearchRequest, answer: &proto::SearchResponse) -> Result<(
         file_count,
         unnamed.as_ref().map(|(p, r)| (p.as_ref(), *r)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_too_big_says_how_many_files_would_fit() {
+        // tonic's words for a message over the decoding limit.
+        let said = "Error, decoded message length too large: found 33554432 bytes, the limit is: \
+                    8388608 bytes";
+        assert_eq!(answer_length(said), Some(33_554_432));
+        assert_eq!(answer_length("transport error"), None);
+        // 113 files in 32 MiB, 8 MiB allowed: 28 would fit; never more than were asked.
+        assert_eq!(files_within(113, 8 << 20, 32 << 20), 28);
+        assert_eq!(files_within(3, 8 << 20, 1), 3);
+        assert_eq!(files_within(1, 8 << 20, 32 << 20), 0);
+    }
 }

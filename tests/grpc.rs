@@ -289,3 +289,65 @@ async fn repositories_list_alike_over_both_and_without_rpc() {
     }
     grpc.cancel().await.unwrap();
 }
+
+/// An answer too big to read says how many files would fit, which is what a page asks for
+/// next instead of halving its window (each try a whole search). Over JSON it is exact: the
+/// files that end within the bound, which is the most files whose own answer fits (measured
+/// here from raw Zoekt's answers for each window). Over gRPC, tonic says only the answer's
+/// length: the files asked, scaled by the bound over it.
+#[tokio::test]
+async fn an_answer_too_big_says_how_many_files_would_fit() {
+    let url = support::fixture_zoekt("an_answer_too_big_says_how_many_files_would_fit");
+    const BOUND: usize = 300_000;
+    const ASKED: u32 = 58;
+    let search = FileSearch {
+        query: ".".into(),
+        effort: Effort::default(),
+        max_files: ASKED,
+        context_lines: 10,
+        whole_content: false,
+    };
+    // Raw Zoekt's bytes for the same search at each window, until one is over the bound.
+    let body = |files: u32| {
+        let mut req = serde_json::to_value(zoekt_pager::zoekt::backend::search_request(&search))
+            .expect("a request");
+        req["Opts"]["MaxDocDisplayCount"] = json!(files);
+        req
+    };
+    let raw_len = |files: u32| {
+        let req = body(files);
+        let url = url.clone();
+        async move {
+            let resp = reqwest::Client::new()
+                .post(format!("{url}/api/search"))
+                .json(&req)
+                .send()
+                .await
+                .unwrap();
+            resp.bytes().await.unwrap().len()
+        }
+    };
+    assert!(raw_len(ASKED).await > BOUND, "the fixture's answer fits");
+    let mut fits = 0;
+    while raw_len(fits + 1).await <= BOUND {
+        fits += 1;
+    }
+    assert!((2..ASKED / 2).contains(&fits), "{fits} files fit");
+    let bounded = |wire| {
+        let opts = ClientOptions {
+            zoekt_transport: wire,
+            max_answer_bytes: BOUND,
+            ..ClientOptions::default()
+        };
+        ZoektClient::new(&url, opts).expect("client")
+    };
+    let json = Backend::search(&bounded(Wire::Json), &search)
+        .await
+        .unwrap_err();
+    assert_eq!(json.files_within, Some(fits), "{json:?}");
+    let grpc = Backend::search(&bounded(Wire::Grpc), &search)
+        .await
+        .unwrap_err();
+    let within = grpc.files_within.expect("gRPC says how many would fit");
+    assert!((1..ASKED).contains(&within), "{within} of {ASKED}");
+}

@@ -112,7 +112,7 @@ where
             },
             Err(e) if e.kind == BackendErrorKind::TooBig => {
                 if let Some((fit, read)) = fitted {
-                    return bisect(spec, &answer, fit, read, files).await;
+                    return bisect(spec, &answer, (fit, read), files, e.files_within).await;
                 }
                 // A first window raised for a census: a smaller census may fit, and if not,
                 // the page's own window (its answer is then the census: lower bounds).
@@ -149,28 +149,49 @@ fn smaller_window(files: u32, files_within: Option<u32>) -> u32 {
     files_within.map_or(half, |within| within.clamp(1, half.max(1)))
 }
 
+/// Guesses at the bound a bisection takes from answers too big ([`BackendError::files_within`])
+/// before it only halves: enough for a guess and the file after it (over JSON the guess is
+/// the files read whole before the bound, so that pair is the bound), few enough that a poor
+/// estimate costs a try or two more than halving, never a walk down file by file.
+const BISECT_GUESSES: u32 = 2;
+
 /// Finds the biggest window whose answer fits, between `fit` (its answer `read`) and
 /// `too_big`, and serves the page from it as at the cap; a window on the way that already
-/// serves the page is served as usual.
+/// serves the page is served as usual. Every probe narrows the range, so the bound found is
+/// the same whichever probes were taken: `files_within` (what the answer too big said would
+/// fit) only picks the first ones.
 async fn bisect<T, A, Fut>(
     spec: &WindowSpec<'_>,
     answer: &A,
-    mut fit: u32,
-    mut read: Arc<Answer<T>>,
+    (mut fit, mut read): (u32, Arc<Answer<T>>),
     mut too_big: u32,
+    files_within: Option<u32>,
 ) -> Result<Window<T>, BackendError>
 where
     A: Fn(u32) -> Fut,
     Fut: Future<Output = Result<Arc<Answer<T>>, BackendError>>,
 {
+    let mut guess = files_within;
+    let mut guesses = 0;
     while too_big - fit > 1 {
-        let middle = fit + (too_big - fit) / 2;
+        let guessed = guess
+            .take()
+            .filter(|g| (fit + 1..too_big).contains(g) && guesses < BISECT_GUESSES);
+        guesses += u32::from(guessed.is_some());
+        let middle = guessed.unwrap_or(fit + (too_big - fit) / 2);
         match answer(middle).await {
             Ok(got) => match spec.step(Arc::clone(&got), middle) {
                 Step::Done(window) => return Ok(window),
-                Step::Grow(_) => (fit, read) = (middle, got),
+                Step::Grow(_) => {
+                    (fit, read) = (middle, got);
+                    // A guess that fit is likely the bound: the file after it settles it.
+                    guess = guessed.map(|g| g + 1);
+                }
             },
-            Err(e) if e.kind == BackendErrorKind::TooBig => too_big = middle,
+            Err(e) if e.kind == BackendErrorKind::TooBig => {
+                too_big = middle;
+                guess = e.files_within;
+            }
             Err(e) => return Err(e),
         }
     }
@@ -794,6 +815,32 @@ mod tests {
         assert_eq!(asked, [5, 1]);
         let (_, asked) = within(30, Some(30), refuse).await;
         assert_eq!(asked[..2], [33, 16]);
+    }
+
+    #[tokio::test]
+    async fn the_bound_is_found_from_what_the_answer_too_big_said_fit() {
+        // Growth meets a window too big; the bound is 40 files. Told so, the bisection
+        // settles it in two tries (40 fits, 41 does not); told wrong, or not told, it finds
+        // the same bound, and the page is the same.
+        let refuse = |files: u32, _| (files > 40).then_some(BackendErrorKind::TooBig);
+        let (told, asked_told) = within(9, Some(40), refuse).await;
+        let (wrong, asked_wrong) = within(9, Some(90), refuse).await;
+        let (untold, asked_untold) = within(9, None, refuse).await;
+        let growth = asked_untold.iter().take_while(|&&f| f <= 40).count() + 1;
+        assert_eq!(asked_told[growth..], [40, 41], "{asked_told:?}");
+        assert!(
+            asked_untold.len() > asked_told.len() + 2,
+            "{asked_untold:?}"
+        );
+        assert!(
+            asked_wrong.len() <= asked_untold.len() + 2,
+            "{asked_wrong:?}"
+        );
+        for w in [&told, &wrong] {
+            let w = w.as_ref().expect("a page");
+            assert_eq!(w.items(), untold.as_ref().expect("a page").items());
+            assert_eq!((w.files_asked, w.bytes_bound), (40, true));
+        }
     }
 
     /// A file scoring 9, four files tied at 5 (listed in reverse name order), then `behind`

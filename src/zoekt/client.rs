@@ -275,13 +275,15 @@ impl ZoektClient {
         let mut stream = SearchStream::new();
         let mut len = 0;
         while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
-            len += chunk.len();
-            if len > limit {
-                // The files read so far came within the bound: Zoekt's answer for that many
-                // files is this one's start (its statistics come before the files).
+            if len + chunk.len() > limit {
+                // The bytes up to the bound are read, so the files that end within it are
+                // known whatever the chunks were: Zoekt's answer for that many files is this
+                // one's start (its statistics come before the files).
+                stream.feed(&chunk[..limit - len]).map_err(malformed)?;
                 let read = u32::try_from(stream.files_read()).unwrap_or(u32::MAX);
                 return Err(too_big(Some(read)));
             }
+            len += chunk.len();
             stream.feed(&chunk).map_err(malformed)?;
         }
         stream.finish().map_err(malformed)

@@ -116,11 +116,6 @@ impl Raw {
         }
     }
 
-    /// The transport these calls use.
-    pub fn wire(&self) -> Wire {
-        self.wire
-    }
-
     /// One raw call of `search` to `url`: (ms, bytes).
     pub async fn search(&self, url: &str, search: &FileSearch) -> (f64, usize) {
         match self.wire {

@@ -4,6 +4,7 @@
 //! `scripts/test.sh` builds and starts (`ZOEKT_PAGER_LIVE_URL` and friends). Without one they
 //! fail, saying how to get one. In-process fakes stand in only for what a real Zoekt cannot be
 //! made to do on demand (see `adversary`).
+
 #![allow(dead_code)]
 
 pub mod adversary;
@@ -111,13 +112,13 @@ pub fn branches_zoekt(test: &str) -> String {
 }
 
 /// The API of Zoekt the suites search over: `ZOEKT_TEST_TRANSPORT`, `json` unless it says
-/// `grpc`. The pager's default is gRPC; most stand-ins (wiremock, the taps, the fault
-/// proxies) speak JSON only, so the whole suite runs over JSON, and `scripts/test.sh` runs
-/// the suites whose subject is what pages hold (contract, ties, exact at scale, fan-out)
-/// again over gRPC: both transports meet the same checks. Tests that start the binary
-/// without these helpers (the https, heavy and command-line ones, the Node and Python
-/// clients) run the default, gRPC, against a real Zoekt. (Not a ZOEKT_PAGER_ variable:
-/// those are dropped from every server a test starts.)
+/// `grpc`. The stand-ins (wiremock, the taps, the fault proxies) speak JSON only, so JSON is
+/// the default; `scripts/test.sh` runs the live tier over gRPC, the pager's default, and then
+/// the suites whose pages depend on how an answer is decoded (contract, exact at scale) again
+/// over JSON: both transports meet the same checks. Tests that start the binary without these
+/// helpers (the https, heavy and command-line ones, the Node and Python clients) run the
+/// default, gRPC, against a real Zoekt. (Not a ZOEKT_PAGER_ variable: those are dropped from
+/// every server a test starts.)
 pub fn test_transport() -> &'static str {
     match std::env::var("ZOEKT_TEST_TRANSPORT").as_deref() {
         Ok("grpc") => "grpc",
@@ -141,11 +142,16 @@ pub fn client(url: &str) -> ZoektClient {
 /// A pager over Zoekt's JSON API whatever `ZOEKT_TEST_TRANSPORT` says: for a [`Tap`], which
 /// sees JSON requests only.
 pub fn json_pager(url: &str) -> Pager<ZoektClient> {
+    json_pager_with(url, PagerConfig::default())
+}
+
+/// [`json_pager`] with settings of its own.
+pub fn json_pager_with(url: &str, cfg: PagerConfig) -> Pager<ZoektClient> {
     let opts = ClientOptions {
         zoekt_transport: zoekt_pager::zoekt::Wire::Json,
         ..ClientOptions::default()
     };
-    Pager::new(ZoektClient::new(url, opts).unwrap(), PagerConfig::default())
+    Pager::new(ZoektClient::new(url, opts).unwrap(), cfg)
 }
 
 pub fn pager(url: &str) -> Pager<ZoektClient> {
@@ -306,6 +312,9 @@ pub fn sizes<T>(pages: &[Page<T>]) -> Vec<usize> {
 pub fn all_items<T: Clone>(pages: &[Page<T>]) -> Vec<T> {
     pages.iter().flat_map(|p| p.items.clone()).collect()
 }
+
+/// The setting a server started behind a [`Tap`] needs: the tap sees JSON requests only.
+pub const OVER_JSON: (&str, &str) = ("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json");
 
 /// A pass-through in front of a real Zoekt that shows each request the pager sends, so a
 /// test can check what went over the wire (the harness's recording proxy).

@@ -44,7 +44,7 @@ const LEFT_OUT = {
   'server-sse-polling': 'calls a fixture tool test_reconnection over SSE with sessions; /mcp is stateless plain JSON',
   'server-sse-multiple-streams':
     'needs a session id and SSE streams; on a stateless JSON server it only warns and checks nothing',
-  'resources-read-text': 'reads the fixture URI test://static-text (ours are zoekt://, read in tests/mcp_http.rs)',
+  'resources-read-text': 'reads the fixture URI test://static-text (ours are zoekt://, read in tests/live/mcp_http.rs)',
   'resources-read-binary': 'reads the fixture URI test://static-binary',
   'resources-templates-read': 'reads the fixture template test://template/{id}/data',
   'resources-subscribe': 'no resource subscriptions (the index changes outside the server)',

@@ -9,7 +9,7 @@
 //! field for field, with the engine's own page for the same call; raw Zoekt's answer
 //! (`support::oracle`) checks the symbols.
 
-mod support;
+use crate::support;
 
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -1,11 +1,11 @@
-mod support;
+//! One index partitioned over three real zoekt-webservers (scripts/test.sh deals the shards of
+//! the fixture index and of the tie index into three folders, one webserver each:
+//! `ZOEKT_PAGER_LIVE_SPLIT_URLS`, `ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS`) against the one webserver
+//! holding all of it, through the real `zoekt-pager serve` binary: every paged tool's pages
+//! must be the same, item for item and field for field (cursors aside), and so must the
+//! counts. Then one of the three is stopped in the middle of a walk and started again.
 
-// One index partitioned over three real zoekt-webservers (scripts/test.sh deals the shards of
-// the fixture index and of the tie index into three folders, one webserver each:
-// `ZOEKT_PAGER_LIVE_SPLIT_URLS`, `ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS`) against the one webserver
-// holding all of it, through the real `zoekt-pager serve` binary: every paged tool's pages
-// must be the same, item for item and field for field (cursors aside), and so must the
-// counts. Then one of the three is stopped in the middle of a walk and started again.
+use crate::support;
 
 use serde_json::{Value, json};
 

@@ -11,7 +11,7 @@
 //! demand: every tie group reshuffled on every call, a novel-extension file boosted from
 //! beyond the cut.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -19,9 +19,8 @@ use std::hash::Hash;
 
 use support::{ToolCalls, keys};
 use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
-use zoekt_pager::{Page, PageArgs, Pager, PagerConfig, ToolError};
+use zoekt_pager::{Page, PageArgs, PagerConfig, ToolError};
 
-use support::adversary::{self, Adversary};
 use support::oracle::{self, RawFile};
 use support::{pager, walk};
 
@@ -310,35 +309,6 @@ async fn tied_files_ahead_of_a_boosted_file_page_identically() {
         )
         .await;
     }
-}
-
-/// The adversary: every tie group reshuffled on every call and a novel file boosted from
-/// beyond the cut; walks at several limits, over 20 seeds, all give the fixture's order.
-#[tokio::test]
-async fn adversarial_ties_and_boosts_page_identically() {
-    let files = adversary::fixture();
-    let expected = adversary::expected_order(&files);
-    assert_eq!(expected.len(), 54);
-    let mut boosted = 0;
-    for seed in 1..=20 {
-        let p = Pager::new(Adversary::new(files.clone(), seed), PagerConfig::default());
-        check_walks(
-            &format!("adversary seed {seed}"),
-            &[&[1], &[2], &[3], &[7]],
-            &expected,
-            keys::line,
-            async |a| p.lines("advProbe", 0, a).await,
-        )
-        .await;
-        boosted += p
-            .backend()
-            .boosts_from_beyond_cut
-            .load(std::sync::atomic::Ordering::Relaxed);
-    }
-    assert!(
-        boosted > 0,
-        "the adversary never boosted from beyond the cut"
-    );
 }
 
 /// A tie wider than the largest window: 40 tied LICENSE files, at most 8 files a request. The

@@ -4,14 +4,12 @@
 //! test (tests/support/oracle.rs: one raw, uncut Zoekt answer, sorted by the contract's rule)
 //! and with fixture facts (fixtures/README.md). Ties are tested in tests/ties.rs.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeSet, HashSet};
 
 use serde::Serialize;
 use support::{ToolCalls, keys};
-use wiremock::matchers::any;
-use wiremock::{Mock, MockServer, ResponseTemplate};
 use zoekt_pager::tool::Tool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::find_references::{ReferenceItem, ReferenceRole};
@@ -378,52 +376,6 @@ async fn cursor_errors_and_past_the_end() {
         (0, false, None)
     );
     assert_eq!(past.total.value, 100);
-}
-
-/// The paging ceiling is enforced before any request: a huge cursor never reaches Zoekt.
-/// (A fake: what is proven is that NO request is made, which wiremock counts.)
-#[tokio::test]
-async fn over_ceiling_cursor_never_reaches_zoekt() {
-    let never = MockServer::start().await;
-    Mock::given(any())
-        .respond_with(ResponseTemplate::new(500))
-        .expect(0)
-        .mount(&never)
-        .await;
-    let p = pager_with(
-        &never.uri(),
-        PagerConfig {
-            max_offset: 50,
-            ..PagerConfig::default()
-        },
-    );
-    let key = RequestKey::new(
-        SearchSymbols::SCOPE,
-        &[&query::symbols_query("x").unwrap(), ""],
-        &p.order_settings(),
-    );
-    let first = Position {
-        section: 0,
-        section_start: 0,
-        earlier_cut: false,
-        score: 1.0,
-        file: 0,
-        index: 0,
-    };
-    let e = p
-        .symbols(
-            "x",
-            &[],
-            &PageArgs {
-                limit: Some(10),
-                cursor: Some(key.cursor(51, &first)),
-                ..PageArgs::default()
-            },
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidCursor);
-    never.verify().await;
 }
 
 // ---- the generated corpus of 12,000 files ----

@@ -8,7 +8,7 @@
 //! from fixture facts (fixtures/README.md), or, for "identical to the uninterrupted walk",
 //! from the same walk with no fault on the way.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! Re-recording every scenario against the live, pinned Zoekt reproduces the committed
-//! goldens in fixtures/recordings/zoekt/: the recordings replayed by tests/replay.rs are still
-//! what this Zoekt answers. Needs the live Zoekt on fixtures/corpus (`scripts/test.sh`).
+//! goldens in fixtures/recordings/zoekt/: the recordings replayed by tests/offline/replay.rs
+//! are still what this Zoekt answers. Needs the live Zoekt on fixtures/corpus (`scripts/test.sh`).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

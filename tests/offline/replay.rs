@@ -2,13 +2,13 @@
 //! (matched on method, path and the exact JSON body, each once; all of them must be asked
 //! for, in any order), the recorded scenario run again through the MCP tool
 //! dispatcher, and every result compared with its golden. No Zoekt and no Go needed: this
-//! file runs anywhere (`cargo test --test replay`). Re-recording against a live Zoekt is
-//! checked in tests/rerecord.rs.
+//! file runs anywhere (`cargo test --test offline replay`). Re-recording against a live
+//! Zoekt is checked in tests/live/rerecord.rs.
 //!
 //! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
 //! your own (recorded with `zoekt-pager record` against your Zoekt).
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

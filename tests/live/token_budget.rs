@@ -1,10 +1,10 @@
-mod support;
+//! Pages a model can afford, end to end: the real `zoekt-pager serve` over stdio, driven by
+//! rmcp's client, against the real zoekt-webserver. Full pages at the largest limit stay
+//! within the token budget in each form a client may hand a model; `count_only` answers with
+//! one Zoekt request; snippet controls change what items show, never which items a page holds.
+//! Expected values are fixture facts (fixtures/README.md), raw Zoekt, or the source files.
 
-// Pages a model can afford, end to end: the real `zoekt-pager serve` over stdio, driven by
-// rmcp's client, against the real zoekt-webserver. Full pages at the largest limit stay
-// within the token budget in each form a client may hand a model; `count_only` answers with
-// one Zoekt request; snippet controls change what items show, never which items a page holds.
-// Expected values are fixture facts (fixtures/README.md), raw Zoekt, or the source files.
+use crate::support;
 
 use std::collections::HashMap;
 
@@ -87,7 +87,7 @@ async fn count_only_is_exact_from_one_zoekt_request() {
     let raw = oracle::symbols(&zoekt, r"sym:pagerItem\d+").await.len();
     assert_eq!(raw, 100, "fixture fact: 100 definitions");
     let tap = Tap::start(&zoekt).await;
-    let client = spawn_stdio(&tap.url(), &[]).await;
+    let client = spawn_stdio(&tap.url(), &[support::OVER_JSON]).await;
     let q = json!({"query": r"pagerItem\d+", "count_only": true, "limit": 30});
     let r = call(&client, "search_symbols", q).await;
     let sc = r.structured_content.clone().unwrap();
@@ -128,7 +128,11 @@ async fn count_only_is_exact_from_one_zoekt_request() {
 
     // An estimate says so, and why: a window of 10 files cannot hold 36 files.
     let small_tap = Tap::start(&zoekt).await;
-    let small = spawn_stdio(&small_tap.url(), &[("ZOEKT_PAGER_MAX_WINDOW", "10")]).await;
+    let small = spawn_stdio(
+        &small_tap.url(),
+        &[("ZOEKT_PAGER_MAX_WINDOW", "10"), support::OVER_JSON],
+    )
+    .await;
     let q = json!({"query": r"pagerItem\d+", "count_only": true});
     let r = call(&small, "search_symbols", q).await;
     let sc = r.structured_content.clone().unwrap();

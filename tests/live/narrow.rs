@@ -1,4 +1,4 @@
-//! Suggested ways to narrow a broad result (README, "Narrowing a broad result"): through the
+//! Suggested ways to narrow a broad result (docs/narrowing.md): through the
 //! real binary over stdio (rmcp's client) against the real Zoekt on the generated corpus
 //! (six repositories, three languages, `pkgNNN/` directories).
 //!
@@ -8,7 +8,7 @@
 //! fewer. Suggestions never change a walk: pages with them on and off hold the same items
 //! and cursors.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::mcp::*;

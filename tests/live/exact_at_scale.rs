@@ -5,7 +5,7 @@
 //!
 //! Expected answers come from raw Zoekt (`support::oracle`) and from fixture facts.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -1,8 +1,8 @@
-mod support;
+//! https to Zoekt with a private CA and an auth header, against the real fixture zoekt-webserver
+//! (`ZOEKT_PAGER_LIVE_URL`) behind a real TLS terminator that checks the header
+//! (`support::tls_proxy`, on `ZOEKT_PAGER_TLS_PROXY_PORT`), through the real binary.
 
-// https to Zoekt with a private CA and an auth header, against the real fixture zoekt-webserver
-// (`ZOEKT_PAGER_LIVE_URL`) behind a real TLS terminator that checks the header
-// (`support::tls_proxy`, on `ZOEKT_PAGER_TLS_PROXY_PORT`), through the real binary.
+use crate::support;
 
 use std::process::Output;
 

@@ -1,11 +1,11 @@
-mod support;
+//! The window cache against the real, pinned zoekt-webserver serving the generated 12,000-file
+//! corpus in 18 shards (`ZOEKT_PAGER_LIVE_BIG_URL`; without it these tests fail, saying how to
+//! start one), through the real `zoekt-pager serve` binary and rmcp's client. The cache must
+//! change what a walk costs and nothing else: the pages of a server with the cache off
+//! (`--cache-bytes 0`) are the reference, and Zoekt's requests are counted on the wire by a
+//! recording proxy in front of it.
 
-// The window cache against the real, pinned zoekt-webserver serving the generated 12,000-file
-// corpus in 18 shards (`ZOEKT_PAGER_LIVE_BIG_URL`; without it these tests fail, saying how to
-// start one), through the real `zoekt-pager serve` binary and rmcp's client. The cache must
-// change what a walk costs and nothing else: the pages of a server with the cache off
-// (`--cache-bytes 0`) are the reference, and Zoekt's requests are counted on the wire by a
-// recording proxy in front of it.
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,6 +123,7 @@ async fn sixteen_concurrent_identical_first_pages_make_one_zoekt_request() {
         let mut env = vec![
             ("ZOEKT_PAGER_CACHE_PREFETCH", "0"),
             ("ZOEKT_PAGER_SUGGEST_FILTERS", "off"),
+            support::OVER_JSON,
         ];
         if let Some(b) = cache_bytes {
             env.push(("ZOEKT_PAGER_CACHE_BYTES", b));
@@ -159,7 +160,7 @@ fn largest_window(searches: &[Value]) -> u64 {
 async fn a_walk_of_3000_items_costs_a_handful_of_zoekt_requests() {
     let url = support::big_zoekt("a_walk_of_3000_items_costs_a_handful_of_zoekt_requests");
     let tap = support::Tap::start(&url).await;
-    let sidecar = Sidecar::start(&tap.url(), &[]).await;
+    let sidecar = Sidecar::start(&tap.url(), &[support::OVER_JSON]).await;
     let client = sidecar.client().await;
     let (_, before) = sidecar.get("/metrics").await;
     for (tool, args) in support::broad_walks()

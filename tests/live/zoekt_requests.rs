@@ -3,20 +3,19 @@
 //! untrusted edge, max(m / 8, 3); deeper pages grow from it; and the effort caps never depend
 //! on the page.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::ToolCalls;
-use zoekt_pager::tools::read_file;
 use zoekt_pager::{PageArgs, PagerConfig};
 
 fn opt(v: &Value, k: &str) -> u64 {
     v["Opts"][k].as_u64().unwrap_or(0)
 }
 
-/// The default settings without suggestions: a first page that takes a census (README,
-/// "Narrowing a broad result") asks for thousands of files in its first window, and these
-/// tests follow a walk's own windows.
+/// The default settings without suggestions: a first page that takes a census
+/// (docs/narrowing.md) asks for thousands of files in its first window, and these tests
+/// follow a walk's own windows.
 fn windows_only() -> PagerConfig {
     PagerConfig {
         suggest_filters: false,
@@ -33,7 +32,7 @@ async fn a_first_page_asks_for_the_census_in_its_own_request_or_beside_it() {
         "a_first_page_asks_for_the_census_in_its_own_request_or_beside_it",
     ))
     .await;
-    let p = support::pager(&m.url()).with_cache(zoekt_pager::WindowCache::new(
+    let p = support::json_pager(&m.url()).with_cache(zoekt_pager::WindowCache::new(
         &zoekt_pager::CacheConfig::default(),
     ));
     let first = p
@@ -80,7 +79,7 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
         "windows_start_at_the_first_page_and_caps_are_fixed",
     ))
     .await;
-    let p = support::pager_with(&m.url(), windows_only());
+    let p = support::json_pager_with(&m.url(), windows_only());
     let mut cursor = None;
     let mut offset = 0u64;
     let mut most_requests = 0;
@@ -120,7 +119,8 @@ async fn windows_start_at_the_first_page_and_caps_are_fixed() {
             "offset {offset}: {windows:?}"
         );
         for r in &reqs {
-            // The documented defaults (README), not the code's own: a changed default fails.
+            // The documented defaults (docs/configuration.md), not the code's own: a changed
+            // default fails.
             assert_eq!(opt(r, "ShardMaxMatchCount"), 10_000);
             // No cross-shard cap (absent or 0): it would make the searched shards depend on
             // timing.
@@ -159,7 +159,7 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
         max_window: 64,
         ..windows_only()
     };
-    let p = support::pager_with(&m.url(), cfg);
+    let p = support::json_pager_with(&m.url(), cfg);
     let page = p
         .symbols(".", &["variable".into()], &support::first_page(3))
         .await
@@ -184,7 +184,7 @@ async fn context_lines_are_sent_and_bounded() {
         "context_lines_are_sent_and_bounded",
     ))
     .await;
-    let p = support::pager_with(&m.url(), windows_only());
+    let p = support::json_pager_with(&m.url(), windows_only());
     p.lines("pagerLineMark", 3, &PageArgs::default())
         .await
         .unwrap();
@@ -195,54 +195,4 @@ async fn context_lines_are_sent_and_bounded() {
         .unwrap_err();
     assert_eq!(e.code, zoekt_pager::ErrorCode::InvalidArgument);
     assert!(m.new_searches().is_empty(), "rejected before any call");
-}
-
-/// read_file asks for one anchored, escaped, case-sensitive file with Whole; and when Zoekt
-/// returns several versions (branches with different content) in either order, it always
-/// reads the same one. Several versions need a git index with branches: wiremock stands in.
-#[tokio::test]
-async fn read_file_request_is_exact_and_the_version_is_stable() {
-    use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let b64 = |s: &str| {
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD.encode(s)
-    };
-    let version = |branch: &str, text: &str| {
-        serde_json::json!({"FileName": "src/a b.rs", "Repository": "r-x", "Language": "Rust",
-            "Branches": [branch], "Content": b64(text), "LineMatches": null})
-    };
-    let (main, release) = (
-        version("main", "main 1\nmain 2\n"),
-        version("release", "rel 1\n"),
-    );
-    let zoekt = MockServer::start().await;
-    for files in [vec![release.clone(), main.clone()], vec![main, release]] {
-        Mock::given(method("POST"))
-            .and(path("/api/search"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(
-                serde_json::json!({"Result": {"FileCount": 2, "MatchCount": 2, "Files": files}}),
-            ))
-            .up_to_n_times(1)
-            .mount(&zoekt)
-            .await;
-    }
-    let p = support::pager(&zoekt.uri());
-    for _ in 0..2 {
-        let f = read_file::read_file(&p, "r-x", "src/a b.rs", None, None)
-            .await
-            .unwrap();
-        assert_eq!(
-            (f.content.as_str(), f.branches.clone()),
-            ("main 1\nmain 2\n", vec!["main".to_string()])
-        );
-    }
-    let reqs = zoekt.received_requests().await.unwrap();
-    let body: Value = serde_json::from_slice(&reqs[0].body).unwrap();
-    assert_eq!(
-        body["Q"],
-        r"case:yes repo:^r-x$ file:^src/a\x{20}b\x{2e}rs$"
-    );
-    assert_eq!(body["Opts"]["Whole"], true);
-    assert_eq!(opt(&body, "MaxDocDisplayCount"), 4);
 }

@@ -1,11 +1,11 @@
-mod support;
+//! Zoekt's gRPC API against its JSON API, on the real zoekt-webserver serving the fixture
+//! corpus (`ZOEKT_PAGER_LIVE_URL`) and the tie corpus (`ZOEKT_PAGER_LIVE_TIES_URL`): the same
+//! files and matches for every query the tools build from the scenarios' inputs, the fuzz
+//! seeds and the query forms of the tools themselves; the same pages item for item for every
+//! tool over MCP; and a webserver started without `-rpc` (no JSON API at all) serving pages
+//! over gRPC. The expected answer is always the JSON API's, which Zoekt parses itself.
 
-// Zoekt's gRPC API against its JSON API, on the real zoekt-webserver serving the fixture
-// corpus (`ZOEKT_PAGER_LIVE_URL`) and the tie corpus (`ZOEKT_PAGER_LIVE_TIES_URL`): the same
-// files and matches for every query the tools build from the scenarios' inputs, the fuzz
-// seeds and the query forms of the tools themselves; the same pages item for item for every
-// tool over MCP; and a webserver started without `-rpc` (no JSON API at all) serving pages
-// over gRPC. The expected answer is always the JSON API's, which Zoekt parses itself.
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -36,7 +36,7 @@ started=$(date +%s)
 rc=0
 CARGO_PROFILE_DEV_DEBUG=0 scripts/test.sh --run cargo mutants "${args[@]}" \
   --output "$OUT" --timeout 180 --build-timeout 600 --no-shuffle "$@" \
-  -- --lib --test contract --test zoekt_requests || rc=$?
+  -- --features live --lib --test live -- contract:: zoekt_requests:: || rc=$?
 case "$rc" in
   0|2|3) ;;
   *) say "cargo-mutants failed (exit $rc): no summary written"; exit "$rc" ;;

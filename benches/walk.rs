@@ -1199,7 +1199,7 @@ async fn main() {
     );
 }
 
-/// Items on a structured page: the rows of every group of every part (README, "Tools"). A
+/// Items on a structured page: the rows of every group of every part (docs/output.md). A
 /// group is a list (`[repo, path, rows, branches]`); its rows are the entry that the part's
 /// `fields` names with a list of the row fields.
 fn rows(page: &Value) -> usize {

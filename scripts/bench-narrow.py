@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""What suggested ways to narrow cost and how close their counts are (README, "Narrowing a
-broad result").
+"""What suggested ways to narrow cost and how close their counts are (docs/narrowing.md).
 
 For each broad query of each content tool, over MCP stdio against a real Zoekt, with the
 window cache off so that every call asks Zoekt:

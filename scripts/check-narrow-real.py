@@ -40,7 +40,7 @@ EFFORT = {"ShardMaxMatchCount": 10000, "MaxWallTime": 10_000_000_000}
 
 # (tool, arguments, raw Zoekt query for the call with one more filter {f}, how the tool's items
 # are counted in raw Zoekt's whole answer: see count_items). Hand-written from the tools'
-# documented queries and items (README, "Tools"), not taken from the pager.
+# documented queries and items (docs/output.md), not taken from the pager.
 def refs(symbol):
     return ("find_references", {"symbol": symbol},
             f"case:yes {{f}} (sym:^{symbol}$ or content:\\b{symbol}\\b)", ("refs", symbol))

@@ -71,7 +71,7 @@ impl ClientOptions {
         // (docs/bench/memory.md).
         max_answer_bytes: 32 << 20,
         // gRPC: measured better on large answers and the same on small ones
-        // (docs/bench/transport.md, docs/bench/narrow-real.md); README, `--zoekt-transport`.
+        // (docs/bench/transport.md, docs/bench/narrow-real.md); docs/configuration.md, `--zoekt-transport`.
         zoekt_transport: Wire::Grpc,
     };
 }

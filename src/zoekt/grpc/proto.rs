@@ -5,7 +5,7 @@
 //! building them (a line's score and byte offsets, a file's checksum and debug text), which
 //! is what keeps decoding cheap. Field numbers and types are Zoekt's wire format (checked
 //! against the pinned archive's `grpc/protos/zoekt/webserver/v1/*.proto`); a number that
-//! drifted would decode as a missing field, which `tests/grpc.rs` would see as a page that
+//! drifted would decode as a missing field, which `tests/live/grpc.rs` would see as a page that
 //! differs from the JSON API's.
 
 /// `google.protobuf.Duration`.

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use raw::Raw;
 use recording::Recording;
-use zoekt_pager::backend::{Backend, FileSearch};
+use zoekt_pager::backend::{Backend, FileSearch, Shape};
 use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::tools::search::{Search, SearchArgs};
@@ -133,7 +133,7 @@ fn window(query: &str, files: u32) -> FileSearch {
         effort: Effort::default(),
         max_files: files,
         context_lines: 0,
-        whole_content: false,
+        shape: Shape::Lines,
     }
 }
 

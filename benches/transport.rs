@@ -21,7 +21,7 @@ mod recording;
 
 use raw::{raw_grpc, raw_json};
 use recording::Recording;
-use zoekt_pager::backend::{Backend, FileSearch, RankedFiles};
+use zoekt_pager::backend::{Backend, FileSearch, RankedFiles, Shape};
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
 use zoekt_pager::zoekt::{ClientOptions, Wire, ZoektClient};
 use zoekt_pager::{Effort, Pager, PagerConfig};
@@ -157,7 +157,7 @@ async fn main() {
             effort: Effort::default(),
             max_files: files,
             context_lines,
-            whole_content: false,
+            shape: Shape::Lines,
         };
         let (mut t_raw, mut t_raw_grpc, mut t_json, mut t_grpc) = (vec![], vec![], vec![], vec![]);
         let (mut z_json, mut z_grpc) = (vec![], vec![]);

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::backend::{RankedFile, RankedFiles, SearchStats};
-use super::census::{CENSUS_FILES, CensusPart, FileFacts};
+use super::census::{CensusPart, CensusQuery, FileFacts};
 use super::order::{Position, file_key};
 
 /// Items in page order with their positions: what pages are cut from, shared (behind an
@@ -208,28 +208,14 @@ impl<T> Answer<T> {
         &self.list
     }
 
-    /// The census of this answer (`census.rs`): its files certain to lead Zoekt's answer
-    /// for [`CENSUS_FILES`] files (or for as many as it asked, when fewer), each with its
-    /// items. Worked out once: the answer serves every page of a walk from the cache, and
-    /// each of its first pages asks for it. `left_out`: Zoekt's statistics say it left files
-    /// unsearched (under the query's effort caps, the same for every window of it);
-    /// `estimate` reads the tool's total from them (one tool's answers: always the same).
-    pub(crate) fn census(
-        &self,
-        left_out: bool,
-        estimate: fn(&SearchStats) -> u64,
-    ) -> Arc<CensusPart> {
-        let census = self.census.get_or_init(|| {
-            let files = if self.ran_out() {
-                self.asked
-            } else {
-                CENSUS_FILES.min(self.asked)
-            };
-            let view = self.view(files);
-            let facts = &self.list.files[..view.certain_files];
-            let part = CensusPart::new(facts, view.ran_out, left_out, &self.stats, estimate);
-            Arc::new(part)
-        });
+    /// The census this answer, a names-only search of `query`'s census query, holds
+    /// (`census.rs`): every file it returned, each once. `cut`: Zoekt's statistics say it left
+    /// files unsearched. Worked out once: a cached census serves every first page and count
+    /// of its request.
+    pub(crate) fn census(&self, cut: bool, query: &CensusQuery) -> Arc<CensusPart> {
+        let census = self
+            .census
+            .get_or_init(|| Arc::new(CensusPart::new(&self.list.files, &self.stats, cut, query)));
         Arc::clone(census)
     }
 
@@ -357,11 +343,19 @@ mod tests {
         })
     }
 
+    fn census_query() -> CensusQuery {
+        CensusQuery {
+            query: "q".into(),
+            unit: crate::engine::census::CountUnit::Files,
+            every_file_holds_items: true,
+        }
+    }
+
     #[test]
-    fn a_whole_answer_is_counted_exactly() {
+    fn a_census_counts_every_file_returned_once_and_is_worked_out_once() {
         let stats = SearchStats {
             file_count: 2,
-            match_count: 5,
+            match_count: 2,
             ..Default::default()
         };
         let a = answer(
@@ -369,71 +363,16 @@ mod tests {
             10,
             stats,
         );
-        let c = a.census(false, |s| s.match_count);
-        assert_eq!((c.kind, c.scale), (CountKind::Exact, 1.0));
-        let items: Vec<(&str, u32)> = c.files.iter().map(|f| (f.path.as_str(), f.items)).collect();
-        assert_eq!(items, [("a/x.go", 3), ("b/y.go", 2)]);
-    }
-
-    #[test]
-    fn a_sample_of_half_the_files_is_scaled_in_zoekts_unit_for_the_total() {
-        // Four files returned of 4 (Zoekt holds more: it returned as many as asked); the
-        // lowest two sit at the untrusted edge (the second-lowest score, 7.0, is the edge),
-        // so a and b are counted: 4 of Zoekt's 8 matching lines, 2 of its 4 files. Each
-        // counted item stands for 2 of the result's.
-        let stats = SearchStats {
-            file_count: 4,
-            match_count: 8,
-            ..Default::default()
-        };
-        let files = vec![
-            file("r", "a", 9.0, 2),
-            file("r", "b", 8.0, 2),
-            file("r", "c", 7.0, 2),
-            file("r", "d", 6.0, 2),
-        ];
-        let a = answer(files.clone(), 4, stats);
-        let by_lines = a.census(false, |s| s.match_count);
-        assert_eq!(by_lines.kind, CountKind::About);
-        assert_eq!(by_lines.files.len(), 2);
-        assert_eq!(by_lines.scale, 2.0);
-        assert_eq!(by_lines.files_total, 4);
-        // Worked out once: the same census again, whatever is asked of it later.
-        assert!(Arc::ptr_eq(&by_lines, &a.census(false, |s| s.file_count)));
-        let by_files = answer(files, 4, stats).census(false, |s| s.file_count);
-        assert_eq!(by_files.scale, 2.0);
-    }
-
-    #[test]
-    fn a_small_sample_or_a_capped_search_gives_lower_bounds() {
-        let files = || {
-            vec![
-                file("r", "a", 9.0, 2),
-                file("r", "b", 8.0, 2),
-                file("r", "c", 1.0, 2),
-            ]
-        };
-        // Two files counted of Zoekt's 40: not scaled.
-        let many = SearchStats {
-            file_count: 40,
-            match_count: 80,
-            ..Default::default()
-        };
-        let c = answer(files(), 3, many).census(false, |s| s.match_count);
-        assert_eq!((c.kind, c.scale), (CountKind::AtLeast, 1.0));
-        // Every file Zoekt found, but it left files unsearched at its match cap.
-        let capped = SearchStats {
-            file_count: 3,
-            match_count: 6,
-            files_skipped: 9,
-            ..Default::default()
-        };
-        let c = answer(files(), 10, capped).census(true, |s| s.match_count);
-        assert_eq!((c.kind, c.files.len()), (CountKind::AtLeast, 3));
-        assert_eq!(
-            CountKind::of_all([CountKind::Exact, CountKind::About]),
-            CountKind::About
-        );
+        let c = a.census(false, &census_query());
+        assert_eq!((c.kind, c.files_total), (CountKind::Exact, 2));
+        let files: Vec<&str> = c.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, ["a/x.go", "b/y.go"]);
+        assert!(c.files.iter().all(|f| f.items == 1));
+        assert!(Arc::ptr_eq(&c, &a.census(true, &census_query())));
+        // Cut by Zoekt: lower bounds.
+        let cut =
+            answer(vec![file("r", "a/x.go", 9.0, 1)], 10, stats).census(true, &census_query());
+        assert_eq!(cut.kind, CountKind::AtLeast);
         assert_eq!(
             CountKind::of_all([CountKind::AtLeast, CountKind::About]),
             CountKind::AtLeast

@@ -20,8 +20,22 @@ pub struct FileSearch {
     pub max_files: u32,
     /// Lines of context before and after each matching line.
     pub context_lines: u32,
-    /// Return each file's whole content too (for `read_file`).
-    pub whole_content: bool,
+    /// What each file of the answer holds.
+    pub shape: Shape,
+}
+
+/// What each file of a search's answer holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Its matching lines (the pages' searches).
+    #[default]
+    Lines,
+    /// Its matching lines and its whole content (`read_file`).
+    WholeContent,
+    /// Its name alone, once, whether its name or its content matched, and no lines: which
+    /// files hold the result (a census, `engine/census.rs`). Each file counts as one match
+    /// toward the per-shard cap, so such a search reaches far more files than one of lines.
+    NamesOnly,
 }
 
 /// A backend's answer: files in its rank order, best first, and what it says of the search.
@@ -50,7 +64,7 @@ pub struct RankedFile {
     pub path_matched: bool,
     /// Matching lines of content, in the backend's order.
     pub lines: Vec<MatchedLine>,
-    /// The whole content, when [`FileSearch::whole_content`] asked for it.
+    /// The whole content, when [`Shape::WholeContent`] asked for it.
     pub content: Option<String>,
 }
 

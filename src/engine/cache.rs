@@ -510,8 +510,10 @@ mod tests {
         Pager::new(backend, PagerConfig::default()).with_cache(WindowCache::new(&cfg))
     }
 
+    /// Searches of lines so far (a broad first page's census is a search of names beside
+    /// them, which these tests of windows leave aside).
     fn searches(p: &Pager<FakeBackend>) -> usize {
-        p.backend().requests().len()
+        p.backend().line_searches()
     }
 
     /// Every page of a walk with these page sizes (the last repeats).
@@ -673,9 +675,11 @@ mod tests {
             ..Default::default()
         };
         let pages = pages_at_once(&p, &args, 16).await;
+        // One search for the page, and one census of the broad result beside it.
         assert_eq!(searches(&p), 1);
+        assert_eq!(p.backend().censuses_asked(NAME), 1);
         assert!(json(&pages).iter().all(|x| *x == json(&pages)[0]));
-        assert_eq!(pages.iter().map(|x| x.zoekt_requests).sum::<u32>(), 1);
+        assert_eq!(pages.iter().map(|x| x.zoekt_requests).sum::<u32>(), 2);
     }
 
     #[tokio::test]
@@ -748,7 +752,8 @@ mod tests {
         // After it, Zoekt is asked again and the new file leads.
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let fresh = p.page::<LineTool>(&args).await.unwrap();
-        assert_eq!(fresh.zoekt_requests, 1);
+        // The page's window and its census, both asked again.
+        assert_eq!(fresh.zoekt_requests, 2);
         assert_eq!(fresh.items[0].text, "func cachedNew() {");
     }
 

@@ -1,59 +1,52 @@
-//! The census of a result: which files hold its items, and how many each, over the whole
-//! result when Zoekt returned all of it, otherwise over a large sample scaled to the total.
-//! What suggested ways to narrow are counted from (`suggest.rs`).
+//! The census of a result: which files hold its items, counted over the whole result where the
+//! backend can give it, from one request of its own. What suggested ways to narrow are counted
+//! from (`suggest.rs`), and what `count_only` of a tool whose items are files counts.
 //!
 //! Why a census, and not the page's own files: on real code a broad query's first thirty
-//! results sit in one to three files, so counts over them say nothing of where the other
-//! tens of thousands are. The census reads the best-ranked [`CENSUS_FILES`] files (or every
-//! file, when there are fewer), from the answer the page's own window is read from where it
-//! can be that answer: a first page with no context lines asks Zoekt for that many files in
-//! its one request, and later pages of the walk are cut from the same answer in the window
-//! cache. With context lines, the census is one more request without them, sent at the same
-//! time as the page's. A census is a prefix of Zoekt's order that does not depend on the
-//! window it was read from (the files certain to lead it, `answer.rs`), so it is the same
-//! with the cache on or off.
+//! results sit in one to three files, so counts over them say nothing of where the other tens
+//! of thousands are. And why not the page's answer for thousands of files: a search of lines
+//! stops at the backend's per-shard match cap long before it has visited every matching file
+//! (`search "func main"` on a 100,000-file monorepo returned 4,493 files and skipped 72,538),
+//! so it counts the files that rank best, not the result; and its answer, every matching line
+//! of every file, can be too big to read at all. A search of names only ([`Shape::NamesOnly`])
+//! returns each matching file once, with no lines, and counts a file as one match toward the
+//! cap: the same query reaches every one of its 16,641 files in 7.7 MB.
 //!
-//! What a count is worth ([`CountKind`]) depends on what the census saw. Every file Zoekt
-//! found, and nothing left out: exact. Every file Zoekt found, but Zoekt left files unsearched
-//! (its per-shard match cap, its time budget): a narrowed call searches at least those files
-//! again and stops later or never, so it holds at least as many. A sample: the best-ranked
-//! files are not a random draw (Zoekt ranks by match quality, then repository and document
-//! order), and measured on real code, a sample of a thousand files of eight thousand put
-//! counts off by two to nine times either way, while one of more than half of them kept
-//! within a factor of 1.5. So a sample of at least half the files is scaled to the total in
-//! Zoekt's own unit for the tool's total (matching lines, or files) and said to be an
-//! estimate; a smaller one is not scaled, and its counts are lower bounds.
+//! So a tool declares its census ([`CensusQuery`]): the query whose matching files are the
+//! files holding its items, and what a counted file stands for ([`CountUnit`]: one result, or
+//! the file holding results). A first page sends it beside its own window
+//! (`paging.rs`), with a time bound of its own (`--census-wall-time-ms`), never retried: an
+//! answer too big or too late leaves the page to count its own items instead.
+//!
+//! What a count is worth ([`CountKind`]) depends on what the census saw. Every file the query
+//! matches, each returned: exact (when the tool keeps an item in every such file; otherwise
+//! about, a count of files that may hold none of the items kept). Files the backend did not
+//! reach (its wall time, its caps) or did not return (more than [`CENSUS_FILES`]): a lower
+//! bound, since a narrowed call searches at least those files again and goes further.
+//!
+//! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly
 
 use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use super::backend::SearchStats;
 
-/// Files a census reads: Zoekt's best-ranked this many (within `--max-window`), so that counts
-/// per repository, language and directory describe the result, not its first files. Most
-/// broad queries on real code match a few thousand files: this many holds all or most of
-/// them.
-pub const CENSUS_FILES: u32 = 5_000;
-
-/// Files a count settles for when Zoekt's answer for every file is too big to read: one
-/// more request, not a search for the biggest answer that fits (`count_only`).
-pub const SAMPLE_WHEN_TOO_BIG: u32 = 1_000;
-
-/// A sample of at least this share of the files Zoekt found is scaled to the whole. Measured
-/// on real code, 45% of 11,209 files kept every count within 5% over hundreds of
-/// repositories, and put them off by twice either way over the same files as one.
-const SCALED_SHARE: f64 = 0.5;
+/// Most files a census asks the backend for. Its answer holds about 450 bytes a file over
+/// JSON (a path twice, once as the file-name match) and a third of that over gRPC, so this
+/// many stay inside the default `--max-answer-bytes` (and a quarter of it over gRPC) for paths
+/// of average length; a result with more files is counted as a lower bound.
+pub const CENSUS_FILES: u32 = 40_000;
 
 /// What a census's counts are worth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CountKind {
     /// The whole result: a narrowed call holds exactly this many.
     Exact,
-    /// Estimated from a sample of at least half of the files, scaled to the total.
+    /// Every matching file was counted, but not every one holds an item the tool keeps (a
+    /// filter the query cannot say, such as `search_symbols`' `kinds`): about this many.
     About,
-    /// A lower bound: the items seen, when Zoekt left files unsearched or the sample is
-    /// small. A narrowed call holds at least this many.
+    /// A lower bound: the backend did not reach, or did not return, every matching file. A
+    /// narrowed call holds at least this many.
     AtLeast,
 }
 
@@ -73,6 +66,28 @@ impl CountKind {
     }
 }
 
+/// What one counted file stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CountUnit {
+    /// One item: the tool lists files (`search_files`, `files_with_matches`), so a count of
+    /// files is a count of results.
+    Results,
+    /// The file holding one or more items (lines, symbols, references): a count of files.
+    Files,
+}
+
+/// The census a tool declares for a request: see the module comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CensusQuery {
+    /// A backend query whose matching files are the files holding the request's items.
+    pub query: String,
+    /// What one counted file stands for.
+    pub unit: CountUnit,
+    /// Every file the query matches holds at least one item the tool keeps. `false` when the
+    /// tool drops items the query cannot tell apart (`kinds`): counts are then about.
+    pub every_file_holds_items: bool,
+}
+
 /// Where one file's items end in an item list, and what a filter can select it by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileFacts {
@@ -84,25 +99,27 @@ pub struct FileFacts {
     pub language: String,
     /// One past the file's last item in the list.
     pub item_end: usize,
-    /// Zoekt's matches in the file (its matching lines, and the file name when that
-    /// matched), the unit of Zoekt's own match count.
+    /// The backend's matches in the file (its matching lines, and the file name when that
+    /// matched), the unit of its own match count.
     pub matches: u32,
 }
 
-/// A census of one backend query's result (a tool may run several queries for one page:
-/// `find_references` runs two).
+/// A census of a result: its files, and what their counts are worth.
 #[derive(Debug)]
 pub struct CensusPart {
-    /// The files counted, in page order, each with its items.
+    /// The files counted, each with how many of the unit it stands for.
     pub files: Vec<CountedFile>,
     /// What its counts are worth.
     pub kind: CountKind,
-    /// How many of the result's items one counted item stands for (1 unless estimated).
-    pub scale: f64,
-    /// Files that match the query, by Zoekt's count (at least those counted).
+    /// What a counted file stands for.
+    pub unit: CountUnit,
+    /// Files that match the query, by the backend's count (at least those counted).
     pub files_total: u64,
+    /// The backend searched every file (nothing cut by its time or caps): `files_total` is
+    /// exact, even where more files matched than the census returned.
+    pub complete: bool,
     /// What is worked out of the census once and kept with it (`suggest.rs` ranks its ways
-    /// there), so that a page cut from a cached answer does not count again.
+    /// there), so that a page cut from a cached census does not count again.
     memo: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
@@ -115,50 +132,40 @@ pub struct CountedFile {
     pub path: String,
     /// Language, as the backend detected it (empty: unknown).
     pub language: String,
-    /// The tool's items in this file.
+    /// What the file counts for: 1 in a census; the items collected, in a page's own count.
     pub items: u32,
 }
 
 impl CensusPart {
-    /// The census of `facts`, the files of an answer certain to lead Zoekt's order for
-    /// [`CENSUS_FILES`] files (every file it found when `ran_out`), with `stats`, Zoekt's
-    /// statistics of the whole search, and whether Zoekt `left_out` files it did not search.
-    /// `estimate` reads the tool's total from such statistics, the unit a sample is scaled in.
+    /// The census of `files`, every file a names-only search of `query` returned (each once),
+    /// with `stats`, the backend's statistics of that search, and whether the backend `cut`
+    /// it (left files unsearched: its caps or its time).
     pub(crate) fn new(
-        facts: &[FileFacts],
-        ran_out: bool,
-        left_out: bool,
+        files: &[FileFacts],
         stats: &SearchStats,
-        estimate: fn(&SearchStats) -> u64,
+        cut: bool,
+        query: &CensusQuery,
     ) -> CensusPart {
-        let files = counted(facts);
-        // The sample's own statistics, as Zoekt would count them: its files, and its
-        // matching lines (the file name counts as one, as in Zoekt's MatchCount).
-        let sample = SearchStats {
-            file_count: facts.len() as u64,
-            match_count: facts.iter().map(|f| u64::from(f.matches)).sum(),
-            ..SearchStats::default()
-        };
-        let share = facts.len() as f64 / stats.file_count.max(1) as f64;
-        let (kind, scale) = match (ran_out, left_out) {
-            (true, false) => (CountKind::Exact, 1.0),
-            (true, true) => (CountKind::AtLeast, 1.0),
-            (false, false) if share >= SCALED_SHARE => {
-                let (whole, seen) = (estimate(stats), estimate(&sample));
-                let scale = if seen == 0 {
-                    1.0
-                } else {
-                    (whole as f64 / seen as f64).max(1.0)
-                };
-                (CountKind::About, scale)
-            }
-            (false, _) => (CountKind::AtLeast, 1.0),
+        let whole = !cut && files.len() as u64 >= stats.file_count;
+        let kind = match (whole, query.every_file_holds_items) {
+            (false, _) => CountKind::AtLeast,
+            (true, true) => CountKind::Exact,
+            (true, false) => CountKind::About,
         };
         CensusPart {
-            files,
+            files: files
+                .iter()
+                .map(|f| CountedFile {
+                    repo: f.repo.clone(),
+                    path: f.path.clone(),
+                    language: f.language.clone(),
+                    items: 1,
+                })
+                .collect(),
             kind,
-            scale,
-            files_total: stats.file_count.max(facts.len() as u64),
+            unit: query.unit,
+            files_total: stats.file_count.max(files.len() as u64),
+            complete: !cut,
             memo: OnceLock::new(),
         }
     }
@@ -168,13 +175,14 @@ impl CensusPart {
     pub(crate) fn of_counted(
         files: Vec<CountedFile>,
         kind: CountKind,
-        scale: f64,
+        unit: CountUnit,
         files_total: u64,
     ) -> CensusPart {
         CensusPart {
             files,
+            complete: kind != CountKind::AtLeast,
             kind,
-            scale,
+            unit,
             files_total,
             memo: OnceLock::new(),
         }
@@ -187,9 +195,9 @@ impl CensusPart {
         Arc::clone(kept).downcast::<R>().ok()
     }
 
-    /// A census of the items a page collected, when no census could be taken (its request
-    /// failed or its answer was too big to read): the page's files, exact when they are the
-    /// whole result, else lower bounds.
+    /// A count of the items a page collected, when no census could be taken (none declared,
+    /// its request failed, was too big to read, or came too late): the page's files, each
+    /// with its items, exact when they are the whole result, else lower bounds.
     pub(crate) fn of_files(files: &[(&FileFacts, usize)], exact: bool) -> CensusPart {
         CensusPart {
             files: files
@@ -206,237 +214,93 @@ impl CensusPart {
             } else {
                 CountKind::AtLeast
             },
-            scale: 1.0,
+            unit: CountUnit::Results,
             files_total: files.len() as u64,
+            complete: exact,
             memo: OnceLock::new(),
         }
     }
-}
 
-/// Each file of `facts` (in page order, each ending its items at `item_end`) with its items.
-fn counted(facts: &[FileFacts]) -> Vec<CountedFile> {
-    let mut start = 0;
-    facts
-        .iter()
-        .map(|f| {
-            let items = f.item_end - start;
-            start = f.item_end;
-            CountedFile {
-                repo: f.repo.clone(),
-                path: f.path.clone(),
-                language: f.language.clone(),
-                items: u32::try_from(items).unwrap_or(u32::MAX),
-            }
-        })
-        .collect()
-}
-
-/// Where a page's collection leaves the census of each query it ran, by query (a query
-/// asked again, in a later round of the same page, replaces its census).
-#[derive(Debug, Default)]
-pub struct CensusSink {
-    parts: Mutex<HashMap<String, Arc<CensusPart>>>,
-}
-
-impl CensusSink {
-    /// Keeps `part`, the census of `query`.
-    pub(crate) fn put(&self, query: &str, part: Arc<CensusPart>) {
-        self.parts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(query.to_string(), part);
-    }
-
-    /// The censuses left, in a stable order (by query).
-    pub(crate) fn take(self) -> Vec<Arc<CensusPart>> {
-        let mut parts: Vec<(String, Arc<CensusPart>)> = self
-            .parts
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .into_iter()
-            .collect();
-        parts.sort_by(|a, b| a.0.cmp(&b.0));
-        parts.into_iter().map(|(_, p)| p).collect()
+    /// The result's count in the census's unit: its results when a file is one, else the
+    /// files holding them.
+    pub fn total(&self) -> u64 {
+        self.files
+            .iter()
+            .map(|f| u64::from(f.items))
+            .sum::<u64>()
+            .max(
+                // Files the backend counted but did not return still count toward the whole.
+                self.files_total,
+            )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::backend::RankedFile;
 
-    #[test]
-    fn a_later_census_of_the_same_query_replaces_the_earlier() {
-        let sink = CensusSink::default();
-        let part = |n| Arc::new(CensusPart::of_files(&[], n));
-        sink.put("b", part(false));
-        sink.put("a", part(false));
-        sink.put("a", part(true));
-        let parts = sink.take();
-        assert_eq!(parts.len(), 2);
-        assert_eq!(parts[0].kind, CountKind::Exact);
-        assert_eq!(parts[1].kind, CountKind::AtLeast);
-    }
-
-    // The census end to end, through the engine and a fake Zoekt.
-
-    use crate::engine::Pager;
-    use crate::engine::backend::BackendErrorKind;
-    use crate::engine::config::PagerConfig;
-    use crate::engine::testing::{FakeBackend, LineArgs, LineTool, line};
-
-    const Q: &str = "census";
-
-    /// 3,000 files of one item each, a thousand in each of three repositories, scores
-    /// falling (ties in fours).
-    fn backend() -> FakeBackend {
-        let files = (0..3000)
-            .map(|i| RankedFile {
-                repo: format!("r{}", i % 3),
-                path: format!("d{}/f{i:04}.go", i % 10),
+    fn facts(n: usize) -> Vec<FileFacts> {
+        (0..n)
+            .map(|i| FileFacts {
+                repo: "r".into(),
+                path: format!("d/f{i}.go"),
                 language: "Go".into(),
-                score: 10_000.0 - (i / 4) as f64,
-                lines: vec![line(1, "census")],
-                ..Default::default()
+                item_end: i + 1,
+                matches: 1,
             })
-            .collect();
-        FakeBackend::new().with(Q, files)
-    }
-
-    fn first_page() -> LineArgs {
-        LineArgs {
-            query: Q.into(),
-            limit: Some(30),
-            ..Default::default()
-        }
-    }
-
-    fn repos(p: &crate::engine::page::Page<crate::engine::testing::LineItem>) -> Vec<String> {
-        let n = p.narrowing.as_ref().expect("ways to narrow");
-        n.ways
-            .iter()
-            .map(|w| format!("{} {}", w.by, w.items))
             .collect()
     }
 
-    #[tokio::test]
-    async fn a_first_page_counts_the_whole_result_off_its_own_answer() {
-        let p = Pager::new(backend(), PagerConfig::default());
-        let page = p.page::<LineTool>(&first_page()).await.unwrap();
-        // One request, for the census's files: Zoekt had fewer, so they are all of them.
-        assert_eq!(p.backend().files_asked(Q), [CENSUS_FILES]);
-        let n = page.narrowing.as_ref().unwrap();
+    fn query(unit: CountUnit, every: bool) -> CensusQuery {
+        CensusQuery {
+            query: "q".into(),
+            unit,
+            every_file_holds_items: every,
+        }
+    }
+
+    fn stats(files: u64) -> SearchStats {
+        SearchStats {
+            file_count: files,
+            match_count: files,
+            ..SearchStats::default()
+        }
+    }
+
+    #[test]
+    fn a_whole_census_is_exact_a_cut_or_partial_one_a_lower_bound() {
+        let q = query(CountUnit::Results, true);
+        let whole = CensusPart::new(&facts(5), &stats(5), false, &q);
         assert_eq!(
-            (n.counts, n.files_read, n.files_total),
-            (CountKind::Exact, 3000, 3000)
+            (whole.kind, whole.files_total, whole.total()),
+            (CountKind::Exact, 5, 5)
         );
+        // Zoekt counted more files than it returned (the census's own display cap).
+        let partial = CensusPart::new(&facts(5), &stats(9), false, &q);
+        assert_eq!((partial.kind, partial.files_total), (CountKind::AtLeast, 9));
         assert!(
-            repos(&page).contains(&"repository r1 1000".to_string()),
-            "{:?}",
-            repos(&page)
+            partial.complete,
+            "Zoekt counted every file: the total is exact"
         );
-        // Without suggestions, the page asks for its own window only.
-        let plain = PagerConfig {
-            suggest_filters: false,
-            ..PagerConfig::default()
-        };
-        let p = Pager::new(backend(), plain);
-        let page = p.page::<LineTool>(&first_page()).await.unwrap();
-        assert_eq!(p.backend().files_asked(Q), [34]);
-        assert!(page.narrowing.is_none());
+        // Zoekt left files unsearched (its time, its caps).
+        let cut = CensusPart::new(&facts(5), &stats(5), true, &q);
+        assert_eq!(cut.kind, CountKind::AtLeast);
+        assert!(!cut.complete);
+        // A tool that drops items the query cannot tell apart counts about as many.
+        let about = CensusPart::new(&facts(5), &stats(5), false, &query(CountUnit::Files, false));
+        assert_eq!(
+            (about.kind, about.unit),
+            (CountKind::About, CountUnit::Files)
+        );
+        assert!(about.files.iter().all(|f| f.items == 1));
     }
 
-    #[tokio::test]
-    async fn an_answer_too_big_for_the_census_falls_back_to_a_smaller_one_then_the_page() {
-        let b = backend();
-        b.fail(BackendErrorKind::TooBig, 1500);
-        let p = Pager::new(b, PagerConfig::default());
-        let page = p.page::<LineTool>(&first_page()).await.unwrap();
-        assert_eq!(
-            p.backend().files_asked(Q),
-            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG]
-        );
-        // A thousand of 3,000 files (less the tied ones at its edge): a third, not scaled,
-        // so lower bounds.
-        let n = page.narrowing.as_ref().unwrap();
-        assert_eq!(n.counts, CountKind::AtLeast);
-        assert!((990..=1000).contains(&n.files_read), "{}", n.files_read);
-        let b = backend();
-        b.fail(BackendErrorKind::TooBig, 500);
-        let p = Pager::new(b, PagerConfig::default());
-        let page = p.page::<LineTool>(&first_page()).await.unwrap();
-        assert_eq!(
-            p.backend().files_asked(Q),
-            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG, 34]
-        );
-        assert_eq!(page.count, 30);
-    }
-
-    #[tokio::test]
-    async fn a_count_settles_for_a_sample_when_every_file_is_too_big_to_read() {
-        let b = backend();
-        b.fail(BackendErrorKind::TooBig, 2000);
-        let p = Pager::new(b, PagerConfig::default());
-        let args = LineArgs {
-            count_only: true,
-            ..first_page()
-        };
-        let page = p.page::<LineTool>(&args).await.unwrap();
-        // Two requests, not a search for the biggest answer that fits.
-        assert_eq!(
-            p.backend().files_asked(Q),
-            [CENSUS_FILES, SAMPLE_WHEN_TOO_BIG]
-        );
-        assert!(!page.total.exact);
-        assert_eq!(page.total.value, 3000);
-        assert!(page.narrowing.is_some());
-    }
-
-    #[tokio::test]
-    async fn with_context_lines_the_census_is_a_request_of_its_own_without_them() {
-        use crate::engine::cursor::{RequestKey, Scope};
-        use crate::engine::tool::Want;
-        let p = Pager::new(backend(), PagerConfig::default());
-        let sink = CensusSink::default();
-        let requests = std::sync::atomic::AtomicU32::new(0);
-        let key = RequestKey::new(Scope { id: 1 }, &[Q], "");
-        let want = Want {
-            needed: 31,
-            after: None,
-            request: &key,
-            lookahead: 30,
-            requests: &requests,
-            census: Some(&sink),
-            whole_or_sample: false,
-        };
-        let w = p
-            .window(
-                &want,
-                Q,
-                2,
-                31,
-                |f: &RankedFile| vec![f.path.clone()],
-                |s| s.match_count,
-            )
-            .await
-            .unwrap();
-        assert!(w.len() >= 31);
-        let asked: Vec<(u32, u32)> = p
-            .backend()
-            .requests()
-            .iter()
-            .map(|s| (s.max_files, s.context_lines))
-            .collect();
-        assert_eq!(asked.len(), 2);
-        assert!(
-            asked.contains(&(34, 2)) && asked.contains(&(CENSUS_FILES, 0)),
-            "{asked:?}"
-        );
-        let parts = sink.take();
-        assert_eq!(parts.len(), 1);
-        assert_eq!(
-            (parts[0].kind, parts[0].files.len()),
-            (CountKind::Exact, 3000)
-        );
+    #[test]
+    fn counts_of_a_page_are_exact_only_when_they_are_the_whole_result() {
+        let f = facts(2);
+        let page = [(&f[0], 3), (&f[1], 1)];
+        let exact = CensusPart::of_files(&page, true);
+        assert_eq!((exact.kind, exact.total()), (CountKind::Exact, 4));
+        assert_eq!(CensusPart::of_files(&page, false).kind, CountKind::AtLeast);
     }
 }

@@ -4,18 +4,14 @@
 //!
 //! [`Tool::collect`]: super::tool::Tool::collect
 
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
-
 use super::Pager;
-use super::answer::{Answer, Collectable, Flatten};
-use super::backend::{Backend, SearchStats};
+use super::answer::{Collectable, Flatten};
+use super::backend::{Backend, SearchStats, Shape};
 use super::cache::AnswerKey;
-use super::census::{CENSUS_FILES, SAMPLE_WHEN_TOO_BIG};
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
 use super::tool::{Collected, Run, Total, Want};
-use super::window::{Cut, Window};
+use super::window::Window;
 use super::{crashed, missing_warning, shared_warning};
 
 impl<B: Backend> Pager<B> {
@@ -32,7 +28,7 @@ impl<B: Backend> Pager<B> {
     ) -> Result<Collected<T>, Error> {
         let needed = want.needed;
         let w = self
-            .window(want, query, context_lines, needed, flatten, estimate)
+            .window(want, query, context_lines, needed, flatten)
             .await?;
         let mut warnings = Vec::new();
         self.warn(&w, &mut warnings);
@@ -61,9 +57,7 @@ impl<B: Backend> Pager<B> {
     }
 
     /// The growing window fetch of one query (see `engine/fetch.rs`), for `needed` items,
-    /// through the window cache when it is on. When the page takes a census
-    /// (`engine/census.rs`), the window leaves its query's census in [`Want`]'s sink, counted
-    /// in the unit of the tool's total, which `estimate` reads from Zoekt's statistics.
+    /// through the window cache when it is on.
     pub async fn window<T: Collectable>(
         &self,
         want: &Want<'_>,
@@ -71,48 +65,18 @@ impl<B: Backend> Pager<B> {
         context_lines: u32,
         needed: usize,
         flatten: impl Flatten<T>,
-        estimate: fn(&SearchStats) -> u64,
     ) -> Result<Window<T>, Error> {
-        // Without context lines the page's own answer can be the census: its first window
-        // asks for the census's files, and the walk's next pages are cut from that answer.
-        // With them, that answer would be many times bigger than a census needs: the census
-        // is a request of its own, without context lines, sent at the same time.
-        let own_census = want.census.is_some() && context_lines == 0;
         let spec = WindowSpec {
             query,
             effort: self.cfg.effort,
             context_lines,
+            shape: Shape::Lines,
             needed,
             probe: want.lookahead.saturating_add(1),
             max_files: self.cfg.max_window,
-            at_least: if own_census { CENSUS_FILES } else { 0 },
-            sample_when_too_big: want.whole_or_sample.then_some(SAMPLE_WHEN_TOO_BIG),
+            once: want.once,
         };
-        let flatten = &flatten;
-        let (w, census) = match want.census {
-            Some(_) if !own_census => {
-                let (w, census) = tokio::join!(
-                    self.fetch_window(want, &spec, flatten),
-                    self.census_answer(want, query, flatten)
-                );
-                (w?, census)
-            }
-            _ => (self.fetch_window(want, &spec, flatten).await?, None),
-        };
-        if let Some(sink) = want.census {
-            let effort = &self.cfg.effort;
-            let left_out = |a: &Answer<T>| !Cut::of(a.search_stats(), effort).is_none();
-            match census {
-                Some(a) => sink.put(query, a.census(left_out(&a), estimate)),
-                None if own_census => {
-                    let a = w.answer();
-                    sink.put(query, a.census(left_out(a), estimate));
-                }
-                // The census's own request failed: the page's items are counted instead.
-                None => {}
-            }
-        }
-        Ok(w)
+        self.fetch_window(want, &spec, &flatten).await
     }
 
     /// The window of `spec`, through the window cache when it is on.
@@ -142,51 +106,6 @@ impl<B: Backend> Pager<B> {
             .prefetch(&self.backend, key, &next_page, w.answer())
             .await;
         Ok(w)
-    }
-
-    /// Zoekt's answer for the census of `query`: [`CENSUS_FILES`] files without context
-    /// lines, one request (kept in the window cache, where later pages and `count_only` find
-    /// it). `None` when it fails: a census only adds suggestions, so it never fails a page.
-    async fn census_answer<T: Collectable>(
-        &self,
-        want: &Want<'_>,
-        query: &str,
-        flatten: &impl Flatten<T>,
-    ) -> Option<Arc<Answer<T>>> {
-        let spec = WindowSpec {
-            query,
-            effort: self.cfg.effort,
-            context_lines: 0,
-            needed: usize::MAX,
-            probe: usize::MAX,
-            max_files: self.cfg.max_window,
-            at_least: CENSUS_FILES,
-            sample_when_too_big: None,
-        };
-        let files = CENSUS_FILES.min(self.cfg.max_window.max(1));
-        let backend = self.backend.as_ref();
-        let answer = match &self.cache {
-            Some(cache) => {
-                let key = AnswerKey::new::<T>(want.request, &spec);
-                cache
-                    .answer(backend, &key, &spec, files, flatten, want.requests)
-                    .await
-            }
-            None => {
-                want.requests.fetch_add(1, Ordering::Relaxed);
-                backend
-                    .search(&spec.search(files))
-                    .await
-                    .map(|ranked| Arc::new(Answer::new(&ranked, files, flatten)))
-            }
-        };
-        match answer {
-            Ok(answer) => Some(answer),
-            Err(e) => {
-                tracing::debug!(error = %e, "the census request failed: suggestions count the page's items");
-                None
-            }
-        }
     }
 
     /// Adds the reasons a window's answer may be partial, each with what to do about it.

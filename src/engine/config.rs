@@ -47,6 +47,17 @@ pub struct PagerConfig {
     )]
     #[serde(default = "suggest_filters_default")]
     pub suggest_filters: bool,
+    /// How long a census of a broad result may take Zoekt (milliseconds, at most
+    /// --max-wall-time-ms): the most it may hold a first page beyond the page's own search.
+    /// A census Zoekt cuts at this time counts what it reached, as lower bounds.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_CENSUS_WALL_TIME_MS",
+        default_value_t = PagerConfig::DEFAULT.census_wall_time_ms,
+        global = true
+    )]
+    #[serde(default = "census_wall_time_default")]
+    pub census_wall_time_ms: u64,
     /// Largest number of files asked of Zoekt in one request (MaxDocDisplayCount ceiling).
     #[arg(
         long,
@@ -237,6 +248,7 @@ impl PagerConfig {
         max_limit: 100,
         max_offset: 5_000,
         suggest_filters: true,
+        census_wall_time_ms: 3_000,
         max_window: 5_000,
         max_context_lines: 10,
         effort: Effort {
@@ -270,6 +282,9 @@ impl PagerConfig {
         if self.effort.max_wall_time_ms == 0 {
             // Zoekt reads 0 as no limit, and a listing's timeout would be 0: refused both ways.
             return Err("--max-wall-time-ms must be at least 1 (0 would leave searches unbounded and make every repository listing time out at once)".into());
+        }
+        if self.census_wall_time_ms == 0 {
+            return Err("--census-wall-time-ms must be at least 1 (to take no census, turn suggestions off: --suggest-filters off)".into());
         }
         if self.effort.shard_max_match_count == 0 {
             return Err("--shard-max-match-count must be at least 1 (0 lets Zoekt derive the caps from the page size, which breaks paging)".into());
@@ -376,6 +391,11 @@ fn suggest_filters_default() -> bool {
     false
 }
 
+/// Recordings made before the setting existed: the default.
+fn census_wall_time_default() -> u64 {
+    PagerConfig::DEFAULT.census_wall_time_ms
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,6 +449,7 @@ mod tests {
         assert_eq!(
             keys,
             [
+                "census_wall_time_ms",
                 "default_limit",
                 "max_context_lines",
                 "max_limit",

@@ -27,8 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::answer::{Answer, clamp_u32};
-use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFile};
-use super::census::SAMPLE_WHEN_TOO_BIG;
+use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, Shape};
 use super::config::Effort;
 use super::window::{Cut, Section, Window};
 
@@ -41,6 +40,8 @@ pub struct WindowSpec<'a> {
     pub effort: Effort,
     /// Context lines around each matching line.
     pub context_lines: u32,
+    /// What each file of the answer holds: its lines, or (a census) its name alone.
+    pub shape: Shape,
     /// Items wanted (the page's end plus one: the extra one tells whether more exist).
     pub needed: usize,
     /// Items a walk's first page needs (its limit plus one). Every page's window sequence
@@ -49,13 +50,10 @@ pub struct WindowSpec<'a> {
     pub probe: usize,
     /// Largest `MaxDocDisplayCount` ever sent.
     pub max_files: u32,
-    /// The first window asks for at least this many files (0: no floor): a first page that
-    /// takes a census (`engine/census.rs`) reads it off its own answer.
-    pub at_least: u32,
-    /// When set, a first window too big to read is followed by one of this many files, and
-    /// that one is served as at the cap, with no search for the biggest answer that fits
-    /// (`count_only`: every try is a whole search, and a count needs no page's items).
-    pub sample_when_too_big: Option<u32>,
+    /// One request only: a first window too big to read is the caller's error, with no search
+    /// for the biggest answer that fits (`count_only` and the census: every try is a whole
+    /// search, and neither needs a page's items).
+    pub once: bool,
 }
 
 impl WindowSpec<'_> {
@@ -66,7 +64,7 @@ impl WindowSpec<'_> {
             effort: self.effort,
             max_files: files,
             context_lines: self.context_lines,
-            whole_content: false,
+            shape: self.shape,
         }
     }
 }
@@ -94,15 +92,8 @@ where
     let mut files = spec.first_files();
     // The biggest window read so far, and its answer.
     let mut fitted: Option<(u32, Arc<Answer<T>>)> = None;
-    // A sample is served whatever it holds, once the whole was too big.
-    let mut sampling = false;
     loop {
         match answer(files).await {
-            Ok(read) if sampling => {
-                let mut window = spec.step_within(read, files, files).done();
-                window.bytes_bound = !window.ran_out;
-                return Ok(window);
-            }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
                 Step::Grow(next) => {
@@ -114,25 +105,10 @@ where
                 if let Some((fit, read)) = fitted {
                     return bisect(spec, &answer, (fit, read), files, e.files_within).await;
                 }
-                // A first window raised for a census: a smaller census may fit, and if not,
-                // the page's own window (its answer is then the census: lower bounds).
-                let own = spec.own_first_files();
-                if files > own && !sampling {
-                    files = if files > SAMPLE_WHEN_TOO_BIG && SAMPLE_WHEN_TOO_BIG > own {
-                        SAMPLE_WHEN_TOO_BIG
-                    } else {
-                        own
-                    };
-                    continue;
+                if spec.once || files <= 1 {
+                    return Err(e);
                 }
-                match spec.sample_when_too_big {
-                    Some(sample) if files > sample.max(1) && !sampling => {
-                        sampling = true;
-                        files = sample.max(1);
-                    }
-                    _ if files > 1 => files = smaller_window(files, e.files_within),
-                    _ => return Err(e),
-                }
+                files = smaller_window(files, e.files_within);
             }
             Err(e) => return Err(e),
         }
@@ -221,12 +197,6 @@ impl<T> Step<T> {
 impl WindowSpec<'_> {
     /// The first window of every page's sequence: the walk's first page's.
     fn first_files(&self) -> u32 {
-        self.own_first_files()
-            .max(self.at_least.min(self.max_files.max(1)))
-    }
-
-    /// The first window the page itself needs, without [`WindowSpec::at_least`].
-    fn own_first_files(&self) -> u32 {
         first_window(self.needed.min(self.probe.max(1))).clamp(1, self.max_files.max(1))
     }
 
@@ -474,11 +444,11 @@ mod tests {
             query: Q,
             effort: Effort::default(),
             context_lines: 0,
+            shape: Shape::Lines,
             needed,
             probe: needed,
             max_files,
-            at_least: 0,
-            sample_when_too_big: None,
+            once: false,
         }
     }
 
@@ -1034,7 +1004,7 @@ mod tests {
             assert_eq!(r.effort, effort);
             assert_eq!(r.query, Q);
             assert_eq!(r.context_lines, 2);
-            assert!(!r.whole_content);
+            assert_eq!(r.shape, Shape::Lines);
         }
     }
 

@@ -18,6 +18,7 @@ pub mod order;
 pub mod page;
 mod paging;
 pub mod suggest;
+mod survey;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;

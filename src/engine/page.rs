@@ -1,7 +1,7 @@
 //! The page cut and its totals: from the ordered items of a request to one page of them.
 
-use super::census::CensusPart;
-use super::suggest::{self, Narrowing};
+use super::census::CountUnit;
+use super::suggest::Narrowing;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -124,7 +124,7 @@ pub(crate) fn cut<T: Clone + Shaped>(
     slice: Slice,
     start: Start,
     collected: Collected<T>,
-    census: &[std::sync::Arc<CensusPart>],
+    narrowing: Option<Narrowing>,
     cfg: &PagerConfig,
 ) -> Page<T> {
     let total_items = collected.len();
@@ -139,13 +139,6 @@ pub(crate) fn cut<T: Clone + Shaped>(
         items.push(item);
         positions.push(position);
     }
-    let offset_here = collected.first + begin as u64;
-    let ceiling_here = offset_here.saturating_add(u64::from(slice.limit)) >= cfg.max_offset;
-    let narrowing = (cfg.suggest_filters
-        && (offset_here == 0 || ceiling_here)
-        && suggest::is_broad(collected.total.value, slice.limit, cfg.max_offset))
-    .then(|| collected.narrowing(census, slice.needed()))
-    .flatten();
     let Collected {
         first,
         ran_out,
@@ -319,13 +312,46 @@ impl<T: Clone> Page<T> {
 /// Said when results go on past the paging ceiling (`--max-offset`).
 pub(crate) fn ceiling_warning(max_offset: u64, narrowing: Option<&Narrowing>) -> String {
     match narrowing.and_then(|n| n.ways.first().map(|w| (n, w))) {
-        Some((n, best)) => format!(
-            "paging stops at item {max_offset}; narrow the query to see the rest, for \
-             example to {} ({}{} items)",
-            best.by,
-            n.counts.words(),
-            best.items,
-        ),
+        Some((n, best)) => {
+            let unit = match n.unit {
+                CountUnit::Results => "items",
+                CountUnit::Files => "files holding items",
+            };
+            format!(
+                "paging stops at item {max_offset}; narrow the query to see the rest, for \
+                 example to {} ({}{} {unit})",
+                best.by,
+                n.counts.words(),
+                best.items,
+            )
+        }
         None => format!("paging stops at item {max_offset}; narrow the query to see the rest"),
     }
+}
+
+/// Said of a count that is an estimate.
+pub(crate) fn estimate_warning() -> String {
+    "the total is an estimate from Zoekt's match count, since Zoekt did not return every \
+     matching file (see the other warnings)"
+        .into()
+}
+
+/// Said of a count by census that Zoekt cut short.
+pub(crate) fn census_cut_warning() -> String {
+    "Zoekt stopped before it had counted every matching file (the census's wall time, \
+     --census-wall-time-ms, or its per-shard match cap): the total is what it had counted, a \
+     lower bound; narrow the query with repo:, file: or lang: for an exact count"
+        .into()
+}
+
+/// Said of a count whose every line was too big to read, counted by its files instead.
+pub(crate) fn too_big_to_count_warning(unit: CountUnit) -> String {
+    let counted = match unit {
+        CountUnit::Results => "the results Zoekt's census counted",
+        CountUnit::Files => "the files holding results (each holds one or more)",
+    };
+    format!(
+        "Zoekt's answer for every matching line was too big to read (--max-answer-bytes): the \
+         total is {counted}, a lower bound; narrow the query for an exact count"
+    )
 }

@@ -1,19 +1,26 @@
 //! One page of a tool: from its arguments to the cut page. The cursor is read ([`Slice`]),
 //! the tool collects what the page needs ([`Tool::collect`], settled against crashed
 //! shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
-//! bigger windows, a few rounds at most.
+//! bigger windows, a few rounds at most. A first page sends its result's census
+//! (`census.rs`, `survey.rs`) beside its own window, and waits for it only when the page
+//! turns out to carry ways to narrow: a result that fits on a page pays nothing for it.
 
-use super::census::CensusSink;
-use super::suggest;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::Pager;
-use super::backend::Backend;
+use super::backend::{Backend, BackendErrorKind};
+use super::census::{CensusPart, CountUnit};
 use super::cursor::{RequestKey, Scope};
 use super::error::{ArgumentError, Error};
-use super::page::{self, Page, Slice};
+use super::page::{self, Page, Slice, Start};
+use super::suggest::{self, Narrowing};
+use super::survey::BoxedFuture;
 use super::text::Snippet;
-use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
+use super::tool::{Collected, PageArgs, PagedArgs, Tool, Total, Want};
+
+/// A page's collection on the heap: its items and where the page starts among them.
+type Collecting<'a, T> = BoxedFuture<'a, Result<(Collected<T>, Start), Error>>;
 
 /// Most windows one page fetches to find where its cursor's item has moved to. Each is at
 /// least twice the last and within `--max-window`, so the window stops growing well before.
@@ -46,51 +53,106 @@ impl<B: Backend> Pager<B> {
         if paging.count_only {
             return self.count::<T>(&plan, &key, slice.limit, &requests).await;
         }
+        // The census goes out with the page's own first window, so that a broad first page
+        // waits for the slower of the two, not for both one after the other.
+        let census_query = self
+            .suggests(slice.offset, slice.limit, None)
+            .then(|| T::census(&plan))
+            .flatten();
+        let census = async {
+            match &census_query {
+                Some(q) => self.take_census(q, &key, &requests).await,
+                None => None,
+            }
+        };
+        // Both on the heap, their types erased: a page's collection is a big future
+        // (find_references awaits two searches at once) and a worker thread's stack is small,
+        // and the compiler lays out every future that holds another.
+        let mut census: BoxedFuture<'_, Option<Arc<CensusPart>>> = Box::pin(census);
+        let mut taken = None;
+        let mut collect: Collecting<'_, T::Item> =
+            Box::pin(self.collect_page::<T>(&plan, &key, &slice, &requests));
+        let (collected, start) = loop {
+            tokio::select! {
+                done = &mut collect => break done?,
+                c = &mut census, if taken.is_none() => taken = Some(c),
+            }
+        };
+        let offset_here = collected.first + start.local as u64;
+        let narrowing = if self.suggests(offset_here, slice.limit, Some(collected.total.value)) {
+            let census = match taken {
+                Some(c) => c,
+                None => census.await,
+            };
+            narrowing_of(census, &collected, slice.needed())
+        } else {
+            // Not waited for: dropping it drops its request.
+            None
+        };
+        let mut page = page::cut(&key, slice, start, collected, narrowing, &self.cfg);
+        page.zoekt_requests = requests.load(Ordering::Relaxed);
+        Ok(page)
+    }
+
+    /// Whether a page at `offset` of `limit` items carries ways to narrow: when suggestions
+    /// are on, on a first page and on the page that reaches the paging ceiling (whose warning
+    /// names the best way), of a broad result (`total`, once it is known; `None`: whether it
+    /// may). The one place this is decided.
+    pub(crate) fn suggests(&self, offset: u64, limit: u32, total: Option<u64>) -> bool {
+        let first_or_last =
+            offset == 0 || offset.saturating_add(u64::from(limit)) >= self.cfg.max_offset;
+        self.cfg.suggest_filters
+            && first_or_last
+            && total.is_none_or(|t| suggest::is_broad(t, limit, self.cfg.max_offset))
+    }
+
+    /// The items the page needs, and where it starts among them. The cursor's last item may
+    /// now stand further down than its offset said (the results changed): then the page
+    /// needs a bigger window, at least twice the last one, since a window that ends before
+    /// the item cannot tell how far down it is. It stops when the window holds the page, or
+    /// cannot grow (Zoekt had no more files, or the window reached --max-window, which the
+    /// page then reports).
+    async fn collect_page<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        key: &RequestKey,
+        slice: &Slice,
+        requests: &AtomicU32,
+    ) -> Result<(Collected<T::Item>, Start), Error> {
         let mut needed = slice.needed();
-        // Suggestions are shown on a first page and named by the ceiling warning on the page
-        // that reaches it: those take a census, no other page does.
-        let census_wanted = self.cfg.suggest_filters
-            && (slice.offset == 0
-                || slice.offset.saturating_add(u64::from(slice.limit)) >= self.cfg.max_offset);
-        let mut sink = CensusSink::default();
-        // The cursor's last item may now stand further down than its offset said (the
-        // results changed): then the page needs a bigger window, at least twice the last one,
-        // since a window that ends before the item cannot tell how far down it is. It stops
-        // when the window holds the page, or cannot grow (Zoekt had no more files, or the
-        // window reached --max-window, which the page then reports).
         for round in 0..MAX_SEEK_ROUNDS {
             let want = Want {
                 needed,
                 after: slice.after,
-                request: &key,
+                request: key,
                 lookahead: slice.limit as usize,
-                requests: &requests,
-                census: census_wanted.then_some(&sink),
-                whole_or_sample: false,
+                requests,
+                once: false,
             };
-            let collected = self.collect_settled::<T>(&plan, &want).await?;
-            let start = page::locate(&slice, &collected);
+            let collected = self.collect_settled::<T>(plan, &want).await?;
+            let start = page::locate(slice, &collected);
             let reached = collected.first as usize + collected.len();
             let page_end = Slice {
                 offset: collected.first + start.local as u64,
-                ..slice
+                ..*slice
             }
             .needed();
             let cannot_grow = reached < needed || collected.ran_out;
             if cannot_grow || reached >= page_end || round + 1 == MAX_SEEK_ROUNDS {
-                let census = std::mem::take(&mut sink).take();
-                let mut page = page::cut(&key, slice, start, collected, &census, &self.cfg);
-                page.zoekt_requests = requests.load(Ordering::Relaxed);
-                return Ok(page);
+                return Ok((collected, start));
             }
             needed = page_end.max(needed.saturating_mul(2));
         }
         unreachable!("the last round returns")
     }
 
-    /// `count_only`: the total alone, from one request per query of `--max-window` files (the
-    /// most any page could read), so it is exact whenever Zoekt returns every file. The
-    /// answer stays in the cache, where the walk that usually follows starts from it.
+    /// `count_only`: the total alone, with the result's census. A tool whose items are files
+    /// counts with its census alone (every matching file, in one request of names only); the
+    /// others with one request per query of `--max-window` files (the most any page could
+    /// read), exact whenever Zoekt returns every file, sent beside the census. That answer
+    /// stays in the cache, where the walk that usually follows starts from it. An answer too
+    /// big to read is not asked for again smaller: the census's files are then the count, a
+    /// lower bound.
     async fn count<T: Tool>(
         &self,
         plan: &T::Plan,
@@ -98,33 +160,81 @@ impl<B: Backend> Pager<B> {
         limit: u32,
         requests: &AtomicU32,
     ) -> Result<Page<T::Item>, Error> {
-        // Needing every item, and a probe as large, makes the first window the largest one,
-        // and the only one: it is final at the cap or when Zoekt runs out.
-        let sink = CensusSink::default();
+        let census_query = T::census(plan);
+        let census = async {
+            match &census_query {
+                Some(q) => self.take_census(q, key, requests).await,
+                None => None,
+            }
+        };
+        let counts_results = census_query
+            .as_ref()
+            .is_some_and(|q| q.unit == CountUnit::Results && q.every_file_holds_items);
         let want = Want {
             needed: usize::MAX,
             after: None,
             request: key,
             lookahead: usize::MAX - 1,
             requests,
-            census: self.cfg.suggest_filters.then_some(&sink),
-            whole_or_sample: true,
+            once: true,
         };
-        let collected = self.collect_settled::<T>(plan, &want).await?;
-        let census = sink.take();
-        let narrowing = (self.cfg.suggest_filters
-            && suggest::is_broad(collected.total.value, limit, self.cfg.max_offset))
-        .then(|| collected.narrowing(&census, 0))
-        .flatten();
-        let mut warnings = collected.warnings;
-        let total = collected.total;
-        if !total.exact && !total.at_least {
-            warnings.push(
-                "the total is an estimate from Zoekt's match count, since Zoekt did not return \
-                 every matching file (see the other warnings)"
-                    .into(),
+        let (collected, census) = if counts_results {
+            match census.await {
+                Some(census) => (None, Some(census)),
+                None => (Some(self.collect_settled::<T>(plan, &want).await), None),
+            }
+        } else {
+            let (collected, census) = tokio::join!(
+                Box::pin(self.collect_settled::<T>(plan, &want)),
+                Box::pin(census)
             );
-        }
+            (Some(collected), census)
+        };
+        let (total, mut warnings, collected) = match (collected, &census) {
+            (None, Some(census)) => {
+                let total = Total {
+                    value: census.files_total,
+                    exact: census.complete,
+                    at_least: !census.complete,
+                };
+                let warnings = if census.complete {
+                    Vec::new()
+                } else {
+                    vec![page::census_cut_warning()]
+                };
+                (total, warnings, None)
+            }
+            (Some(Ok(collected)), _) => {
+                let mut warnings = collected.warnings.clone();
+                let total = collected.total;
+                if !total.exact && !total.at_least {
+                    warnings.push(page::estimate_warning());
+                }
+                (total, warnings, Some(collected))
+            }
+            (Some(Err(Error::Backend(e))), Some(census)) if e.kind == BackendErrorKind::TooBig => {
+                let total = Total {
+                    value: census.total(),
+                    exact: false,
+                    at_least: true,
+                };
+                (
+                    total,
+                    vec![page::too_big_to_count_warning(census.unit)],
+                    None,
+                )
+            }
+            (Some(Err(e)), _) => return Err(e),
+            (None, None) => unreachable!("a count by census falls back to the windows"),
+        };
+        let narrowing = if self.suggests(0, limit, Some(total.value)) {
+            match &collected {
+                Some(collected) => narrowing_of(census, collected, 0),
+                None => census.and_then(|c| suggest::narrowing(&c, &[])),
+            }
+        } else {
+            None
+        };
         // Pages a walk can reach: the cursor stops at --max-offset.
         let reachable = total.value.min(self.cfg.max_offset);
         if total.value > self.cfg.max_offset {
@@ -214,6 +324,17 @@ impl<B: Backend> Pager<B> {
             },
         })
     }
+}
+
+/// The ways to narrow a result of `collected` items, counted over `census` when one was
+/// taken, else over the items collected; leaving out what the first `on_page` items show.
+fn narrowing_of<T>(
+    census: Option<Arc<CensusPart>>,
+    collected: &Collected<T>,
+    on_page: usize,
+) -> Option<Narrowing> {
+    let census = census.unwrap_or_else(|| Arc::new(collected.own_count()));
+    suggest::narrowing(&census, &collected.leading_files(on_page))
 }
 
 /// A total Zoekt did not finish counting, whatever tool counted it, is a lower bound: at
@@ -590,11 +711,11 @@ mod tests {
         // Ready: one crashed answer is asked for again, and the page is whole.
         p.backend().set_ready(true);
         p.backend().crash_next(1);
-        let before = p.backend().requests().len();
+        let before = p.backend().line_searches();
         let whole = page(&p, 3, None).await;
         assert_eq!(paths(&whole), ["u00", "u01", "u02"]);
         assert!(whole.complete && whole.has_more);
-        assert_eq!(p.backend().requests().len() - before, 2);
+        assert_eq!(p.backend().line_searches() - before, 2);
         // Two in a row: the page is empty, holds the walk's start, and says so.
         p.backend().crash_next(2);
         let held = page(&p, 3, None).await;

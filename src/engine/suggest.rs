@@ -1,26 +1,29 @@
-//! Ways to narrow a broad result: the repositories, languages and directories that hold the
-//! most of its items, each with how many it holds, counted over the result's census
-//! (`census.rs`: the whole result, or its best-ranked thousand files scaled to the total).
+//! Ways to narrow a broad result: the directories, repositories and languages that hold its
+//! parts, each with how much of it they hold, counted over the result's census (`census.rs`).
 //!
 //! A model's first query on a large monorepo is usually broad; paging through thousands of
-//! items is not how it finds what it wants, and guessing a `repo:` or `lang:` filter costs it
+//! items is not how it finds what it wants, and guessing a `repo:` or `file:` filter costs it
 //! a round trip. Code-search UIs answer this with filter lists and counts; this is that list,
-//! for a reader that is a model: one list, best first, each way with its count, exact or
-//! estimated as the census is.
+//! for a reader that is a model: one list, best first, each way with its count.
 //!
-//! What makes a way good: it holds many results and still cuts the total (at least three
-//! times for the first ones); it is not the page already on screen; it says something no way
-//! before it says (not the same files, not a directory inside one already named). Directories
-//! are named at the depth where they stop holding everything their parent holds, and with
-//! their repository when the result spans several (`src/` means nothing across repositories).
-//! Suggestions never change which items a page holds. The engine states each narrowing as
-//! data ([`Narrow`]); the tools write it as a query in the backend's syntax.
+//! The ways follow the result's tree, so that a model that follows only them reaches any large
+//! part of the result in two or three calls. From the whole result down, a part that holds
+//! more than half of it is no way to narrow (it keeps most of what it was meant to cut), so
+//! the list goes down through it: the ways are the parts beside that chain of big parts, the
+//! biggest first (the children of every part on the chain, but the next one on it). When
+//! those named leave much of the deepest big part unnamed, that part is named too, so that
+//! its smaller children are one call away. A directory's own files (`c-include/stdio.h` beside
+//! `c-include/node/`) are a part of their own. Languages that cut the result come beside
+//! them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
+//! the backend's syntax, and a directory inside a `file:` filter the call already has
+//! replaces that filter rather than adding to it. Suggestions never change which items a
+//! page holds.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use super::census::{CensusPart, CountKind, FileFacts};
+use super::census::{CensusPart, CountKind, CountUnit, FileFacts};
 
 /// What a narrowing selects.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,30 +40,45 @@ pub enum NarrowBy {
         /// The directory, ending with `/`.
         dir: String,
     },
+    /// The files directly in `dir` (ends with `/`; empty: the repository's top), not in its
+    /// subdirectories: in `repo` when set, else in every repository.
+    Files {
+        /// The repository the directory is in; `None` when the result has only one.
+        repo: Option<String>,
+        /// The directory, ending with `/`, or empty for the top.
+        dir: String,
+    },
 }
 
 impl std::fmt::Display for NarrowBy {
-    /// In words: `repository gen-py-b`, `language Go`, `directory src/net/ of tokio`.
+    /// In words: `repository gen-py-b`, `language Go`, `directory src/net/ of tokio`,
+    /// `the files directly in c-include/`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let of = |repo: &Option<String>| match repo {
+            Some(r) => format!(" of {r}"),
+            None => String::new(),
+        };
         match self {
             NarrowBy::Repo(r) => write!(f, "repository {r}"),
             NarrowBy::Language(l) => write!(f, "language {l}"),
-            NarrowBy::Directory { repo: None, dir } => write!(f, "directory {dir}"),
-            NarrowBy::Directory {
-                repo: Some(repo),
-                dir,
-            } => write!(f, "directory {dir} of {repo}"),
+            NarrowBy::Directory { repo, dir } => write!(f, "directory {dir}{}", of(repo)),
+            NarrowBy::Files { repo, dir } if dir.is_empty() => {
+                write!(f, "the files at the top{}", of(repo))
+            }
+            NarrowBy::Files { repo, dir } => {
+                write!(f, "the files directly in {dir}{}", of(repo))
+            }
         }
     }
 }
 
-/// One way to narrow, with how many of the result's items it holds.
+/// One way to narrow, with how much of the result it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Narrow {
     /// What it selects.
     pub by: NarrowBy,
-    /// Items it holds in the whole result, as [`Narrowing::counts`] says: exactly, about
-    /// (its share of the census, scaled to the total), or at least.
+    /// What it holds of the whole result, in [`Narrowing::unit`], as [`Narrowing::counts`]
+    /// says: exactly, about or at least.
     pub items: u64,
 }
 
@@ -71,7 +89,9 @@ pub struct Narrowing {
     pub ways: Vec<Narrow>,
     /// What the counts are worth.
     pub counts: CountKind,
-    /// How many files the counts were read from (the best-ranked ones).
+    /// What they count: results, or the files holding them.
+    pub unit: CountUnit,
+    /// How many files the counts were read from.
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
@@ -81,21 +101,20 @@ pub struct Narrowing {
 pub const MAX_WAYS: usize = 8;
 /// A result is broad when it holds more than this many pages at the asked limit.
 pub const BROAD_PAGES: u64 = 3;
-/// A narrowing must leave out at least half of the result: one that keeps nearly everything
-/// (`lang:Go` on a Go monorepo) is no way to narrow.
+/// A way must leave out at least half of the result: one that keeps nearly everything
+/// (`lang:Go` on a Go monorepo) is no way to narrow, and the list goes down through it.
 const MAX_SHARE: f64 = 0.5;
 /// One that keeps at most a third cuts the result at least three times: those come first.
 const CUTTING_SHARE: f64 = 1.0 / 3.0;
-/// The same with lower bounds: a fifth of what was counted, since the narrowed call finds
-/// more than was counted (Zoekt searches further when fewer results fill its caps; measured
-/// on a real monorepo, a way holding a quarter of the counted results held a third of the
-/// narrowed call's).
-const CUTTING_SHARE_AT_LEAST: f64 = 1.0 / 5.0;
 /// A way holding less than this share of the result comes after every other.
 const TINY_SHARE: f64 = 0.01;
-/// Most suggestions of one kind (repositories, languages, directories), so that the list
-/// offers different ways rather than the ten biggest directories.
-const MAX_OF_A_KIND: usize = 4;
+/// Most languages suggested: the list is mostly the result's tree.
+const MAX_LANGUAGES: usize = 2;
+/// The deepest big part is named too when the ways inside it hold less than this share of
+/// it: its unnamed children are then one call away.
+const NAMED_ENOUGH: f64 = 2.0 / 3.0;
+/// The group of that part: last, after every other way, in a place kept for it.
+const GATEWAY: u8 = 3;
 
 /// Whether a result of `total` items is broad at `limit` items a page, or past the paging
 /// ceiling `max_offset`.
@@ -103,26 +122,16 @@ pub fn is_broad(total: u64, limit: u32, max_offset: u64) -> bool {
     total > BROAD_PAGES.saturating_mul(u64::from(limit.max(1))) || total > max_offset
 }
 
-/// What one candidate way holds.
-#[derive(Debug, Clone, Copy, Default)]
-struct Tally {
-    /// The result's items it holds (scaled).
-    items: f64,
-    /// Items counted (unscaled).
-    counted: u64,
-    /// Files it holds.
-    files: usize,
-    /// Which files (XOR of their fingerprints): two ways of the same files say one thing.
-    which: u64,
-}
-
-/// A way as it is counted, naming what it selects by borrowed names (counting a census of
-/// thousands of files allocates nothing per directory).
+/// A part of the result as it is counted, naming what it selects by borrowed names (counting
+/// a census of tens of thousands of files allocates nothing per directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Key<'a> {
+    /// The whole result.
+    Root,
     Repo(&'a str),
     Language(&'a str),
     Directory(Option<&'a str>, &'a str),
+    Files(Option<&'a str>, &'a str),
 }
 
 impl<'a> Key<'a> {
@@ -132,234 +141,352 @@ impl<'a> Key<'a> {
             NarrowBy::Repo(r) => Key::Repo(r),
             NarrowBy::Language(l) => Key::Language(l),
             NarrowBy::Directory { repo, dir } => Key::Directory(repo.as_deref(), dir),
+            NarrowBy::Files { repo, dir } => Key::Files(repo.as_deref(), dir),
         }
     }
 
-    /// A stable order among ways that hold as many results: repositories, languages, then
-    /// directories, each by name (as [`NarrowBy`] orders).
+    /// A stable order among parts that hold as much: repositories, directories, files of a
+    /// directory, then languages (a part of the tree leads on to the parts inside it), each
+    /// by name.
     fn order(&self) -> (u8, Option<&'a str>, &'a str) {
         match *self {
-            Key::Repo(r) => (0, None, r),
-            Key::Language(l) => (1, None, l),
+            Key::Root => (0, None, ""),
+            Key::Repo(r) => (1, None, r),
             Key::Directory(repo, dir) => (2, repo, dir),
+            Key::Files(repo, dir) => (3, repo, dir),
+            Key::Language(l) => (4, None, l),
         }
     }
 
-    fn owned(self) -> NarrowBy {
-        match self {
+    fn owned(self) -> Option<NarrowBy> {
+        Some(match self {
+            Key::Root => return None,
             Key::Repo(r) => NarrowBy::Repo(r.to_string()),
             Key::Language(l) => NarrowBy::Language(l.to_string()),
             Key::Directory(repo, dir) => NarrowBy::Directory {
                 repo: repo.map(String::from),
                 dir: dir.to_string(),
             },
-        }
+            Key::Files(repo, dir) => NarrowBy::Files {
+                repo: repo.map(String::from),
+                dir: dir.to_string(),
+            },
+        })
     }
 }
 
-/// A census's candidate ways, ranked, before the page they are shown on is known: what the
-/// census alone decides, kept with it (`census.rs`) so that a page cut from a cached answer
-/// does not count thousands of files again.
+/// What one part holds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    /// The result's items (or files) it holds.
+    items: f64,
+    /// Files it holds.
+    files: usize,
+    /// Which files (XOR of their fingerprints): two parts of the same files say one thing.
+    which: u64,
+}
+
+/// A way a census offers, before the page it is shown on is known.
+#[derive(Debug, Clone)]
+struct Candidate {
+    by: NarrowBy,
+    tally: Tally,
+    /// Its place in the list: cutting ways, then the rest, then tiny ones, then the part
+    /// named for its unnamed children.
+    group: u8,
+}
+
+/// A census's ways, ranked, before the page they are shown on is known: what the census alone
+/// decides, kept with it (`census.rs`) so that a page cut from a cached census does not count
+/// tens of thousands of files again.
 #[derive(Debug)]
 pub struct RankedWays {
-    ways: Vec<(NarrowBy, Tally)>,
+    ways: Vec<Candidate>,
     several_repos: bool,
-    counts: CountKind,
-    files_read: usize,
-    files_total: u64,
 }
 
-/// Candidates kept after ranking: the page's own ways are left out of them afterwards, and a
-/// page shows at most a hundred files' worth.
-const MAX_CANDIDATES: usize = 256;
-
-/// Counts and ranks the ways to narrow the result `census` (one part per backend query)
-/// counted.
-pub fn rank(census: &[&CensusPart]) -> RankedWays {
-    let counts = CountKind::of_all(census.iter().map(|p| p.kind));
-    let files_read = census.iter().map(|p| p.files.len()).sum();
-    let files_total = census.iter().map(|p| p.files_total).sum();
-    // One entry per file: a file of two parts (a definition and a usage) is one file.
-    let mut files: HashMap<(&str, &str), (&str, f64, u64)> = HashMap::new();
-    for part in census {
-        for f in part.files.iter().filter(|f| f.items > 0) {
-            let e = files.entry((f.repo.as_str(), f.path.as_str())).or_insert((
+/// Counts the parts of the result `census` counted and ranks its ways.
+pub fn rank(census: &CensusPart) -> RankedWays {
+    let files: Vec<(&str, &str, &str, f64)> = census
+        .files
+        .iter()
+        .filter(|f| f.items > 0)
+        .map(|f| {
+            (
+                f.repo.as_str(),
+                f.path.as_str(),
                 f.language.as_str(),
-                0.0,
-                0,
-            ));
-            e.1 += f64::from(f.items) * part.scale;
-            e.2 += u64::from(f.items);
-        }
-    }
-    let whole: f64 = files.values().map(|(_, items, _)| items).sum();
-    let several_repos = files
-        .keys()
-        .map(|(repo, _)| repo)
-        .collect::<HashSet<_>>()
-        .len()
-        > 1;
-    let mut tallies: HashMap<Key, Tally> = HashMap::new();
-    for (&(repo, path), &(language, items, counted)) in &files {
-        let file = fingerprint(repo, path);
-        let mut add = |key| {
-            let t: &mut Tally = tallies.entry(key).or_default();
-            t.items += items;
-            t.counted += counted;
-            t.files += 1;
-            t.which ^= file;
-        };
-        if several_repos {
-            add(Key::Repo(repo));
-        }
-        if !language.is_empty() {
-            add(Key::Language(language));
-        }
-        // Every directory the file is in, but not the file itself.
-        for (at, _) in path.match_indices('/') {
-            add(Key::Directory(several_repos.then_some(repo), &path[..=at]));
-        }
-    }
-    // A directory is worth naming only at the depth where it stops holding every file its
-    // parent holds (`a/b/c/` rather than `a/` and `a/b/`, when those hold the same files).
-    let mut same_as_a_child: HashSet<Key> = HashSet::new();
-    for (key, t) in &tallies {
-        if let Key::Directory(repo, dir) = *key
-            && let Some(parent) = parent_dir(dir)
-        {
-            let parent = Key::Directory(repo, parent);
-            if tallies.get(&parent).is_some_and(|p| p.which == t.which) {
-                same_as_a_child.insert(parent);
-            }
-        }
-    }
-    let mut candidates: Vec<(Key, Tally)> = tallies
-        .into_iter()
-        .filter(|(key, t)| match key {
-            // A directory of one file is the file: no way to narrow.
-            Key::Directory(..) => t.files >= 2 && !same_as_a_child.contains(key),
-            _ => true,
+                f64::from(f.items),
+            )
         })
-        .filter(|(_, t)| t.items <= whole * MAX_SHARE)
         .collect();
-    // Best first: those that cut the result at least three times and still hold a share of
-    // it worth naming, then those that cut it less, then the tiny ones (a language of twenty
-    // results in tens of thousands is rarely what a broad query was after); in each group by
-    // items held (the most that still cuts), then a stable order.
-    let cutting = match counts {
-        CountKind::AtLeast => CUTTING_SHARE_AT_LEAST,
-        CountKind::Exact | CountKind::About => CUTTING_SHARE,
-    };
+    let whole: f64 = files.iter().map(|f| f.3).sum();
+    let several_repos = files.iter().map(|f| f.0).collect::<HashSet<_>>().len() > 1;
+    let tree = Tree::count(&files, several_repos);
+    // Down through the parts that hold more than half of the result.
+    let mut chain = vec![Key::Root];
+    while let Some(big) = tree
+        .children(*chain.last().expect("the root"))
+        .into_iter()
+        .find(|k| tree.items(*k) > whole * MAX_SHARE)
+    {
+        chain.push(big);
+    }
+    let mut frontier: Vec<(Key, Tally)> = chain
+        .iter()
+        .flat_map(|k| tree.children(*k))
+        .filter(|k| !chain.contains(k))
+        .map(|k| (k, tree.tally(k)))
+        .collect();
+    frontier.sort_by(|(a, ta), (b, tb)| {
+        tb.items
+            .total_cmp(&ta.items)
+            .then(a.order().cmp(&b.order()))
+    });
     let group = |t: &Tally| {
         if t.items < whole * TINY_SHARE {
             2
-        } else if t.items <= whole * cutting {
+        } else if t.items <= whole * CUTTING_SHARE {
             0
         } else {
             1
         }
     };
-    candidates.sort_by(|(a, ta), (b, tb)| {
-        group(ta)
-            .cmp(&group(tb))
-            .then(tb.items.total_cmp(&ta.items))
+    let mut ways: Vec<Candidate> = frontier
+        .iter()
+        .filter_map(|(k, t)| {
+            Some(Candidate {
+                by: k.owned()?,
+                tally: *t,
+                group: group(t),
+            })
+        })
+        .collect();
+    // Languages that cut the result, unless one holds the very files of a part.
+    let mut languages: Vec<(Key, Tally)> = tree
+        .tallies
+        .iter()
+        .filter(|(k, t)| matches!(k, Key::Language(_)) && t.items <= whole * MAX_SHARE)
+        .map(|(k, t)| (*k, *t))
+        .collect();
+    languages.sort_by(|(a, ta), (b, tb)| {
+        tb.items
+            .total_cmp(&ta.items)
             .then(a.order().cmp(&b.order()))
     });
-    candidates.truncate(MAX_CANDIDATES);
-    RankedWays {
-        ways: candidates
-            .into_iter()
-            .map(|(key, t)| (key.owned(), t))
-            .collect(),
-        several_repos,
-        counts,
-        files_read,
-        files_total,
+    ways.extend(languages.into_iter().filter_map(|(k, t)| {
+        Some(Candidate {
+            by: k.owned()?,
+            tally: t,
+            group: group(&t),
+        })
+    }));
+    // The deepest big part, when the parts named inside it would leave much of it unnamed.
+    if let Some(&deepest) = chain.last().filter(|k| **k != Key::Root) {
+        let inside = tree.tally(deepest);
+        if inside.items < whole {
+            // At most the ways left beside it, and only those inside it.
+            let named: f64 = frontier
+                .iter()
+                .take(MAX_WAYS - 1)
+                .filter(|(k, _)| tree.is_inside(*k, deepest))
+                .map(|(_, t)| t.items)
+                .sum();
+            if named < inside.items * NAMED_ENOUGH
+                && let Some(by) = deepest.owned()
+            {
+                ways.push(Candidate {
+                    by,
+                    tally: inside,
+                    group: GATEWAY,
+                });
+            }
+        }
     }
-}
-
-/// The ways to narrow the result counted by `census` (one part per backend query), leaving
-/// out those that hold only what `on_page` (the page's files, each with its items on the
-/// page) already shows. `None` when no way would cut it.
-pub fn narrowing(census: &[Arc<CensusPart>], on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
-    let parts: Vec<&CensusPart> = census.iter().map(|p| p.as_ref()).collect();
-    // Ranked once and kept with the first census, with the others it was ranked with
-    // (find_references pairs its definitions' census with its usages'): a page cut from
-    // cached answers does not count thousands of files again.
-    let kept = census.split_first().and_then(|(first, others)| {
-        let ranked = first.memo(|| (others.to_vec(), rank(&parts)))?;
-        let same = ranked.0.len() == others.len()
-            && ranked.0.iter().zip(others).all(|(a, b)| Arc::ptr_eq(a, b));
-        same.then_some(ranked)
+    // Best first: by group, then by what each holds (the sort is stable: the tree's order
+    // among equals).
+    ways.sort_by(|a, b| {
+        a.group
+            .cmp(&b.group)
+            .then(b.tally.items.total_cmp(&a.tally.items))
+            .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
     });
-    match kept {
-        Some(ranked) => choose(&ranked.1, on_page),
-        None => choose(&rank(&parts), on_page),
+    RankedWays {
+        ways,
+        several_repos,
     }
 }
 
-/// The ways of `ranked` a page shows: not the page's own, at most [`MAX_OF_A_KIND`] of a
-/// kind, none inside one already named nor of the very files of one, at most [`MAX_WAYS`].
-fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
-    // What the page shows of each way: a way whose every counted item is on it is the
-    // page again, not a way to narrow.
-    let mut shown: HashMap<Key, u64> = HashMap::new();
-    for (f, items) in on_page {
-        let mut add = |key| *shown.entry(key).or_default() += *items as u64;
-        add(Key::Repo(&f.repo));
-        add(Key::Language(&f.language));
-        for (at, _) in f.path.match_indices('/') {
-            add(Key::Directory(
-                ranked.several_repos.then_some(f.repo.as_str()),
-                &f.path[..=at],
-            ));
-        }
-    }
-    let mut of_kind = [0usize; 3];
-    let mut ways: Vec<Narrow> = Vec::new();
-    let mut said = HashSet::new();
-    for (by, t) in &ranked.ways {
-        if ways.len() == MAX_WAYS {
-            break;
-        }
-        if shown.get(&Key::of(by)).is_some_and(|&s| s >= t.counted) {
-            continue;
-        }
-        let kind = match by {
-            NarrowBy::Repo(_) => 0,
-            NarrowBy::Language(_) => 1,
-            NarrowBy::Directory { .. } => 2,
-        };
-        let nested = ways.iter().any(|w| nested(&w.by, by));
-        if of_kind[kind] == MAX_OF_A_KIND || nested || !said.insert(t.which) {
-            continue;
-        }
-        of_kind[kind] += 1;
-        ways.push(Narrow {
-            by: by.clone(),
-            items: (t.items.round() as u64).max(1),
-        });
-    }
-    (!ways.is_empty()).then_some(Narrowing {
+/// The ways to narrow the result counted by `census`, leaving out those that hold only what
+/// `on_page` (the page's files, each with its items on the page) already shows. `None` when
+/// no way would cut it.
+pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> Option<Narrowing> {
+    // Ranked once and kept with the census: a page cut from a cached census does not count
+    // tens of thousands of files again.
+    let ranked = census.memo(|| rank(census));
+    let ranked = match &ranked {
+        Some(kept) => kept.as_ref(),
+        None => &rank(census),
+    };
+    let ways = choose(ranked, on_page, census.unit);
+    (!ways.is_empty()).then(|| Narrowing {
         ways,
-        counts: ranked.counts,
-        files_read: ranked.files_read,
-        files_total: ranked.files_total,
+        counts: census.kind,
+        unit: census.unit,
+        files_read: census.files.len(),
+        files_total: census.files_total,
     })
 }
 
-/// One way inside the other (a directory of a repository, a directory inside another, in
-/// the same repository): the second says little the first does not, and a narrowed call's
-/// own first page suggests the deeper ways.
-fn nested(a: &NarrowBy, b: &NarrowBy) -> bool {
-    match (a, b) {
-        (NarrowBy::Directory { repo: ra, dir: da }, NarrowBy::Directory { repo: rb, dir: db }) => {
-            ra == rb && (da.starts_with(db.as_str()) || db.starts_with(da.as_str()))
+/// The ways of `ranked` a page shows: not the page's own, none of the very files of one
+/// named before, at most [`MAX_LANGUAGES`] languages, at most [`MAX_WAYS`], the last kept for
+/// the part named for its unnamed children when there is one. `unit` is what the ways'
+/// counts count.
+fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit) -> Vec<Narrow> {
+    // What the page shows of each part, in the counts' unit: a way whose every item is on it
+    // is the page again.
+    let mut shown: HashMap<Key, usize> = HashMap::new();
+    for (f, items) in on_page {
+        let counted = match unit {
+            CountUnit::Results => *items,
+            CountUnit::Files => 1,
+        };
+        let mut add = |key| *shown.entry(key).or_default() += counted;
+        let repo = ranked.several_repos.then_some(f.repo.as_str());
+        add(Key::Repo(&f.repo));
+        add(Key::Language(&f.language));
+        add(Key::Files(repo, dir_of(&f.path)));
+        for (at, _) in f.path.match_indices('/') {
+            add(Key::Directory(repo, &f.path[..=at]));
         }
-        (NarrowBy::Repo(r), NarrowBy::Directory { repo: Some(d), .. })
-        | (NarrowBy::Directory { repo: Some(d), .. }, NarrowBy::Repo(r)) => r == d,
-        _ => false,
     }
+    let mut languages = 0;
+    let mut said = HashSet::new();
+    let mut ways = Vec::new();
+    let gateway = ranked.ways.last().filter(|c| c.group == GATEWAY);
+    let room = MAX_WAYS - usize::from(gateway.is_some());
+    for c in &ranked.ways {
+        if ways.len() == room && c.group != GATEWAY {
+            continue;
+        }
+        if shown
+            .get(&Key::of(&c.by))
+            .is_some_and(|&s| s as f64 >= c.tally.items)
+        {
+            continue;
+        }
+        let language = matches!(c.by, NarrowBy::Language(_));
+        if (language && languages == MAX_LANGUAGES) || !said.insert(c.tally.which) {
+            continue;
+        }
+        languages += usize::from(language);
+        ways.push(Narrow {
+            by: c.by.clone(),
+            items: (c.tally.items.round() as u64).max(1),
+        });
+    }
+    ways
+}
+
+/// Every part of a result: its repositories, directories, directories' own files and
+/// languages, each with what it holds.
+struct Tree<'a> {
+    tallies: HashMap<Key<'a>, Tally>,
+    /// The parts directly inside each part (languages are no part of the tree).
+    children: HashMap<Key<'a>, HashSet<Key<'a>>>,
+}
+
+impl<'a> Tree<'a> {
+    fn count(files: &[(&'a str, &'a str, &'a str, f64)], several_repos: bool) -> Tree<'a> {
+        let mut tree = Tree {
+            tallies: HashMap::new(),
+            children: HashMap::new(),
+        };
+        for &(repo, path, language, items) in files {
+            let file = fingerprint(repo, path);
+            let repo_key = several_repos.then_some(repo);
+            let mut parent = Key::Root;
+            tree.add(Key::Root, items, file);
+            if several_repos {
+                tree.link(Key::Root, Key::Repo(repo));
+                tree.add(Key::Repo(repo), items, file);
+                parent = Key::Repo(repo);
+            }
+            for (at, _) in path.match_indices('/') {
+                let dir = Key::Directory(repo_key, &path[..=at]);
+                tree.link(parent, dir);
+                tree.add(dir, items, file);
+                parent = dir;
+            }
+            let own = Key::Files(repo_key, dir_of(path));
+            tree.link(parent, own);
+            tree.add(own, items, file);
+            if !language.is_empty() {
+                tree.add(Key::Language(language), items, file);
+            }
+        }
+        tree
+    }
+
+    fn add(&mut self, key: Key<'a>, items: f64, file: u64) {
+        let t = self.tallies.entry(key).or_default();
+        t.items += items;
+        t.files += 1;
+        t.which ^= file;
+    }
+
+    fn link(&mut self, parent: Key<'a>, child: Key<'a>) {
+        self.children.entry(parent).or_default().insert(child);
+    }
+
+    fn tally(&self, key: Key<'a>) -> Tally {
+        self.tallies.get(&key).copied().unwrap_or_default()
+    }
+
+    fn items(&self, key: Key<'a>) -> f64 {
+        self.tally(key).items
+    }
+
+    /// The parts directly inside `key`, biggest first (then in a stable order). The files of a
+    /// directory that has no subdirectory are the directory again: left out.
+    fn children(&self, key: Key<'a>) -> Vec<Key<'a>> {
+        let Some(kids) = self.children.get(&key) else {
+            return Vec::new();
+        };
+        let subdirs = kids
+            .iter()
+            .any(|k| matches!(k, Key::Directory(..) | Key::Repo(_)));
+        let mut kids: Vec<Key<'a>> = kids
+            .iter()
+            .copied()
+            .filter(|k| subdirs || !matches!(k, Key::Files(..)))
+            .collect();
+        kids.sort_by(|a, b| {
+            self.items(*b)
+                .total_cmp(&self.items(*a))
+                .then(a.order().cmp(&b.order()))
+        });
+        kids
+    }
+
+    /// `key` is `outer` or lies inside it.
+    fn is_inside(&self, key: Key<'a>, outer: Key<'a>) -> bool {
+        match (key, outer) {
+            (_, Key::Root) => true,
+            (Key::Repo(r), Key::Repo(o)) => r == o,
+            (Key::Directory(r, _) | Key::Files(r, _), Key::Repo(o)) => r == Some(o),
+            (Key::Directory(r, d) | Key::Files(r, d), Key::Directory(ro, o)) => {
+                r == ro && d.starts_with(o)
+            }
+            (Key::Files(r, d), Key::Files(ro, o)) => r == ro && d == o,
+            _ => false,
+        }
+    }
+}
+
+/// The directory a path's file is in, with its `/` (empty at the top).
+fn dir_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |at| &path[..=at])
 }
 
 /// A number standing for one file: XORed together, they tell sets of files apart (the
@@ -372,49 +499,31 @@ fn fingerprint(repo: &str, path: &str) -> u64 {
     h.finish()
 }
 
-/// `a/b/` for `a/b/c/`; `None` for a top directory.
-fn parent_dir(dir: &str) -> Option<&str> {
-    let inner = dir.strip_suffix('/')?;
-    inner.rfind('/').map(|i| &dir[..=i])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::census::CountedFile;
 
-    fn file(repo: &str, path: &str, language: &str, items: u32) -> CountedFile {
-        CountedFile {
-            repo: repo.into(),
-            path: path.into(),
-            language: language.into(),
-            items,
+    /// A census of one file per entry: `repo path language`, entries separated by `;`, each
+    /// repeated `N` times as `path` with `#` replaced by 0..N when it is `repo path lang *N`.
+    fn census(table: &str, unit: CountUnit) -> Arc<CensusPart> {
+        let mut files = Vec::new();
+        for entry in table.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+            let f: Vec<&str> = entry.split_whitespace().collect();
+            let copies: usize = f
+                .get(3)
+                .map_or(1, |n| n.trim_start_matches('*').parse().unwrap());
+            for i in 0..copies {
+                files.push(CountedFile {
+                    repo: f[0].into(),
+                    path: f[1].replace('#', &i.to_string()),
+                    language: f[2].into(),
+                    items: 1,
+                });
+            }
         }
-    }
-
-    /// Files from a table: `repo path language items`, entries separated by `;`.
-    fn files(table: &str) -> Vec<CountedFile> {
-        table
-            .split(';')
-            .map(|entry| {
-                let f: Vec<&str> = entry.split_whitespace().collect();
-                file(f[0], f[1], f[2], f[3].parse().expect("items"))
-            })
-            .collect()
-    }
-
-    fn part(files: Vec<CountedFile>, exact: bool, scale: f64) -> CensusPart {
         let n = files.len() as u64;
-        let kind = if exact {
-            CountKind::Exact
-        } else {
-            CountKind::About
-        };
-        CensusPart::of_counted(files, kind, scale, if exact { n } else { n * 10 })
-    }
-
-    fn refs(census: [CensusPart; 1]) -> Vec<Arc<CensusPart>> {
-        census.into_iter().map(Arc::new).collect()
+        Arc::new(CensusPart::of_counted(files, CountKind::Exact, unit, n))
     }
 
     /// The ways, best first, as `way: items` separated by `; `.
@@ -428,88 +537,142 @@ mod tests {
     }
 
     #[test]
-    fn exact_counts_best_first_at_the_depth_that_tells_files_apart() {
-        let census = [part(
-            files(
-                "a src/net/x.go Go 3; a src/net/y.go Go 3; b lib/z.py Python 2; \
-                 c lib/w.py Python 2; d top.rs Rust 1; e top2.rs Rust 1",
-            ),
-            true,
-            1.0,
-        )];
-        let n = narrowing(&refs(census), &[]).expect("ways");
-        assert_eq!(n.counts, CountKind::Exact);
-        assert_eq!((n.files_read, n.files_total), (6, 6));
-        // Those that cut three times or more first (4 of 12 items at most), by items; then
-        // the rest. `src/` and `src/net/` of `a` hold the same files: only the deeper one is
-        // named, and it is `Go` again (the same files), so it is left out; so is repository
-        // `a`, a fifth repository. Directories are named with their repository here (`lib/`
-        // of `b` is one file: none).
+    fn a_result_spread_over_the_top_directories_names_them_biggest_first() {
+        let c = census(
+            "m go-toolchain/src/a#.go Go *40; m go-modules/x/b#.go Go *30; \
+             m rust-crates/t/c#.rs Rust *20; m python/3.11/d#.py Python *6; \
+             m npm/p/e#.js JavaScript *3; m c-include/f#.h C *1",
+            CountUnit::Files,
+        );
+        let n = narrowing(&c, &[]).expect("ways");
+        assert_eq!(
+            (n.counts, n.unit, n.files_read, n.files_total),
+            (CountKind::Exact, CountUnit::Files, 100, 100)
+        );
+        // Each top directory cuts the result, the biggest first; Rust is rust-crates/ again
+        // and Python python/ again (the same files), so no language is named.
+        // Go (70 of 100) keeps most of the result: no way to narrow.
         assert_eq!(
             ways(&n),
-            "language Python: 4; repository b: 2; repository c: 2; language Rust: 2; \
-             repository d: 1; repository e: 1; language Go: 6"
+            "directory go-modules/: 30; directory rust-crates/: 20; directory python/: 6; \
+             directory npm/: 3; directory c-include/: 1; directory go-toolchain/: 40"
         );
     }
 
     #[test]
-    fn a_sample_is_scaled_and_a_way_on_the_page_alone_is_left_out() {
-        // One repository: directories alone, no `repo:`. The page shows the two items of
-        // `docs/`, all it holds: not a way to narrow.
-        let census = [part(
-            files(
-                "mono docs/a.md Markdown 1; mono docs/b.md Markdown 1; mono go/net/x.go Go 4; \
-                 mono go/net/y.go Go 4; mono go/os/z.go Go 4; mono rust/a/x.rs Rust 3; \
-                 mono rust/a/y.rs Rust 3; mono rust/b/y.rs Rust 3; mono c/a/x.c C 5; \
-                 mono c/a/y.c C 5",
+    fn the_list_goes_down_through_a_part_holding_most_and_names_it_when_much_is_unnamed() {
+        // One crate; its src/ holds 90 of 100 files, in twelve subdirectories of 7 or 8
+        // (the issue's tokio: four named directories held 3,748 of 5,239 results, and
+        // neither src/task/ nor src/ itself was named).
+        let mut table = String::from("m t/tests/x#.rs Rust *6; m t/benches/y#.rs Rust *4;");
+        for d in [
+            "io", "net", "runtime", "sync", "task", "time", "fs", "process", "signal", "util",
+            "macros", "loom",
+        ] {
+            let n = if d == "loom" || d == "macros" { 6 } else { 7 };
+            table.push_str(&format!(" m t/src/{d}/f#.rs Rust *{n};"));
+        }
+        table.push_str(" m t/src/lib.rs Rust");
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        // Not the crate, not t/src/ as one of the first (each keeps most of the result):
+        // the parts beside them, the biggest first.
+        assert!(
+            said.starts_with("directory t/src/fs/: 7; directory t/src/io/: 7"),
+            "{said}"
+        );
+        // Seven ways name 49 of src/'s 83: src/ itself comes last, the way to the rest of
+        // its subdirectories (src/time/ and src/util/ among them).
+        assert_eq!(n.ways.len(), MAX_WAYS);
+        assert!(said.ends_with("directory t/src/: 83"), "{said}");
+        assert!(!said.contains("directory t/: "), "{said}");
+        assert!(!said.contains("src/util/"), "{said}");
+        // Called, src/ is the whole result: eight of its subdirectories fill the list (not
+        // src/ again, which would keep all of it).
+        let inside = census(
+            &table.replace("m t/tests/x#.rs Rust *6; m t/benches/y#.rs Rust *4;", ""),
+            CountUnit::Files,
+        );
+        let deeper = narrowing(&inside, &[]).expect("ways");
+        assert_eq!(deeper.ways.len(), MAX_WAYS);
+        assert!(
+            deeper.ways.iter().all(|w| matches!(&w.by,
+                NarrowBy::Directory { dir, .. } if dir.starts_with("t/src/") && dir.len() > 6)),
+            "{}",
+            ways(&deeper)
+        );
+    }
+
+    #[test]
+    fn a_directorys_own_files_are_a_way_of_their_own() {
+        // `printf lang:C`: c-include/ holds most of the result, in node/ and linux/ and in
+        // its own files (stdio.h): those are reachable too.
+        let n = narrowing(
+            &census(
+                "m c-include/node/n#.h C *30; m c-include/linux/l#.h C *25; \
+                 m c-include/s#.h C *20; m go-toolchain/src/c#.c C *15; m python/p#.c C *10",
+                CountUnit::Files,
             ),
-            false,
-            10.0,
-        )];
+            &[],
+        )
+        .expect("ways");
+        let said = ways(&n);
+        assert!(
+            said.contains("the files directly in c-include/: 20"),
+            "{said}"
+        );
+        assert!(said.contains("directory c-include/node/: 30"), "{said}");
+        assert!(said.contains("directory go-toolchain/: 15"), "{said}");
+    }
+
+    #[test]
+    fn several_repositories_are_parts_and_a_big_one_is_gone_down_through() {
+        // Repository a holds 60 of 100 files: its directories, named with it, and the other
+        // repositories.
+        let n = narrowing(
+            &census(
+                "a src/x#.go Go *35; a lib/y#.go Go *25; b z#.py Python *25; c w#.rs Rust *15",
+                CountUnit::Results,
+            ),
+            &[],
+        )
+        .expect("ways");
+        // Those that cut three times first (Python and Rust are b and c again), then a's
+        // src/ (35 of 100).
+        assert_eq!(
+            ways(&n),
+            "repository b: 25; directory lib/ of a: 25; repository c: 15; \
+             directory src/ of a: 35"
+        );
+    }
+
+    #[test]
+    fn a_way_the_page_shows_whole_is_left_out() {
+        let c = census(
+            "m docs/a.md Markdown; m docs/b.md Markdown; m go/x#.go Go *4; m rust/y#.rs Rust *4",
+            CountUnit::Results,
+        );
         let facts = |path: &str| FileFacts {
-            repo: "mono".into(),
+            repo: "m".into(),
             path: path.into(),
             language: "Markdown".into(),
             item_end: 0,
             matches: 1,
         };
         let (a, b) = (facts("docs/a.md"), facts("docs/b.md"));
-        let n = narrowing(&refs(census), &[(&a, 1), (&b, 1)]).expect("ways");
-        assert_eq!(n.counts, CountKind::About);
-        assert_eq!((n.files_read, n.files_total), (10, 100));
-        // 33 items counted, 330 in all: a third is 110. Those that cut three times, by
-        // items, then `Go` (120 of 330); `go/` is inside `go/net/`, and `C` and `c/a/` are
-        // the same files. Markdown and `docs/` are the page's.
-        assert_eq!(
-            ways(&n),
-            "language C: 100; language Rust: 90; directory go/net/: 80; directory rust/a/: 60; \
-             language Go: 120"
+        let n = narrowing(&c, &[(&a, 1), (&b, 1)]).expect("ways");
+        let said = ways(&n);
+        assert!(
+            !said.contains("docs/") && !said.contains("Markdown"),
+            "{said}"
         );
+        assert!(said.contains("directory go/: 4"), "{said}");
     }
 
     #[test]
     fn a_result_all_in_one_place_has_no_way_to_narrow() {
-        let census = [part(
-            vec![file("a", "x/1.go", "Go", 5), file("a", "x/2.go", "Go", 5)],
-            true,
-            1.0,
-        )];
-        assert_eq!(narrowing(&refs(census), &[]), None);
-        assert_eq!(narrowing(&[], &[]), None);
-    }
-
-    #[test]
-    fn two_parts_count_a_file_once_and_add_its_items() {
-        // find_references: definitions and usages of one file are one file.
-        let defs = part(vec![file("a", "d/x.go", "Go", 1)], true, 1.0);
-        let uses = part(
-            files("a d/x.go Go 2; b d/y.go Go 3; c e/z.go Go 4; d e/w.go Go 5"),
-            true,
-            1.0,
-        );
-        let n = narrowing(&[Arc::new(defs), Arc::new(uses)], &[]).expect("ways");
-        assert_eq!(n.files_read, 5);
-        assert!(ways(&n).contains("repository a: 3"), "{n:?}");
+        let c = census("a x/1.go Go; a x/2.go Go", CountUnit::Results);
+        assert_eq!(narrowing(&c, &[]), None);
     }
 
     #[test]

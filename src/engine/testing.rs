@@ -22,12 +22,12 @@ use serde::Serialize;
 use super::Pager;
 use super::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, Fragment, IndexStats, IndexedRepo,
-    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats,
+    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats, Shape,
 };
 use super::config::PagerConfig;
 use super::error::Error;
 use super::text::Snippet;
-use super::tool::{Collected, PageArgs, PagedArgs, Shaped, Tool, Want};
+use super::tool::{CensusQuery, Collected, CountUnit, PageArgs, PagedArgs, Shaped, Tool, Want};
 
 /// A [`Backend`] answering from a map query → files, and recording every search.
 #[derive(Debug, Default)]
@@ -38,6 +38,10 @@ pub(crate) struct FakeBackend {
     requests: Mutex<Vec<FileSearch>>,
     /// How long each search takes (zero: none).
     delay: Mutex<std::time::Duration>,
+    /// How long each census (search of names only) takes, on top of `delay`.
+    census_delay: Mutex<std::time::Duration>,
+    /// Censuses never fail (see [`FakeBackend::heal_census`]).
+    census_heals: Mutex<bool>,
     /// Every search fails with this kind; or, with a file bound, only searches asking for
     /// more files than it (an answer too big to read).
     failure: Mutex<Option<(BackendErrorKind, u32)>>,
@@ -84,6 +88,11 @@ impl FakeBackend {
         *self.delay.lock().expect("delay lock") = delay;
     }
 
+    /// Every census (search of names only) takes `delay` more before it answers.
+    pub(crate) fn slow_census(&self, delay: std::time::Duration) {
+        *self.census_delay.lock().expect("delay lock") = delay;
+    }
+
     /// Lists `repos` (in place of none), each in a shard of its own.
     pub(crate) fn with_repos(self, repos: Vec<IndexedRepo>) -> Self {
         Self {
@@ -96,6 +105,12 @@ impl FakeBackend {
     /// and the repository listing too).
     pub(crate) fn fail(&self, kind: BackendErrorKind, over: u32) {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
+    }
+
+    /// Censuses (searches of names only) do not fail, whatever [`FakeBackend::fail`] says:
+    /// their answers are small where the pages' are too big.
+    pub(crate) fn heal_census(&self) {
+        *self.census_heals.lock().expect("failure lock") = true;
     }
 
     /// Searches stop failing (undoes [`FakeBackend::fail`]).
@@ -113,7 +128,7 @@ impl FakeBackend {
         *self.ready.lock().expect("ready lock") = Some(ready);
     }
 
-    /// The next `n` searches (of any query) answer no files and one crashed shard.
+    /// The next `n` searches of lines (of any query) answer no files and one crashed shard.
     pub(crate) fn crash_next(&self, n: u32) {
         *self.crash_next.lock().expect("crash lock") = n;
     }
@@ -123,13 +138,30 @@ impl FakeBackend {
         self.requests.lock().expect("requests lock").clone()
     }
 
-    /// The `max_files` of every search received so far for `query`, oldest first.
+    /// The `max_files` of every search of lines received so far for `query`, oldest first.
     pub(crate) fn files_asked(&self, query: &str) -> Vec<u32> {
         self.requests()
             .iter()
-            .filter(|s| s.query == query)
+            .filter(|s| s.query == query && s.shape != Shape::NamesOnly)
             .map(|s| s.max_files)
             .collect()
+    }
+
+    /// How many searches of lines (of any query) were received so far: the pages' own, not
+    /// their censuses.
+    pub(crate) fn line_searches(&self) -> usize {
+        self.requests()
+            .iter()
+            .filter(|s| s.shape != Shape::NamesOnly)
+            .count()
+    }
+
+    /// How many censuses (searches of names only) of `query` were received so far.
+    pub(crate) fn censuses_asked(&self, query: &str) -> usize {
+        self.requests()
+            .iter()
+            .filter(|s| s.query == query && s.shape == Shape::NamesOnly)
+            .count()
     }
 }
 
@@ -141,11 +173,17 @@ impl Backend for FakeBackend {
             .lock()
             .expect("requests lock")
             .push(search.clone());
-        let delay = *self.delay.lock().expect("delay lock");
+        let mut delay = *self.delay.lock().expect("delay lock");
+        if search.shape == Shape::NamesOnly {
+            delay += *self.census_delay.lock().expect("delay lock");
+        }
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
         let failure = *self.failure.lock().expect("failure lock");
+        let failure = failure.filter(|_| {
+            search.shape != Shape::NamesOnly || !*self.census_heals.lock().expect("failure lock")
+        });
         // `max_files` 0 asks for every file: more than any bound.
         let asks_more = |over: u32| search.max_files == 0 || search.max_files > over;
         if let Some((kind, over)) = failure.filter(|&(_, over)| asks_more(over)) {
@@ -155,7 +193,8 @@ impl Backend for FakeBackend {
                 files_within: None,
             });
         }
-        {
+        // Crashes are the pages' own searches' (a census beside them would take one at random).
+        if search.shape != Shape::NamesOnly {
             let mut crash = self.crash_next.lock().expect("crash lock");
             if *crash > 0 {
                 *crash -= 1;
@@ -175,9 +214,19 @@ impl Backend for FakeBackend {
             .get(&search.query)
             .cloned()
             .unwrap_or_default();
+        if search.shape == Shape::NamesOnly {
+            // Each file once, by name: a file-name match and no lines, one match each.
+            for f in &mut files {
+                f.lines.clear();
+                f.path_matched = true;
+            }
+        }
         let stats = SearchStats {
             file_count: files.len() as u64,
-            match_count: files.iter().map(|f| f.lines.len() as u64).sum(),
+            match_count: files
+                .iter()
+                .map(|f| (f.lines.len() as u64).max(u64::from(f.path_matched)))
+                .sum(),
             shards_skipped: cut.shards_skipped,
             files_skipped: cut.files_skipped,
             crashes: cut.crashes,
@@ -309,6 +358,15 @@ impl Tool for LineTool {
 
     fn key(plan: &String) -> Vec<&str> {
         vec![plan]
+    }
+
+    /// The files holding lines of the query (each holds one or more).
+    fn census(plan: &String) -> Option<CensusQuery> {
+        Some(CensusQuery {
+            query: plan.clone(),
+            unit: CountUnit::Files,
+            every_file_holds_items: true,
+        })
     }
 
     async fn collect<B: Backend>(

@@ -8,8 +8,7 @@
 //! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
 //! is not part of this seam: it lives with the tool in `src/tools/`.
 
-use super::census::{CensusPart, CensusSink, FileFacts};
-use super::suggest::{self, Narrowing};
+use super::census::{CensusPart, FileFacts};
 use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
@@ -26,7 +25,8 @@ use super::order::Position;
 use super::window::{Cut, Section};
 
 // What else a tool author needs, in one place: what a tool may refuse, the cursor scope it
-// owns, and how a page asks its source lines to show.
+// owns, how a page asks its source lines to show, and the census it declares.
+pub use super::census::{CensusQuery, CountUnit};
 pub use super::cursor::Scope;
 pub use super::error::{ArgumentError, Error, QueryError};
 pub use super::suggest::NarrowBy;
@@ -68,6 +68,14 @@ pub trait Tool: Send + Sync + 'static {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
+    /// The census of the request's result (`engine/census.rs`): the query whose matching
+    /// files hold its items, and what a file stands for. The engine sends it beside a first
+    /// page's window, for the ways to narrow, and counts with it alone the `count_only` of a
+    /// tool whose items are files. `None` (the default): the tool takes no census, and its
+    /// suggestions count the page's own items.
+    fn census(_plan: &Self::Plan) -> Option<CensusQuery> {
+        None
+    }
     /// Every item from position 0 up to `want.needed` (or all there are), in page order,
     /// with their positions. A tool with sections may start at the section holding
     /// `want.after` (see [`Collected::first`]).
@@ -130,13 +138,10 @@ pub struct Want<'a> {
     pub lookahead: usize,
     /// Counts the requests to the backend this page makes.
     pub(crate) requests: &'a std::sync::atomic::AtomicU32,
-    /// Where each window leaves the census of its query (`engine/census.rs`), when the page
-    /// suggests ways to narrow; `None`: no census is taken.
-    pub(crate) census: Option<&'a CensusSink>,
-    /// `count_only`: the whole result when its answer can be read, else a census-sized
-    /// sample of it, without searching for the biggest answer that fits (a count needs no
-    /// page's items, and each try costs a whole search).
-    pub(crate) whole_or_sample: bool,
+    /// `count_only`: one request for the whole result, served when its answer can be read,
+    /// never a search for the biggest answer that fits (a count needs no page's items, and
+    /// each try costs a whole search).
+    pub(crate) once: bool,
 }
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.
@@ -212,30 +217,21 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
-    /// Ways to narrow the result (see `engine/suggest.rs`), counted over `census` (the
-    /// censuses its windows took), leaving out what the first `on_page` items already show.
-    /// Without a census (its request failed), the items collected are counted: exact when
+    /// The collected items counted as a census, for ways to narrow when no census of the
+    /// result was taken (none declared, or its request failed or came too late): exact when
     /// they are the whole result, else lower bounds.
-    ///
-    /// A number of items, not the window: the items are the same whatever window (or cached
-    /// answer) served them, and so is a census, so the suggestions are too, with the cache on
-    /// or off.
-    pub fn narrowing(&self, census: &[Arc<CensusPart>], on_page: usize) -> Option<Narrowing> {
-        let page = self.leading_files(on_page);
-        if !census.is_empty() {
-            return suggest::narrowing(census, &page);
-        }
+    pub(crate) fn own_count(&self) -> CensusPart {
         let all = self.leading_files(usize::MAX);
         let counted: usize = all.iter().map(|(_, n)| n).sum();
         let exact = self.total.exact
             && self.ran_out
             && self.first == 0
             && counted as u64 == self.total.value;
-        suggest::narrowing(&[Arc::new(CensusPart::of_files(&all, exact))], &page)
+        CensusPart::of_files(&all, exact)
     }
 
     /// The files of the first `max_items` items, each with how many of them it holds.
-    fn leading_files(&self, max_items: usize) -> Vec<(&FileFacts, usize)> {
+    pub(crate) fn leading_files(&self, max_items: usize) -> Vec<(&FileFacts, usize)> {
         let mut left = max_items;
         let mut files: Vec<(&FileFacts, usize)> = Vec::new();
         for (f, items) in self.runs.iter().flat_map(Run::files) {

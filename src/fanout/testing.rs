@@ -9,7 +9,7 @@ use super::fan::FanOut;
 use crate::engine::Pager;
 use crate::engine::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, RankedFile, RankedFiles, Readiness,
-    RepoListing,
+    RepoListing, Shape,
 };
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
@@ -132,7 +132,7 @@ pub(crate) fn search_of(max_files: u32) -> FileSearch {
         effort: Default::default(),
         max_files,
         context_lines: 0,
-        whole_content: false,
+        shape: Shape::Lines,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::census::CountKind;
+use crate::engine::census::{CountKind, CountUnit};
 use crate::engine::page::Page;
 use crate::engine::suggest::Narrowing;
 use crate::engine::tool::{PagedArgs, Tool};
@@ -24,7 +24,7 @@ pub struct NarrowCall {
     pub arg: &'static str,
     /// Its new value: the caller's plus one filter.
     pub value: String,
-    /// Results the narrowed call holds: exactly, about or at least, as
+    /// What the narrowed call holds, in [`Suggestions::unit`]: exactly, about or at least, as
     /// [`Suggestions::counts`] says.
     pub results: u64,
 }
@@ -36,7 +36,9 @@ pub struct Suggestions {
     pub calls: Vec<NarrowCall>,
     /// What the counts are worth.
     pub counts: CountKind,
-    /// How many best-ranked files the counts were read from.
+    /// What they count: results, or the files holding them.
+    pub unit: CountUnit,
+    /// How many files the counts were read from.
     pub files_read: usize,
     /// How many files the result holds.
     pub files_total: u64,
@@ -49,6 +51,7 @@ impl Suggestions {
         let Narrowing {
             ways,
             counts,
+            unit,
             files_read,
             files_total,
         } = page.narrowing.as_ref()?;
@@ -66,6 +69,7 @@ impl Suggestions {
         let mut s = Suggestions {
             calls,
             counts: *counts,
+            unit: *unit,
             files_read: *files_read,
             files_total: *files_total,
         };
@@ -79,21 +83,22 @@ impl Suggestions {
 
     /// What the counts are: the same words in both forms.
     fn basis(&self) -> String {
+        let what = match self.unit {
+            CountUnit::Results => "the results each holds",
+            CountUnit::Files => "the files holding results in each",
+        };
         match self.counts {
-            CountKind::Exact => "Ways to narrow, with the results each holds".into(),
+            CountKind::Exact => format!("Ways to narrow, with {what}"),
             CountKind::About => format!(
-                "Ways to narrow, with the results each holds, estimated from the best-ranked {} \
-                 of {} matching files",
-                self.files_read, self.files_total
+                "Ways to narrow, with about {what} (every file that matches, some of which may \
+                 hold none of the results kept)"
             ),
-            CountKind::AtLeast if self.files_read as u64 >= self.files_total => {
-                "Ways to narrow, with the results each holds at least (Zoekt's caps left files \
-                 unsearched; a narrowed call searches further)"
-                    .into()
-            }
+            CountKind::AtLeast if self.files_read as u64 >= self.files_total => format!(
+                "Ways to narrow, with {what} at least (Zoekt stopped before it had counted \
+                 every matching file; a narrowed call counts further)"
+            ),
             CountKind::AtLeast => format!(
-                "Ways to narrow, with the results each holds at least (counted in the \
-                 best-ranked {} of {} matching files)",
+                "Ways to narrow, with {what} at least (counted in {} of {} matching files)",
                 self.files_read, self.files_total
             ),
         }
@@ -105,23 +110,31 @@ impl Suggestions {
         let words = self.counts.words();
         for c in &self.calls {
             let value = serde_json::to_string(&c.value).unwrap_or_default();
-            let results = if c.results == 1 { "result" } else { "results" };
+            let noun = match (self.unit, c.results) {
+                (CountUnit::Results, 1) => "result",
+                (CountUnit::Results, _) => "results",
+                (CountUnit::Files, 1) => "file",
+                (CountUnit::Files, _) => "files",
+            };
             out.push_str(&format!(
-                "\n  {}={value} ({words}{} {results})",
+                "\n  {}={value} ({words}{} {noun})",
                 c.arg, c.results
             ));
         }
         out
     }
 
-    /// The structured page's entries: `narrow`, a list of `{ARG: value, results}` (or
-    /// `results_about`, an estimate, or `results_at_least`, a lower bound), and
-    /// `narrow_note`, the text's heading.
+    /// The structured page's entries: `narrow`, a list of `{ARG: value, COUNT}` where COUNT
+    /// names what it counts and how (`results`, `results_about`, `results_at_least`, or
+    /// `files`, `files_about`, `files_at_least`), and `narrow_note`, the text's heading.
     pub fn json(&self) -> [(&'static str, Value); 2] {
-        let count = match self.counts {
-            CountKind::Exact => "results",
-            CountKind::About => "results_about",
-            CountKind::AtLeast => "results_at_least",
+        let count = match (self.unit, self.counts) {
+            (CountUnit::Results, CountKind::Exact) => "results",
+            (CountUnit::Results, CountKind::About) => "results_about",
+            (CountUnit::Results, CountKind::AtLeast) => "results_at_least",
+            (CountUnit::Files, CountKind::Exact) => "files",
+            (CountUnit::Files, CountKind::About) => "files_about",
+            (CountUnit::Files, CountKind::AtLeast) => "files_at_least",
         };
         let calls = self
             .calls

@@ -110,19 +110,26 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         json!({"type": "array", "minItems": 1, "maxItems": 8,
             "items": {"anyOf": [
                 narrowed("results", "Results the narrowed call holds."),
-                narrowed("results_about", "Results the narrowed call holds, estimated from \
-                    the best-ranked files of this one (see narrow_note)."),
+                narrowed("results_about", "Results the narrowed call holds, about (see \
+                    narrow_note)."),
                 narrowed("results_at_least", "Results the narrowed call holds at least: those \
                     counted (see narrow_note)."),
+                narrowed("files", "Files holding the narrowed call's results (each holds one \
+                    or more)."),
+                narrowed("files_about", "Files holding the narrowed call's results, about (see \
+                    narrow_note)."),
+                narrowed("files_at_least", "Files holding the narrowed call's results, at \
+                    least: those counted (see narrow_note)."),
             ]},
             "description": "On a broad result's first page (and with count_only): ways to \
                 narrow it, best first, each a ready call of the same tool (the argument to \
-                set) with the results it holds."}),
+                set) with how much of the result it holds: its results, or the files holding \
+                them."}),
     );
     properties.insert(
         "narrow_note".into(),
-        json!({"type": "string", "description": "What the counts of `narrow` are: exact, \
-            estimated, or lower bounds, and from how many of the result's files."}),
+        json!({"type": "string", "description": "What the counts of `narrow` are: results \
+            or files, exact, about, or lower bounds, and why."}),
     );
     properties.insert(
         "warnings".into(),

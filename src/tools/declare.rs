@@ -57,8 +57,8 @@ macro_rules! paged_args {
             #[arg(long)]
             pub cursor: Option<String>,
             /// Return no items, only the total (exact, or an estimate with its reason) and the
-            /// number of pages at `limit`. Counts the whole result (a cursor is ignored) with
-            /// one Zoekt request per query.
+            /// number of pages at `limit`. Counts the whole result (a cursor is ignored): one
+            /// Zoekt request per query and one for the result's files, at once.
             #[serde(default)]
             #[arg(long)]
             pub count_only: Option<bool>,
@@ -223,8 +223,8 @@ pub(crate) use file_item;
 /// Implements the engine's `Tool` for a tool that lists files from one Zoekt query
 /// (`search_files`, `files_with_matches`): the query is the plan and the whole key, the
 /// total counts files. Each says only what differs: its
-/// cursor scope, arguments and item, how its query is built, and which files of Zoekt's
-/// answer it lists.
+/// cursor scope, arguments and item, how its query is built, which files of Zoekt's
+/// answer it lists, and the query of its census (whose files are the ones it lists).
 macro_rules! file_listing_tool {
     (
         $tool:ty {
@@ -232,7 +232,8 @@ macro_rules! file_listing_tool {
             args: $args:ty,
             item: $item:ty,
             query: $query:path,
-            items_of: $items_of:path $(,)?
+            items_of: $items_of:path,
+            census: $census:path $(,)?
         }
     ) => {
         impl $crate::engine::tool::Tool for $tool {
@@ -251,6 +252,10 @@ macro_rules! file_listing_tool {
 
             fn key(plan: &String) -> Vec<&str> {
                 vec![plan]
+            }
+
+            fn census(plan: &String) -> Option<$crate::engine::tool::CensusQuery> {
+                $census(plan)
             }
 
             async fn collect<B: $crate::engine::backend::Backend>(

@@ -12,7 +12,7 @@ use super::shared::first_match_column;
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, text};
 use crate::engine::backend::RankedFile;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::Shaped;
+use crate::engine::tool::{CensusQuery, CountUnit, Shaped};
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -65,7 +65,26 @@ file_listing_tool! {
         item: MatchingFileItem,
         query: query::search_query,
         items_of: matching_file,
+        census: content_census,
     }
+}
+
+/// The files with a matching line, each one result: the query and one of its terms in
+/// content (`zoekt::query::content_files_query`). A query that cannot be read so is counted
+/// by every file it matches, path matches included: about.
+fn content_census(plan: &str) -> Option<CensusQuery> {
+    Some(match query::content_files_query(plan) {
+        Some(query) => CensusQuery {
+            query,
+            unit: CountUnit::Results,
+            every_file_holds_items: true,
+        },
+        None => CensusQuery {
+            query: plan.to_string(),
+            unit: CountUnit::Results,
+            every_file_holds_items: false,
+        },
+    })
 }
 
 /// The first matching line of a file.

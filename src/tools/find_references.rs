@@ -17,7 +17,7 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Shaped, Tool, Total, Want};
+use crate::engine::tool::{CensusQuery, Collected, CountUnit, Shaped, Tool, Total, Want};
 use crate::engine::window::Window;
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
@@ -107,6 +107,16 @@ impl Tool for FindReferences {
         vec![&plan.definitions, &plan.usages]
     }
 
+    /// The files holding a definition or a usage: the usages query, which holds the
+    /// definitions' `sym:` atom too.
+    fn census(plan: &Plan) -> Option<CensusQuery> {
+        Some(CensusQuery {
+            query: plan.usages.clone(),
+            unit: CountUnit::Files,
+            every_file_holds_items: true,
+        })
+    }
+
     /// Definitions (section 0) come first and are counted before any usage (section 1) is
     /// numbered, so a usage's position never depends on the page asked. Both queries run at
     /// once; a page resumed among the usages skips the definitions query.
@@ -129,7 +139,6 @@ impl Tool for FindReferences {
                     plan.context_lines,
                     needed,
                     flatten_usages,
-                    |s| s.match_count,
                 )
                 .await?
                 .in_section(1, start, after.earlier_cut);
@@ -160,7 +169,6 @@ impl Tool for FindReferences {
                 plan.context_lines,
                 want.needed,
                 |f| { definitions_of(f, symbol) },
-                |s| s.match_count
             ),
             pager.window(
                 want,
@@ -168,7 +176,6 @@ impl Tool for FindReferences {
                 plan.context_lines,
                 want.needed,
                 flatten_usages,
-                |s| s.match_count
             ),
         )?;
         let mut warnings = Vec::new();

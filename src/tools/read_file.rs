@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::shared::{AnswerTool, ToolInfo};
 use crate::engine::Pager;
-use crate::engine::backend::{Backend, FileSearch};
+use crate::engine::backend::{Backend, FileSearch, Shape};
 use crate::engine::config::ReadLimits;
 use crate::engine::error::{ArgumentError, Error};
 use crate::zoekt::query;
@@ -146,7 +146,7 @@ pub async fn read_file<B: Backend>(
         // second branch of the same file without ever fetching much.
         max_files: 4,
         context_lines: 0,
-        whole_content: true,
+        shape: Shape::WholeContent,
     };
     let result = pager.backend().search(&search).await?;
     let stats = result.stats;

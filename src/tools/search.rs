@@ -13,7 +13,7 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Shaped, Tool, Want};
+use crate::engine::tool::{CensusQuery, Collected, Shaped, Tool, Want};
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -66,6 +66,11 @@ impl Tool for Search {
 
     fn key(plan: &LineQuery) -> Vec<&str> {
         vec![&plan.query]
+    }
+
+    /// The files whose content or path matched: each holds its lines (a path match is line 0).
+    fn census(plan: &LineQuery) -> Option<CensusQuery> {
+        Some(plan.census(true))
     }
 
     async fn collect<B: Backend>(

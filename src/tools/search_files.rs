@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::declare::{file_item, file_listing_tool, paged_args};
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo};
 use crate::engine::backend::RankedFile;
-use crate::engine::tool::Shaped;
+use crate::engine::tool::{CensusQuery, CountUnit, Shaped};
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -49,7 +49,17 @@ file_listing_tool! {
         item: FileItem,
         query: query::files_query,
         items_of: files_of,
+        census: files_census,
     }
+}
+
+/// The files whose path matched: the files listed, each one result.
+fn files_census(plan: &str) -> Option<CensusQuery> {
+    Some(CensusQuery {
+        query: plan.to_string(),
+        unit: CountUnit::Results,
+        every_file_holds_items: true,
+    })
 }
 
 impl ItemRow for FileItem {
@@ -110,5 +120,40 @@ mod tests {
         assert_eq!(files_of(&both).len(), 1);
         // A pure filter query: no match lines at all.
         assert_eq!(files_of(&file(vec![])).len(), 1);
+    }
+
+    /// A file listing counts with its census alone: every matching file's name, in one
+    /// request, exact where Zoekt searched everything, however many files that is.
+    #[tokio::test]
+    async fn a_count_of_files_is_its_census_alone() {
+        use crate::engine::Pager;
+        use crate::engine::census::CountUnit;
+        use crate::engine::config::PagerConfig;
+        use crate::engine::testing::FakeBackend;
+        let files: Vec<RankedFile> = (0..9000)
+            .map(|i| RankedFile {
+                repo: format!("r{}", i % 4),
+                path: format!("src/d{}/widget{i}.go", i % 7),
+                path_matched: true,
+                score: 1.0,
+                ..Default::default()
+            })
+            .collect();
+        let q = query::files_query("widget").unwrap();
+        let p = Pager::new(FakeBackend::new().with(&q, files), PagerConfig::default());
+        let args = SearchFilesArgs {
+            query: "widget".into(),
+            count_only: Some(true),
+            ..Default::default()
+        };
+        let page = p.page::<SearchFiles>(&args).await.unwrap();
+        assert_eq!(p.backend().censuses_asked(&q), 1);
+        assert!(p.backend().files_asked(&q).is_empty(), "no search of lines");
+        assert_eq!(page.zoekt_requests, 1);
+        assert!(page.total.exact, "{:?}", page.warnings);
+        assert_eq!(page.total.value, 9000);
+        let n = page.narrowing.as_ref().unwrap();
+        assert_eq!(n.unit, CountUnit::Results);
+        assert_eq!(n.ways[0].items, 2250, "a repository's quarter");
     }
 }

@@ -14,7 +14,7 @@ use crate::engine::backend::{Backend, RankedFile};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{Collected, Shaped, Tool, Want};
+use crate::engine::tool::{CensusQuery, Collected, Shaped, Tool, Want};
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -98,6 +98,12 @@ impl Tool for SearchSymbols {
 
     fn key(plan: &Plan) -> Vec<&str> {
         vec![&plan.lines.query, &plan.kinds_key]
+    }
+
+    /// The files holding matching definitions: exactly those with items, unless `kinds`
+    /// keeps only some of their symbols.
+    fn census(plan: &Plan) -> Option<CensusQuery> {
+        Some(plan.lines.census(plan.kinds.is_empty()))
     }
 
     async fn collect<B: Backend>(

@@ -16,7 +16,7 @@ use crate::engine::backend::{Backend, MatchedLine};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::clip_text_keep_indent;
-use crate::engine::tool::Tool;
+use crate::engine::tool::{CensusQuery, CountUnit, Tool};
 use crate::form::{CellKind, Column, ItemRow, ItemText};
 
 /// What every tool has: a name and the words that present it.
@@ -137,6 +137,16 @@ impl LineQuery {
             query,
             context_lines,
         })
+    }
+
+    /// The census of the query's result: the files holding its lines (each one or more).
+    /// `every_file_holds_items`: the tool keeps an item in every file the query matches.
+    pub(crate) fn census(&self, every_file_holds_items: bool) -> CensusQuery {
+        CensusQuery {
+            query: self.query.clone(),
+            unit: CountUnit::Files,
+            every_file_holds_items,
+        }
     }
 
     /// The items of the files Zoekt ranks for the query, each file flattened by `items_of`;

@@ -11,7 +11,7 @@ use super::wire::{
 use super::{ZoektClient, ZoektError};
 use crate::engine::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, Fragment, IndexStats, IndexedRepo,
-    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats, Symbol,
+    MatchedLine, RankedFile, RankedFiles, Readiness, RepoListing, SearchStats, Shape, Symbol,
 };
 
 impl Backend for ZoektClient {
@@ -77,7 +77,7 @@ impl ZoektClient {
     async fn search_over_either(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let mut unsure = None;
         if let Some(grpc) = self.grpc() {
-            match query::parse(&search.query) {
+            match query::parse(&query_text(search)) {
                 Parsed::Tree(tree) => {
                     let req = grpc_request(search, tree);
                     // On the heap: tonic's call is a big future, and a page awaits
@@ -118,18 +118,29 @@ fn without_json_api(e: ZoektError, why: &str) -> ZoektError {
     }
 }
 
+/// The query Zoekt is sent for a search: the search's own, or for a census of its files
+/// ([`Shape::NamesOnly`]) that query under `type:file`, which Zoekt lifts over the whole
+/// expression (`type:file a or b` reports each file of `a or b` once, by name). The same
+/// text goes over either transport (the gRPC parser reads it as Zoekt's parser does).
+fn query_text(search: &FileSearch) -> String {
+    match search.shape {
+        Shape::NamesOnly => format!("type:file {}", search.query),
+        Shape::Lines | Shape::WholeContent => search.query.clone(),
+    }
+}
+
 /// The `/api/search` request the pager sends for a search (public for the fan-out
 /// benchmark, which replays it raw).
 pub fn search_request(search: &FileSearch) -> SearchRequest {
     SearchRequest {
-        q: search.query.clone(),
+        q: query_text(search),
         opts: SearchOptions {
             max_doc_display_count: search.max_files,
             shard_max_match_count: search.effort.shard_max_match_count,
             total_max_match_count: search.effort.total_max_match_count,
             max_wall_time: search.effort.max_wall_time_ms.saturating_mul(1_000_000),
             num_context_lines: search.context_lines,
-            whole: search.whole_content,
+            whole: search.shape == Shape::WholeContent,
             ..SearchOptions::default()
         },
     }
@@ -189,7 +200,7 @@ pub fn grpc_request(search: &FileSearch, tree: proto::Q) -> proto::SearchRequest
     proto::SearchRequest {
         query: Some(tree),
         opts: Some(proto::SearchOptions {
-            whole: search.whole_content,
+            whole: search.shape == Shape::WholeContent,
             shard_max_match_count: to_i64(search.effort.shard_max_match_count),
             total_max_match_count: to_i64(search.effort.total_max_match_count),
             max_wall_time: Some(proto::Duration::from_millis(search.effort.max_wall_time_ms)),

@@ -205,6 +205,73 @@ pub fn search_query(input: &str) -> Result<String, QueryError> {
     Ok(tokenize(input)?.join(" "))
 }
 
+/// The query whose matching files are those `query` (a `search` query) finds at least one
+/// line in: the files `files_with_matches` lists, for its census. Zoekt's bare terms match a
+/// file's path or its content; a file lists only when a term Zoekt reports as a line matched
+/// its content. So: `query`, and at least one of its positive pattern atoms in content,
+/// `(query) (c:a or c:b)`. `None` when the query has no such atom (only filters or
+/// negations), or glues parentheses to a term in a way this reading would have to guess at.
+pub fn content_files_query(query: &str) -> Option<String> {
+    let mut negated_groups: Vec<bool> = Vec::new();
+    let mut positive = Vec::new();
+    for token in tokenize(query).ok()? {
+        let mut core = token.as_str();
+        if !core.starts_with('"') {
+            loop {
+                if let Some(rest) = core.strip_prefix("-(") {
+                    negated_groups.push(true);
+                    core = rest;
+                } else if let Some(rest) = core.strip_prefix('(') {
+                    negated_groups.push(false);
+                    core = rest;
+                } else {
+                    break;
+                }
+            }
+        }
+        let closing = if core.starts_with('"') {
+            0
+        } else {
+            core.len() - core.trim_end_matches(')').len()
+        };
+        let atom = &core[..core.len() - closing];
+        let (negated, bare) = match atom.strip_prefix('-') {
+            Some(bare) => (true, bare),
+            None => (false, atom),
+        };
+        let in_negation = negated_groups.iter().filter(|n| **n).count() % 2 == 1;
+        if !bare.is_empty() && !bare.eq_ignore_ascii_case("or") && negated == in_negation {
+            if !bare.starts_with('"') && bare.contains(['(', ')']) {
+                return None;
+            }
+            if has_prefix(bare, &["content:", "c:", "sym:"]) {
+                positive.push(bare.to_string());
+            } else if !has_prefix(bare, FILTER_PREFIXES) && !has_prefix(bare, SHAPE_PREFIXES) {
+                positive.push(format!("c:{bare}"));
+            }
+        }
+        for _ in 0..closing {
+            negated_groups.pop()?;
+        }
+    }
+    if !negated_groups.is_empty() || positive.is_empty() {
+        return None;
+    }
+    // Zoekt reads a group of one field atom, `(c:x)`, as matching nothing (its closing
+    // parenthesis goes into the atom's value), so a group holds an `or` or spaces inside its
+    // parentheses; and `a or b c` binds as `a or (b c)`, so a query with `or` is grouped.
+    let has_or = tokenize(query).is_ok_and(|t| t.iter().any(|t| t.eq_ignore_ascii_case("or")));
+    let query = if has_or {
+        format!("( {query} )")
+    } else {
+        query.to_string()
+    };
+    Some(match positive.as_slice() {
+        [one] => format!("{query} {one}"),
+        many => format!("{query} ({})", many.join(" or ")),
+    })
+}
+
 /// The two queries behind `find_references`: definitions of exactly `symbol` (from `sym:`),
 /// and whole-word, case-sensitive usages (from content).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -310,15 +377,24 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
             let quoted = lang.replace('\\', "\\\\").replace('"', "\\\"");
             format!("lang:\"{quoted}\"")
         }
-        NarrowBy::Directory { repo: None, dir } => format!("file:^{}", readable_regex(dir)),
-        NarrowBy::Directory {
-            repo: Some(repo),
-            dir,
-        } => format!(
-            "repo:^{}$ file:^{}",
-            readable_regex(repo),
-            readable_regex(dir)
-        ),
+        NarrowBy::Directory { repo, dir } => {
+            format!("{}file:^{}", repo_atom(repo), readable_regex(dir))
+        }
+        // Its files and none of its subdirectories', without brackets (which the gRPC query
+        // parser leaves to Zoekt's JSON API): at the top, any path without a `/`.
+        NarrowBy::Files { repo, dir } if dir.is_empty() => format!("{}-file:/", repo_atom(repo)),
+        NarrowBy::Files { repo, dir } => {
+            let dir = readable_regex(dir);
+            format!("{}file:^{dir} -file:^{dir}.+/", repo_atom(repo))
+        }
+    }
+}
+
+/// `repo:^NAME$ ` for a way inside one repository of several, else nothing.
+fn repo_atom(repo: &Option<String>) -> String {
+    match repo {
+        Some(repo) => format!("repo:^{}$ ", readable_regex(repo)),
+        None => String::new(),
     }
 }
 
@@ -345,13 +421,54 @@ pub fn readable_regex(text: &str) -> String {
 }
 
 /// `query` and `filter`, both to hold: the query in parentheses when it has a top-level `or`
-/// (Zoekt binds `a or b c` as `a or (b c)`).
+/// (Zoekt binds `a or b c` as `a or (b c)`). A filter the query already holds is not said
+/// twice, and a directory inside a `file:^DIR/` the query holds replaces it: the narrowed
+/// call reads as a refinement (`file:^go/src/runtime/`), not as
+/// `file:^go/src/ file:^go/src/runtime/`. Only in a query without `or` or parentheses, whose
+/// atoms all hold at once.
 pub fn and_filter(query: &str, filter: &str) -> String {
-    let has_or = tokenize(query).is_ok_and(|t| t.iter().any(|t| t.eq_ignore_ascii_case("or")));
-    match (query.trim(), has_or) {
-        ("", _) => filter.to_string(),
+    let Ok(tokens) = tokenize(query) else {
+        return filter.to_string();
+    };
+    let added = tokenize(filter).unwrap_or_default();
+    let has_or = tokens.iter().any(|t| t.eq_ignore_ascii_case("or"));
+    let grouped = tokens
+        .iter()
+        .any(|t| !t.starts_with('"') && t.contains(['(', ')']));
+    let kept: Vec<&str> = if has_or || grouped {
+        tokens.iter().map(String::as_str).collect()
+    } else {
+        tokens
+            .iter()
+            .filter(|t| !added.contains(t) && !added.iter().any(|a| refines(a, t)))
+            .map(String::as_str)
+            .collect()
+    };
+    match (kept.join(" "), has_or) {
+        (q, _) if q.is_empty() => filter.to_string(),
         (q, true) => format!("({q}) {filter}"),
         (q, false) => format!("{q} {filter}"),
+    }
+}
+
+/// `new` selects paths under a directory inside the one `old` selects (`file:^a/b/` inside
+/// `file:^a/`): a regular expression anchored at the start followed by more is a narrower
+/// one, so `old` says nothing `new` does not.
+fn refines(new: &str, old: &str) -> bool {
+    let anchored = |t: &str| {
+        ["file:^", "f:^"]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+            .map(str::to_string)
+    };
+    match (anchored(new), anchored(old)) {
+        (Some(new), Some(old)) => {
+            old.ends_with('/')
+                && !old.contains('|')
+                && new.len() > old.len()
+                && new.starts_with(&old)
+        }
+        _ => false,
     }
 }
 
@@ -561,6 +678,22 @@ mod tests {
                 dir(Some("tokio-1.54.1"), "src/(x)/"),
                 r"repo:^tokio-1\.54\.1$ file:^src/\(x\)/",
             ),
+            // A directory's own files: in it, in none of its subdirectories; no brackets,
+            // which the gRPC parser leaves to Zoekt's JSON API.
+            (
+                NarrowBy::Files {
+                    repo: None,
+                    dir: "c-include/".into(),
+                },
+                r"file:^c-include/ -file:^c-include/.+/",
+            ),
+            (
+                NarrowBy::Files {
+                    repo: Some("a.b".into()),
+                    dir: String::new(),
+                },
+                r"repo:^a\.b$ -file:/",
+            ),
         ];
         for (by, want) in cases {
             let filter = narrowing_filter(&by);
@@ -578,5 +711,77 @@ mod tests {
         assert_eq!(and_filter("a or b", "lang:Go"), "(a or b) lang:Go");
         assert_eq!(and_filter("foo", "lang:Go"), "foo lang:Go");
         assert_eq!(and_filter("  ", "lang:Go"), "lang:Go");
+    }
+
+    #[test]
+    fn a_narrower_directory_replaces_the_file_filter_it_refines() {
+        let q = r"func main file:^go-toolchain/src/";
+        assert_eq!(
+            and_filter(q, r"file:^go-toolchain/src/runtime/"),
+            r"func main file:^go-toolchain/src/runtime/"
+        );
+        // Its own files: the directory filter is kept by the new one, said once.
+        assert_eq!(
+            and_filter(q, r"file:^go-toolchain/src/ -file:^go-toolchain/src/.+/"),
+            r"func main file:^go-toolchain/src/ -file:^go-toolchain/src/.+/"
+        );
+        // A repository said again is said once.
+        assert_eq!(
+            and_filter(r"x repo:^a$", r"repo:^a$ file:^src/"),
+            r"x repo:^a$ file:^src/"
+        );
+        // Not a refinement: both hold.
+        assert_eq!(
+            and_filter(r"x file:^a/", r"file:^b/"),
+            r"x file:^a/ file:^b/"
+        );
+        assert_eq!(
+            and_filter(r"x f:^a/b", r"file:^a/bc/"),
+            r"x f:^a/b file:^a/bc/"
+        );
+        assert_eq!(
+            and_filter(r"x -file:^a/", r"file:^a/b/"),
+            r"x -file:^a/ file:^a/b/"
+        );
+        // With `or` or groups, every atom stays where it is.
+        assert_eq!(
+            and_filter(r"x or y file:^a/", r"file:^a/b/"),
+            r"(x or y file:^a/) file:^a/b/"
+        );
+        assert_eq!(
+            and_filter(r"(x file:^a/)", r"file:^a/b/"),
+            r"(x file:^a/) file:^a/b/"
+        );
+    }
+
+    #[test]
+    fn files_with_a_matching_line_are_the_query_and_one_term_in_content() {
+        assert_eq!(
+            content_files_query("a b lang:go").as_deref(),
+            Some("a b lang:go (c:a or c:b)")
+        );
+        // One term: no group around it (Zoekt reads `(c:x)` as nothing at all).
+        assert_eq!(
+            content_files_query(r#""func main" -file:_test"#).as_deref(),
+            Some(r#""func main" -file:_test c:"func main""#)
+        );
+        // Negated terms and filters give no line; a negation of a negation does.
+        assert_eq!(
+            content_files_query("a -b -(c -d)").as_deref(),
+            Some("a -b -(c -d) (c:a or c:d)")
+        );
+        // A query with `or` is grouped, with spaces inside its parentheses.
+        assert_eq!(
+            content_files_query("content:x or sym:Y").as_deref(),
+            Some("( content:x or sym:Y ) (content:x or sym:Y)")
+        );
+        assert_eq!(
+            content_files_query("(a or b) c").as_deref(),
+            Some("( (a or b) c ) (c:a or c:b or c:c)")
+        );
+        // Nothing that gives a line, or a group this reading would guess at.
+        assert_eq!(content_files_query("lang:go -x"), None);
+        assert_eq!(content_files_query("f(x)"), None);
+        assert_eq!(content_files_query("(a b"), None);
     }
 }

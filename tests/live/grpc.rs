@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use support::mcp::*;
 use zoekt_pager::Effort;
-use zoekt_pager::backend::{Backend, FileSearch, RankedFile, RankedFiles};
+use zoekt_pager::backend::{Backend, FileSearch, RankedFile, RankedFiles, Shape};
 use zoekt_pager::zoekt::grpc::query::{Parsed, parse};
 use zoekt_pager::zoekt::{ClientOptions, Wire, ZoektClient};
 
@@ -126,7 +126,7 @@ async fn every_query_finds_the_same_files_and_matches_over_grpc_and_json() {
                         effort: Effort::default(),
                         max_files: 0,
                         context_lines,
-                        whole_content: false,
+                        shape: Shape::Lines,
                     };
                     let (a, b) = (
                         Backend::search(&json, &search).await,
@@ -305,7 +305,7 @@ async fn an_answer_too_big_says_how_many_files_would_fit() {
         effort: Effort::default(),
         max_files: ASKED,
         context_lines: 10,
-        whole_content: false,
+        shape: Shape::Lines,
     };
     // Raw Zoekt's bytes for the same search at each window, until one is over the bound.
     let body = |files: u32| {

@@ -450,10 +450,11 @@ async fn metrics_counters_move_after_calls() {
     );
     assert_eq!(sample(&after, pages) - sample(&before, pages), 2.0);
     assert_eq!(sample(&after, items) - sample(&before, items), 35.0);
-    // Each call's first window is one request; a second may come from the first call's
-    // fetch ahead of the next page, which races with the second call.
+    // The first call's window and, the result being broad (100 definitions), its census
+    // beside it; the second call's page and census come from the cache. One more may come
+    // from the first call's fetch ahead of the next page, which races with the second call.
     let zoekt_requests = sample(&after, zoekt) - sample(&before, zoekt);
-    assert!((1.0..=2.0).contains(&zoekt_requests), "{after}");
+    assert!((2.0..=3.0).contains(&zoekt_requests), "{after}");
     assert!(after.contains("# TYPE zoekt_pager_zoekt_request_seconds histogram"));
     client.cancel().await.unwrap();
 }

@@ -5,7 +5,9 @@
 //! Each suggestion is taken at its word: called as the same tool with the argument it names,
 //! it must be accepted and return items, and raw Zoekt (not the code under test) must count
 //! fewer results for it than for the original query; the best one at least three times
-//! fewer. Suggestions never change a walk: pages with them on and off hold the same items
+//! fewer; and its count must be what it says: the results (file listings) or the files
+//! holding them (lines, symbols, references) that raw Zoekt finds, exactly, about, or at
+//! least. Suggestions never change a walk: pages with them on and off hold the same items
 //! and cursors.
 
 use crate::support;
@@ -15,8 +17,19 @@ use support::mcp::*;
 
 /// Raw Zoekt's counts for `q` (files, matches), with the pager's per-shard cap: the truth a
 /// narrowed query's total is held against. Every file searched, unless `capped` (a query past
-/// the per-shard cap: its truth is what the caps let Zoekt find, as the pager's own is).
+/// the per-shard cap: its matches are what the caps let Zoekt find, as the pager's own are,
+/// and its files are counted by a search of names only, which reaches every one of them).
 async fn raw_counts_capped(url: &str, q: &str, capped: bool) -> (u64, u64) {
+    if capped {
+        let (_, matches) = raw_search(url, q, true).await;
+        let (files, _) = raw_search(url, &format!("type:file {q}"), false).await;
+        return (files, matches);
+    }
+    raw_search(url, q, false).await
+}
+
+/// Raw Zoekt's (FileCount, MatchCount) for `q`; whole unless `capped`.
+async fn raw_search(url: &str, q: &str, capped: bool) -> (u64, u64) {
     let body = json!({
         "Q": q,
         "Opts": {"MaxDocDisplayCount": 1, "ShardMaxMatchCount": 10_000,
@@ -139,7 +152,7 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
             let w = way.as_object().unwrap();
             let (arg, value) = w
                 .iter()
-                .find(|(k, _)| !k.starts_with("results"))
+                .find(|(k, _)| !k.starts_with("results") && !k.starts_with("files"))
                 .expect("the argument to set");
             let value = value.as_str().unwrap();
             // The text says the same call.
@@ -168,6 +181,18 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
             let filter = value.strip_prefix(original_value).unwrap_or(value).trim();
             let (nf, nm) = raw_counts_capped(&url, &(b.raw)(filter), b.capped).await;
             let holds = if b.items_are_files { nf } else { nm };
+            // What the count counts: the tool's results when they are files, else the files
+            // holding them.
+            let counted_unit = if b.items_are_files {
+                "results"
+            } else {
+                "files"
+            };
+            assert!(
+                w.keys().any(|k| k.starts_with(counted_unit)),
+                "{}: {way} counts {counted_unit}",
+                b.tool
+            );
             assert!(
                 holds > 0 && holds < original,
                 "{} {filter}: {holds} of {original}",
@@ -180,26 +205,26 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
                     b.tool
                 );
             }
-            // Each count is what it says it is (raw Zoekt counts matches or files, close to
-            // but not the tools' items: within a tenth).
-            if let Some(exact) = w.get("results").and_then(Value::as_u64) {
-                assert!(
-                    exact.abs_diff(holds) * 10 <= holds,
-                    "{} {filter}: said {exact}, raw Zoekt {holds}",
+            // Each count is what it says it is: raw Zoekt's files for the narrowed query.
+            let key = |kind: &str| format!("{counted_unit}{kind}");
+            if let Some(exact) = w.get(&key("")).and_then(Value::as_u64) {
+                assert_eq!(
+                    exact, nf,
+                    "{} {filter}: said {exact}, raw Zoekt {nf}",
                     b.tool
                 );
             }
-            if let Some(about) = w.get("results_about").and_then(Value::as_u64) {
+            if let Some(about) = w.get(&key("_about")).and_then(Value::as_u64) {
                 assert!(
-                    about * 3 >= holds * 2 && about * 2 <= holds * 3,
-                    "{} {filter}: said about {about}, raw Zoekt {holds}",
+                    about * 3 >= nf * 2 && about * 2 <= nf * 3,
+                    "{} {filter}: said about {about}, raw Zoekt {nf}",
                     b.tool
                 );
             }
-            if let Some(least) = w.get("results_at_least").and_then(Value::as_u64) {
+            if let Some(least) = w.get(&key("_at_least")).and_then(Value::as_u64) {
                 assert!(
-                    least * 10 <= holds * 11,
-                    "{} {filter}: said at least {least}, raw Zoekt {holds}",
+                    least <= nf,
+                    "{} {filter}: said at least {least}, raw Zoekt {nf}",
                     b.tool
                 );
             }
@@ -226,20 +251,22 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
     let sc = r.structured_content.clone().unwrap();
     let narrow = sc["narrow"].as_array().expect("count_only suggests");
     assert!(narrow.len() >= 3, "{narrow:?}");
-    // count_only reads up to --max-window files: counts from them, said so, and each count
-    // says what it is worth in its key.
+    // count_only counts with the census: the files holding definitions, said so, and each
+    // count says what it is worth in its key.
     let note = sc["narrow_note"].as_str().unwrap();
     let key = narrow[0]
         .as_object()
         .unwrap()
         .keys()
-        .find(|k| k.starts_with("results"))
+        .find(|k| k.starts_with("files"))
         .unwrap()
         .clone();
     match key.as_str() {
-        "results" => assert_eq!(note, "Ways to narrow, with the results each holds"),
-        "results_about" => assert!(note.contains("estimated from the best-ranked"), "{note}"),
-        "results_at_least" => assert!(note.contains("each holds at least"), "{note}"),
+        "files" => assert_eq!(
+            note,
+            "Ways to narrow, with the files holding results in each"
+        ),
+        "files_at_least" => assert!(note.contains("at least"), "{note}"),
         other => panic!("{other}"),
     }
     let best = narrow[0]["query"].as_str().unwrap();
@@ -253,7 +280,7 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
         .expect("the ceiling warning");
     // The warning names it in words: `repository gen-go-a`, `language Go`, `directory x/`,
     // `directory x/ of gen-go-a`: every name its atoms hold, unescaped.
-    for atom in best_filter.split(' ') {
+    for atom in best_filter.split(' ').filter(|a| !a.starts_with('-')) {
         let named = ["repo:^", "lang:", "file:^"]
             .iter()
             .find_map(|p| atom.strip_prefix(p))

@@ -80,10 +80,11 @@ async fn every_tool_at_the_largest_limit_gives_full_pages_within_the_budget() {
 }
 
 /// Fixture fact: `pagerItem\d+` names exactly 100 definitions. `count_only` says so, exact,
-/// with the pages it makes, from one Zoekt request; the walk that follows reuses that answer.
+/// with the pages it makes, from one Zoekt request and the census beside it; the walk that
+/// follows reuses that answer.
 #[tokio::test]
-async fn count_only_is_exact_from_one_zoekt_request() {
-    let zoekt = support::fixture_zoekt("count_only_is_exact_from_one_zoekt_request");
+async fn count_only_is_exact_from_one_request_beside_its_census() {
+    let zoekt = support::fixture_zoekt("count_only_is_exact_from_one_request_beside_its_census");
     let raw = oracle::symbols(&zoekt, r"sym:pagerItem\d+").await.len();
     assert_eq!(raw, 100, "fixture fact: 100 definitions");
     let tap = Tap::start(&zoekt).await;
@@ -109,7 +110,21 @@ async fn count_only_is_exact_from_one_zoekt_request() {
             .starts_with("Count only: 100 items, 4 pages at limit 30."),
         "{body}"
     );
-    assert_eq!(tap.new_searches().len(), 1, "count_only costs one request");
+    // The count's window, and the census of the result's files beside it (its ways to
+    // narrow): two requests sent at once.
+    let searches = tap.new_searches();
+    assert_eq!(
+        searches.len(),
+        2,
+        "count_only costs two requests: {searches:?}"
+    );
+    assert_eq!(
+        searches
+            .iter()
+            .filter(|s| s["Q"].as_str().unwrap().starts_with("type:file "))
+            .count(),
+        1
+    );
 
     // The walk after it is served from the counted answer.
     let pages = walk(
@@ -143,7 +158,11 @@ async fn count_only_is_exact_from_one_zoekt_request() {
         "{}",
         text(&r)
     );
-    assert_eq!(small_tap.new_searches().len(), 1);
+    assert_eq!(
+        small_tap.new_searches().len(),
+        2,
+        "the count's window and its census"
+    );
 
     // find_references sends its two queries at once; a stale cursor does not refuse a count.
     let r = call(
@@ -160,7 +179,8 @@ async fn count_only_is_exact_from_one_zoekt_request() {
         json!({"value": truth, "exact": true}),
         "{sc}"
     );
-    assert_eq!(tap.new_searches().len(), 2);
+    // Its two queries' windows, and the census of the files holding either.
+    assert_eq!(tap.new_searches().len(), 3);
     for c in [client, small] {
         c.cancel().await.unwrap();
     }

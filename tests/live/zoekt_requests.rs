@@ -13,9 +13,8 @@ fn opt(v: &Value, k: &str) -> u64 {
     v["Opts"][k].as_u64().unwrap_or(0)
 }
 
-/// The default settings without suggestions: a first page that takes a census
-/// (docs/narrowing.md) asks for thousands of files in its first window, and these tests
-/// follow a walk's own windows.
+/// The default settings without suggestions: these tests follow a walk's own windows, not
+/// the census a broad first page sends beside them (docs/narrowing.md).
 fn windows_only() -> PagerConfig {
     PagerConfig {
         suggest_filters: false,
@@ -23,28 +22,60 @@ fn windows_only() -> PagerConfig {
     }
 }
 
-/// With suggestions (the default), a first page asks Zoekt for the census's 5,000 files in its
-/// one request, without context lines, and the next pages of the walk ask nothing; with
-/// context lines, the census is a request of its own without them, beside the page's.
+/// With suggestions (the default), a broad first page asks Zoekt for its own window and,
+/// beside it, one census of the result's files: the same query under `type:file`, names
+/// only, up to 40,000 files, without context lines, with its own wall time
+/// (`--census-wall-time-ms`, 3 s). A result that fits on a page waits for none (what it
+/// sent is dropped).
 #[tokio::test]
-async fn a_first_page_asks_for_the_census_in_its_own_request_or_beside_it() {
+async fn a_broad_first_page_asks_for_its_window_and_one_census_beside_it() {
     let m = support::Tap::start(&support::fixture_zoekt(
-        "a_first_page_asks_for_the_census_in_its_own_request_or_beside_it",
+        "a_broad_first_page_asks_for_its_window_and_one_census_beside_it",
     ))
     .await;
-    let p = support::json_pager(&m.url()).with_cache(zoekt_pager::WindowCache::new(
-        &zoekt_pager::CacheConfig::default(),
-    ));
+    let p = support::json_pager(&m.url());
     let first = p
         .symbols(r"pagerItem\d+", &[], &support::first_page(30))
         .await
         .unwrap();
-    let reqs = m.new_searches();
-    let asked: Vec<(u64, u64)> = reqs
+    assert_eq!(first.zoekt_requests, 2);
+    let mut asked: Vec<(String, u64, u64, u64)> = m
+        .new_searches()
+        .iter()
+        .map(|r| {
+            (
+                r["Q"].as_str().unwrap().to_string(),
+                opt(r, "MaxDocDisplayCount"),
+                opt(r, "NumContextLines"),
+                opt(r, "MaxWallTime"),
+            )
+        })
+        .collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            (r"sym:pagerItem\d+".into(), 34, 0, 10_000_000_000),
+            (
+                r"type:file sym:pagerItem\d+".into(),
+                40_000,
+                0,
+                3_000_000_000
+            ),
+        ]
+    );
+    // With context lines the page's own window has them; the census never does.
+    p.lines("pagerLineMark", 2, &support::first_page(5))
+        .await
+        .unwrap();
+    let mut asked: Vec<(u64, u64)> = m
+        .new_searches()
         .iter()
         .map(|r| (opt(r, "MaxDocDisplayCount"), opt(r, "NumContextLines")))
         .collect();
-    assert_eq!(asked, [(5_000, 0)]);
+    asked.sort();
+    assert_eq!(asked, [(9, 2), (40_000, 0)]);
+    // The next page of the walk takes no census.
     let second = p
         .symbols(
             r"pagerItem\d+",
@@ -58,19 +89,10 @@ async fn a_first_page_asks_for_the_census_in_its_own_request_or_beside_it() {
         .unwrap();
     assert_eq!(second.count, 30);
     assert!(
-        m.new_searches().is_empty(),
-        "the walk goes on in the census's answer"
+        m.new_searches()
+            .iter()
+            .all(|r| !r["Q"].as_str().unwrap().starts_with("type:file")),
     );
-    p.lines("pagerLineMark", 2, &support::first_page(5))
-        .await
-        .unwrap();
-    let mut asked: Vec<(u64, u64)> = m
-        .new_searches()
-        .iter()
-        .map(|r| (opt(r, "MaxDocDisplayCount"), opt(r, "NumContextLines")))
-        .collect();
-    asked.sort();
-    assert_eq!(asked, [(9, 2), (5_000, 0)]);
 }
 
 #[tokio::test]

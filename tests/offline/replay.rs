@@ -80,7 +80,7 @@ async fn replay(rec: &Recording) -> Result<(), String> {
     let server = PagerServer::new(Pager::new(one, rec.settings.clone()));
     let results = harness::run(&server, &rec.scenario).await?;
     let mut report = Vec::new();
-    for m in missing.lock().unwrap().iter() {
+    for m in missing.lock().unwrap().iter().filter(|m| !is_census(m)) {
         report.push(format!(
             "scenario {}: a request the recording does not hold:\n    {m}",
             rec.scenario.name
@@ -108,6 +108,12 @@ async fn replay(rec: &Recording) -> Result<(), String> {
             as_text(s.method.as_str(), s.url.path(), &body)
         })
         .collect();
+    // A census (a search of names only, `type:file`, the one request a tool never builds)
+    // goes out beside a first page's window and is dropped, asked or not, when the page
+    // turns out to need none: whether it reached Zoekt is timing, on either side. A page
+    // that needs it waits for it, so its answer is in the recording and in the goldens.
+    recorded.retain(|r| !is_census(r));
+    asked.retain(|a| !is_census(a));
     recorded.sort();
     asked.sort();
     if recorded != asked {
@@ -132,6 +138,11 @@ async fn replay(rec: &Recording) -> Result<(), String> {
     } else {
         Err(report.join("\n"))
     }
+}
+
+/// Whether an exchange, written `METHOD PATH BODY`, is a census of names only.
+fn is_census(exchange: &str) -> bool {
+    exchange.contains(r#""Q":"type:file "#)
 }
 
 fn recording_dirs() -> Vec<PathBuf> {

@@ -371,7 +371,7 @@ async fn chunked_answers_are_read_whole_and_bytes_not_utf8_are_replaced() {
 /// that says to use `--zoekt-transport json`. (Stand-ins: a real Zoekt always serves gRPC.)
 #[tokio::test]
 async fn an_address_without_grpc_names_the_json_transport() {
-    use zoekt_pager::backend::{Backend, FileSearch};
+    use zoekt_pager::backend::{Backend, FileSearch, Shape};
     let grpc = |url: &str| {
         let opts = ClientOptions {
             retries: 0,
@@ -385,7 +385,7 @@ async fn an_address_without_grpc_names_the_json_transport() {
         effort: zoekt_pager::Effort::default(),
         max_files: 3,
         context_lines: 0,
-        whole_content: false,
+        shape: Shape::Lines,
     };
     // HTTP/1 only: every request is answered 400 and the connection closed.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

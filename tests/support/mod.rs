@@ -346,6 +346,15 @@ impl Tap {
             .map(|x| x.request)
             .collect()
     }
+
+    /// [`Tap::new_searches`] without the censuses (searches of names only, `type:file`,
+    /// which a broad first page sends beside its windows): the windows pages asked for.
+    pub fn new_windows(&self) -> Vec<serde_json::Value> {
+        self.new_searches()
+            .into_iter()
+            .filter(|s| !s["Q"].as_str().unwrap_or("").starts_with("type:file "))
+            .collect()
+    }
 }
 
 /// The committed recordings of the pinned real Zoekt.

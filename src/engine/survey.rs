@@ -1,0 +1,303 @@
+//! Taking a census of a result (`census.rs`): the one request it costs, bounded in files,
+//! bytes and time, and never retried.
+//!
+//! The request asks the backend for the names of every file the tool's census query matches
+//! ([`Shape::NamesOnly`]), up to [`CENSUS_FILES`], with its own wall time
+//! (`--census-wall-time-ms`, at most the pages' own): a census that meets the backend's time
+//! gives what it counted by then, as lower bounds. It goes through the window cache, so the
+//! walk's `count_only` and a first page asked again find it there, and concurrent identical
+//! first pages share it. An answer too big to read, an error, or an answer later than the
+//! wall time and [`GRACE`] leave no census: a census only adds suggestions, so it never fails
+//! or holds a page.
+//!
+//! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use super::Pager;
+use super::answer::Answer;
+use super::backend::{Backend, BackendError, RankedFile, Shape};
+use super::cache::AnswerKey;
+use super::census::{CENSUS_FILES, CensusPart, CensusQuery};
+use super::config::Effort;
+use super::cursor::RequestKey;
+use super::fetch::WindowSpec;
+use super::window::Cut;
+
+/// A future on the heap, of a type the futures holding it need not spell out.
+pub(crate) type BoxedFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// How long past its wall time a census may still arrive: the backend's answer is sent and
+/// read after its search stops (tens of thousands of file names take a few hundred
+/// milliseconds to read), and a backend that ignores the wall time is not waited for.
+pub const GRACE: Duration = Duration::from_secs(2);
+
+impl<B: Backend> Pager<B> {
+    /// The census of `census`'s query for `request`, from the window cache or one request
+    /// (counted in `requests`); `None` when it failed, was too big to read or came too late.
+    pub(crate) async fn take_census(
+        &self,
+        census: &CensusQuery,
+        request: &RequestKey,
+        requests: &AtomicU32,
+    ) -> Option<Arc<CensusPart>> {
+        let effort = self.census_effort();
+        let spec = WindowSpec {
+            query: &census.query,
+            effort,
+            context_lines: 0,
+            shape: Shape::NamesOnly,
+            needed: usize::MAX,
+            probe: usize::MAX,
+            max_files: CENSUS_FILES,
+            once: true,
+        };
+        let flatten = |_: &RankedFile| vec![()];
+        // On the heap, its type erased: the census runs inside a page's future, which the
+        // compiler would otherwise lay out with every future this one holds.
+        let answer: BoxedFuture<'_, Result<Arc<Answer<()>>, BackendError>> = Box::pin(async {
+            match &self.cache {
+                Some(cache) => {
+                    let key = AnswerKey::new::<()>(request, &spec);
+                    cache
+                        .answer(
+                            self.backend.as_ref(),
+                            &key,
+                            &spec,
+                            CENSUS_FILES,
+                            &flatten,
+                            requests,
+                        )
+                        .await
+                }
+                None => {
+                    requests.fetch_add(1, Ordering::Relaxed);
+                    self.backend
+                        .search(&spec.search(CENSUS_FILES))
+                        .await
+                        .map(|ranked| Arc::new(Answer::new(&ranked, CENSUS_FILES, flatten)))
+                }
+            }
+        });
+        let within = Duration::from_millis(effort.max_wall_time_ms) + GRACE;
+        match tokio::time::timeout(within, answer).await {
+            Ok(Ok(answer)) => {
+                let cut = !Cut::of(&answer.stats, &effort).is_none();
+                Some(answer.census(cut, census))
+            }
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "the census failed: suggestions count the page's items");
+                None
+            }
+            Err(_) => {
+                tracing::debug!(
+                    ms = within.as_millis() as u64,
+                    "the census came too late: suggestions count the page's items"
+                );
+                None
+            }
+        }
+    }
+
+    /// The effort of a census: the pages' own caps, and its own wall time, never longer than
+    /// theirs.
+    fn census_effort(&self) -> Effort {
+        Effort {
+            max_wall_time_ms: self
+                .cfg
+                .census_wall_time_ms
+                .min(self.cfg.effort.max_wall_time_ms)
+                .max(1),
+            ..self.cfg.effort
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::engine::Pager;
+    use crate::engine::backend::{BackendErrorKind, RankedFile, SearchStats, Shape};
+    use crate::engine::census::{CENSUS_FILES, CountKind, CountUnit};
+    use crate::engine::config::PagerConfig;
+    use crate::engine::page::Page;
+    use crate::engine::testing::{FakeBackend, LineArgs, LineItem, LineTool, line};
+
+    const Q: &str = "census";
+
+    /// `n` files of one line each, spread over three repositories, scores falling (ties in
+    /// fours).
+    fn backend(n: usize) -> FakeBackend {
+        let files = (0..n)
+            .map(|i| RankedFile {
+                repo: format!("r{}", i % 3),
+                path: format!("d{}/f{i:04}.go", i % 10),
+                language: "Go".into(),
+                score: 10_000.0 - (i / 4) as f64,
+                lines: vec![line(1, "census")],
+                ..Default::default()
+            })
+            .collect();
+        FakeBackend::new().with(Q, files)
+    }
+
+    fn args(count_only: bool) -> LineArgs {
+        LineArgs {
+            query: Q.into(),
+            limit: Some(30),
+            count_only,
+            ..Default::default()
+        }
+    }
+
+    fn ways(p: &Page<LineItem>) -> Vec<String> {
+        let n = p.narrowing.as_ref().expect("ways to narrow");
+        n.ways
+            .iter()
+            .map(|w| format!("{} {}", w.by, w.items))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_broad_first_page_sends_one_census_of_names_beside_its_own_window() {
+        let p = Pager::new(backend(3000), PagerConfig::default());
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        // The page's own window, and one census of every file's name.
+        assert_eq!(p.backend().files_asked(Q), [34]);
+        assert_eq!(p.backend().censuses_asked(Q), 1);
+        let census = p
+            .backend()
+            .requests()
+            .into_iter()
+            .find(|s| s.shape == Shape::NamesOnly)
+            .unwrap();
+        assert_eq!((census.max_files, census.context_lines), (CENSUS_FILES, 0));
+        assert_eq!(
+            census.effort.max_wall_time_ms,
+            PagerConfig::default().census_wall_time_ms
+        );
+        assert_eq!(page.zoekt_requests, 2);
+        let n = page.narrowing.as_ref().unwrap();
+        assert_eq!(
+            (n.counts, n.unit, n.files_read, n.files_total),
+            (CountKind::Exact, CountUnit::Files, 3000, 3000)
+        );
+        assert!(
+            ways(&page).contains(&"repository r1 1000".to_string()),
+            "{:?}",
+            ways(&page)
+        );
+        // Without suggestions, the page asks for its own window only.
+        let plain = PagerConfig {
+            suggest_filters: false,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(backend(3000), plain);
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(
+            (p.backend().files_asked(Q), p.backend().censuses_asked(Q)),
+            (vec![34], 0)
+        );
+        assert!(page.narrowing.is_none());
+    }
+
+    /// A result that fits on a page never waits for its census: the page is back when its own
+    /// window is, and the census is dropped.
+    #[tokio::test(start_paused = true)]
+    async fn a_result_that_fits_on_a_page_does_not_wait_for_its_census() {
+        let p = Pager::new(backend(20), PagerConfig::default());
+        p.backend().slow_census(Duration::from_secs(2));
+        let started = tokio::time::Instant::now();
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::ZERO);
+        assert_eq!(page.count, 20);
+        assert!(page.narrowing.is_none());
+        // A broad one waits for it: the slower of the two.
+        let p = Pager::new(backend(3000), PagerConfig::default());
+        p.backend().slow_census(Duration::from_secs(2));
+        let started = tokio::time::Instant::now();
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::from_secs(2));
+        assert_eq!(page.narrowing.as_ref().unwrap().counts, CountKind::Exact);
+    }
+
+    /// A census later than its wall time and the grace is not waited for, one too big to
+    /// read is not asked again smaller: the page counts its own items instead, as lower
+    /// bounds, after at most the wall time and the grace.
+    #[tokio::test(start_paused = true)]
+    async fn a_census_too_late_or_too_big_leaves_the_page_to_count_its_own_items() {
+        let p = Pager::new(backend(3000), PagerConfig::default());
+        p.backend().slow_census(Duration::from_secs(60));
+        let started = tokio::time::Instant::now();
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        let bound =
+            Duration::from_millis(PagerConfig::default().census_wall_time_ms) + super::GRACE;
+        assert_eq!(started.elapsed(), bound);
+        let n = page.narrowing.as_ref().expect("the page's own counts");
+        assert_eq!((n.counts, n.unit), (CountKind::AtLeast, CountUnit::Results));
+        assert_eq!(page.count, 30);
+        let b = backend(3000);
+        b.fail(BackendErrorKind::TooBig, 1000);
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(
+            p.backend().censuses_asked(Q),
+            1,
+            "never asked again smaller"
+        );
+        assert_eq!(page.count, 30);
+        assert_eq!(page.narrowing.as_ref().unwrap().counts, CountKind::AtLeast);
+    }
+
+    #[tokio::test]
+    async fn a_census_zoekt_cut_counts_lower_bounds() {
+        let b = backend(3000);
+        b.cut(
+            Q,
+            SearchStats {
+                shards_skipped: 2,
+                ..SearchStats::default()
+            },
+        );
+        b.set_ready(true);
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(page.narrowing.as_ref().unwrap().counts, CountKind::AtLeast);
+    }
+
+    #[tokio::test]
+    async fn a_count_sends_its_windows_and_its_census_at_once_and_never_retries_smaller() {
+        let p = Pager::new(backend(3000), PagerConfig::default());
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        // One window of --max-window files, exact here, and the census beside it.
+        assert_eq!(
+            p.backend().files_asked(Q),
+            [PagerConfig::default().max_window]
+        );
+        assert_eq!(p.backend().censuses_asked(Q), 1);
+        assert!(page.total.exact);
+        assert_eq!(page.total.value, 3000);
+        assert!(page.narrowing.is_some());
+        // Every line too big to read: the census's files are the count, a lower bound.
+        let b = backend(3000);
+        b.fail(BackendErrorKind::TooBig, 2000);
+        b.heal_census();
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(
+            p.backend().files_asked(Q),
+            [PagerConfig::default().max_window]
+        );
+        assert!(!page.total.exact && page.total.at_least);
+        assert_eq!(page.total.value, 3000);
+        assert!(
+            page.warnings.iter().any(|w| w.contains("too big to read")),
+            "{:?}",
+            page.warnings
+        );
+    }
+}

@@ -98,7 +98,12 @@ async fn walk<T: PagedTool>(
             Ok(Err(e)) => return failed(&ToolError::from(&e)),
             Err(_) => return failed(&ToolError::call_timeout(deadline)),
         };
-        let form::Shown { page, text, .. } = shown;
+        let form::Shown {
+            page,
+            text,
+            structured,
+            ..
+        } = shown;
         pages += 1;
         items += page.count;
         for item in &page.items {
@@ -107,7 +112,8 @@ async fn walk<T: PagedTool>(
             }
         }
         if json {
-            println!("{}", serde_json::to_string(&page).unwrap_or_default());
+            // Exactly what MCP sends as the call's structuredContent: one shape for programs.
+            println!("{structured}");
         } else {
             println!("{text}");
         }

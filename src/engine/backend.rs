@@ -150,8 +150,19 @@ pub struct RepoListing {
     pub stats: IndexStats,
     /// Backends of a fan-out that did not answer (a bit per backend, by its index).
     pub missing_backends: u64,
-    /// What the listing's maker says of it (a fan-out: repositories served twice).
-    pub warnings: Vec<String>,
+    /// Repositories a fan-out found on two backends, in the order it met them: each is listed
+    /// and counted once.
+    pub shared: Vec<SharedRepo>,
+}
+
+/// A repository served by two backends of a fan-out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SharedRepo {
+    /// The repository.
+    pub repo: String,
+    /// The two backends serving it (a bit each, by index, as
+    /// [`RepoListing::missing_backends`]).
+    pub backends: u64,
 }
 
 impl RepoListing {

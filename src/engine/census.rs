@@ -51,15 +51,6 @@ pub enum CountKind {
 }
 
 impl CountKind {
-    /// What goes before a count in words: `""`, `"about "` or `"at least "`.
-    pub fn words(self) -> &'static str {
-        match self {
-            CountKind::Exact => "",
-            CountKind::About => "about ",
-            CountKind::AtLeast => "at least ",
-        }
-    }
-
     /// The kind of counts added up over several censuses: the weakest of theirs.
     pub fn of_all(kinds: impl IntoIterator<Item = CountKind>) -> CountKind {
         kinds.into_iter().max().unwrap_or(CountKind::Exact)
@@ -86,6 +77,27 @@ pub struct CensusQuery {
     /// Every file the query matches holds at least one item the tool keeps. `false` when the
     /// tool drops items the query cannot tell apart (`kinds`): counts are then about.
     pub every_file_holds_items: bool,
+}
+
+impl CensusQuery {
+    /// The census of a file listing: the files `query` matches, each one result.
+    pub fn results(query: &str) -> CensusQuery {
+        CensusQuery {
+            query: query.to_string(),
+            unit: CountUnit::Results,
+            every_file_holds_items: true,
+        }
+    }
+
+    /// The census of a tool whose items are lines, symbols or references: the files `query`
+    /// matches, each holding one or more (`every_file_holds_items`: every one it matches).
+    pub fn files(query: &str, every_file_holds_items: bool) -> CensusQuery {
+        CensusQuery {
+            query: query.to_string(),
+            unit: CountUnit::Files,
+            every_file_holds_items,
+        }
+    }
 }
 
 /// Where one file's items end in an item list, and what a filter can select it by.

@@ -1,37 +1,51 @@
-//! What the engine offers a tool while it collects ([`Tool::collect`]): the growing window
-//! fetch of one ranked query (through the window cache when it is on), its items as one run,
-//! and the warnings for what Zoekt's answer left out.
-//!
-//! [`Tool::collect`]: super::tool::Tool::collect
+//! Collecting what a page needs, as its tool declared it (`tool.rs`, [`Source`]): the items
+//! of a ranked search through the growing window fetch (and the window cache when it is on),
+//! sections one after another (`sections.rs`), or a listing of repositories (`listing.rs`);
+//! and the warnings for what the backend's answer left out, as values
+//! ([`Warning`], worded by the page's form).
 
+use super::BoxedFuture;
 use super::Pager;
 use super::answer::{Collectable, Flatten};
-use super::backend::{Backend, SearchStats, Shape};
+use super::backend::{Backend, RankedFile, Shape};
 use super::cache::AnswerKey;
 use super::error::Error;
 use super::fetch::{self, WindowSpec};
-use super::tool::{Collected, Run, Total, Want};
+use super::tool::{Collected, Found, Search, Source, Tool, Total, Want};
+use super::warning::Warning;
 use super::window::Window;
-use super::{crashed, missing_warning, shared_warning};
 
 impl<B: Backend> Pager<B> {
-    /// Items of one ranked query, flattened file by file: as many as `needed` when they
-    /// exist, every one when the backend ran out of files. `estimate` reads the total from
-    /// the backend's counts when the window does not reach the end.
-    pub async fn ranked_items<T: Collectable>(
+    /// Every item of tool `T`'s request from position 0 up to `want.needed` (or all there
+    /// are), in page order, with what is known of the rest: from the source the tool
+    /// declares.
+    ///
+    /// On the heap, its type erased: a page's future holds it, and the compiler would lay
+    /// out every future this one holds in every future that holds the page.
+    pub(crate) fn collect<'a, T: Tool>(
+        &'a self,
+        plan: &'a T::Plan,
+        want: &'a Want<'a>,
+    ) -> BoxedFuture<'a, Result<Collected<T::Item>, Error>> {
+        Box::pin(async move {
+            match T::source(plan) {
+                Source::Search(search) => self.ranked::<T>(plan, want, &search).await,
+                Source::Sections(searches) => self.sections::<T>(plan, want, &searches).await,
+                Source::Repositories(query) => self.repositories::<T>(plan, query).await,
+            }
+        })
+    }
+
+    /// The items of one ranked search, flattened file by file: as many as `want.needed` when
+    /// they exist, every one when the backend ran out of files.
+    async fn ranked<T: Tool>(
         &self,
+        plan: &T::Plan,
         want: &Want<'_>,
-        query: &str,
-        context_lines: u32,
-        flatten: impl Flatten<T>,
-        estimate: fn(&SearchStats) -> u64,
-    ) -> Result<Collected<T>, Error> {
-        let needed = want.needed;
-        let w = self
-            .window(want, query, context_lines, needed, flatten)
-            .await?;
-        let mut warnings = Vec::new();
-        self.warn(&w, &mut warnings);
+        search: &Search<'_>,
+    ) -> Result<Collected<T::Item>, Error> {
+        let w = self.window::<T>(plan, want, 0, search, want.needed).await?;
+        let warnings = self.warnings(&w);
         let total = if w.exhausted() {
             Total {
                 value: w.len() as u64,
@@ -40,7 +54,7 @@ impl<B: Backend> Pager<B> {
             }
         } else {
             Total {
-                value: estimate(w.stats()).max(w.len() as u64),
+                value: search.estimate.of(w.stats(), 0).max(w.len() as u64),
                 exact: false,
                 at_least: false,
             }
@@ -56,25 +70,34 @@ impl<B: Backend> Pager<B> {
         })
     }
 
-    /// The growing window fetch of one query (see `engine/fetch.rs`), for `needed` items,
-    /// through the window cache when it is on.
-    pub async fn window<T: Collectable>(
+    /// The growing window fetch (see `engine/fetch.rs`) of search number `number` of tool
+    /// `T`'s source, for `needed` items, each file turned into items by the tool.
+    pub(crate) async fn window<T: Tool>(
         &self,
+        plan: &T::Plan,
         want: &Want<'_>,
-        query: &str,
-        context_lines: u32,
+        number: usize,
+        search: &Search<'_>,
         needed: usize,
-        flatten: impl Flatten<T>,
-    ) -> Result<Window<T>, Error> {
+    ) -> Result<Window<T::Item>, Error> {
         let spec = WindowSpec {
-            query,
+            query: search.query,
             effort: self.cfg.effort,
-            context_lines,
+            context_lines: search.context_lines,
             shape: Shape::Lines,
             needed,
             probe: want.lookahead.saturating_add(1),
             max_files: self.cfg.max_window,
             once: want.once,
+        };
+        let flatten = |file: &RankedFile| {
+            T::items(
+                plan,
+                Found::File {
+                    search: number,
+                    file,
+                },
+            )
         };
         self.fetch_window(want, &spec, &flatten).await
     }
@@ -108,71 +131,58 @@ impl<B: Backend> Pager<B> {
         Ok(w)
     }
 
-    /// Adds the reasons a window's answer may be partial, each with what to do about it.
-    pub fn warn<T>(&self, w: &Window<T>, warnings: &mut Vec<String>) {
+    /// The reasons a window's answer may be partial.
+    pub(crate) fn warnings<T>(&self, w: &Window<T>) -> Vec<Warning> {
+        let mut warnings = Vec::new();
         let cut = w.cut;
         if cut.out_of_time {
-            let skipped = match cut.shards_skipped {
-                0 => String::new(),
-                n => format!(" and skipped {n} shard(s)"),
-            };
-            warnings.push(format!(
-                "Zoekt ran out of time (--max-wall-time-ms {}){skipped} before it finished \
-                 searching: these items are what it found by then, results are missing, and \
-                 the total is only what it had counted; narrow the query with repo:, file: or \
-                 lang:, or make it cheaper (a literal rather than a regular expression)",
-                self.cfg.effort.max_wall_time_ms
-            ));
+            warnings.push(Warning::OutOfTime {
+                wall_time_ms: self.cfg.effort.max_wall_time_ms,
+                shards_skipped: cut.shards_skipped,
+            });
         } else if cut.files_skipped > 0 {
-            warnings.push(format!(
-                "Zoekt stopped at its per-shard match cap (--shard-max-match-count {}) and left \
-                 out {} file(s): results are missing; narrow the query with repo:, file: or lang:",
-                self.cfg.effort.shard_max_match_count, cut.files_skipped
-            ));
+            warnings.push(Warning::ShardCap {
+                cap: self.cfg.effort.shard_max_match_count,
+                files_skipped: cut.files_skipped,
+            });
         }
         if cut.crashes > 0 {
-            warnings.push(crashed(cut.crashes));
+            warnings.push(Warning::Crashed {
+                shards: cut.crashes,
+            });
         }
         if cut.missing_backends != 0 {
-            let names = self.backend.backend_names(cut.missing_backends);
-            warnings.push(missing_warning(&names));
+            warnings.push(Warning::MissingBackends {
+                names: self.backend.backend_names(cut.missing_backends),
+            });
         }
         let shared = w.stats().shared_backends;
         if shared != 0 {
-            let names = self.backend.backend_names(shared);
-            warnings.push(shared_warning(&names));
+            warnings.push(Warning::SharedFiles {
+                names: self.backend.backend_names(shared),
+            });
         }
         if let Some(cap) = cut.total_cap {
-            warnings.push(format!(
-                "Zoekt passed the total match cap (--total-max-match-count {cap}) and stopped \
-                 searching shards at a point that depends on timing: results are missing and \
-                 may differ between calls; narrow the query, or set the cap to 0"
-            ));
+            warnings.push(Warning::TotalCap { cap });
         }
         if w.bytes_bound {
-            warnings.push(format!(
-                "Zoekt's answer for more than {} files was too big to read \
-                 (--max-answer-bytes): results beyond those files are not reachable from here, \
-                 and files tied in score with the last of them may be missing; narrow the \
-                 query, or ask for fewer context lines",
-                w.files_asked
-            ));
+            warnings.push(Warning::TooBigToRead {
+                files: w.files_asked,
+            });
         } else if w.capped {
-            warnings.push(format!(
-                "results beyond the first {} files (--max-window) are not reachable, and files \
-                 tied in score with the last of them are in the pager's order and may be \
-                 missing; narrow the query",
-                w.files_asked
-            ));
+            warnings.push(Warning::WindowCap {
+                files: w.files_asked,
+            });
         }
+        warnings
     }
 }
 
 impl<T> Window<T> {
     /// The window's items as one run of a tool's [`Collected`] items.
-    pub fn into_run(self) -> Run<T> {
+    pub(crate) fn into_run(self) -> super::tool::Run<T> {
         let section = self.section();
-        Run::new(
+        super::tool::Run::new(
             std::sync::Arc::clone(self.answer().list()),
             self.len(),
             section,

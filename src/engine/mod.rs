@@ -14,15 +14,18 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod fetch;
+mod listing;
 pub mod order;
 pub mod page;
 mod paging;
+mod sections;
 pub mod suggest;
 mod survey;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod text;
 pub mod tool;
+pub mod warning;
 pub mod weight;
 pub mod window;
 
@@ -32,6 +35,12 @@ use backend::{Backend, BackendError, RepoListing};
 use cache::WindowCache;
 use config::PagerConfig;
 use error::Error;
+
+/// A future on the heap, of a type the futures holding it need not spell out: what the
+/// engine boxes where a page's future would otherwise hold, and lay out, every future it
+/// awaits (the compiler gave up on the layout of the process's main future without it).
+pub(crate) type BoxedFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// The engine, over any [`Backend`].
 #[derive(Debug)]
@@ -170,34 +179,4 @@ fn not_ready(reason: &str) -> backend::BackendError {
         ),
         files_within: None,
     }
-}
-
-/// The warning for shards that crashed or are still loading.
-pub(crate) fn crashed(crashes: u64) -> String {
-    format!(
-        "{crashes} shard(s) of Zoekt's index crashed while it answered: results from them are \
-         missing; calling again may find them"
-    )
-}
-
-/// The warning for backends that did not answer ([`backend::SearchStats::missing_backends`],
-/// named by [`Backend::backend_names`]): their results are missing, and the page is a
-/// transient cut that a call with its cursor resumes once they are back.
-pub(crate) fn missing_warning(names: &[String]) -> String {
-    format!(
-        "Zoekt backend(s) {} did not answer: results from them are missing and the total is \
-         not exact; calling again (with this cursor) once they are back finds them",
-        names.join(", ")
-    )
-}
-
-/// The warning of a search that met one file on several backends
-/// ([`backend::SearchStats::shared_backends`], named by [`Backend::backend_names`]).
-pub(crate) fn shared_warning(names: &[String]) -> String {
-    format!(
-        "Zoekt backends {} returned the same files (a repository served by more than one): \
-         each file is shown once, but the total may count such files more than once; give \
-         each repository to one backend",
-        names.join(", ")
-    )
 }

@@ -1,9 +1,7 @@
 //! The page cut and its totals: from the ordered items of a request to one page of them.
 
-use super::census::CountUnit;
 use super::suggest::Narrowing;
-use schemars::JsonSchema;
-use serde::Serialize;
+use super::warning::{BestWay, Warning};
 
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
@@ -12,7 +10,7 @@ use super::text::Snippet;
 use super::tool::{Collected, Shaped, Total};
 
 /// One page of items and everything needed to get the next one.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
     /// The items of this page, in page order.
     pub items: Vec<T>,
@@ -25,7 +23,6 @@ pub struct Page<T> {
     /// Whether another page follows (then `next_cursor` is set).
     pub has_more: bool,
     /// Pass it back as `cursor` for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// How many items the whole result holds.
     pub total: Total,
@@ -35,31 +32,23 @@ pub struct Page<T> {
     /// `true` when the page holds fewer than `limit` items only because they would not fit
     /// the page's token budget (large `snippet_length` or `context_lines`); `next_cursor`
     /// continues right after it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub size_capped: bool,
     /// With `count_only`: how many pages of `limit` items a walk takes (up to the paging
     /// ceiling); `items` is empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u64>,
     /// `true` when the results changed since the cursor was minted (the index changed, or
     /// Zoekt cut its answer differently): the page still starts right after the last item
     /// served, so nothing repeats, but `offset` is where that item is now.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resynced: bool,
-    /// Why the result may be partial, one sentence each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    /// Why the result may be partial (worded by the page's form).
+    pub warnings: Vec<Warning>,
     /// Requests this page made to the backend (not part of the page: for metrics).
-    #[serde(skip)]
     pub zoekt_requests: u32,
     /// Ways to narrow a broad result (first pages and `count_only`, when on): not part of
     /// the page's items, which never depend on it.
-    #[serde(skip)]
     pub narrowing: Option<Narrowing>,
     /// How the page was cut, so that it can be ended earlier ([`Page::shortened`]); `None`
     /// for a count, which has no items to end.
-    #[serde(skip)]
-    #[schemars(skip)]
     pub ends: Option<PageEnds>,
 }
 
@@ -184,7 +173,7 @@ pub struct Ends {
     transient: bool,
     total: Total,
     /// The collected warnings, before the page adds its own.
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     narrowing: Option<Narrowing>,
     resynced_start: bool,
     max_offset: u64,
@@ -216,12 +205,10 @@ impl Ends {
         let mut warnings = e.warnings.clone();
         let resynced = e.resynced_start && !held;
         if resynced {
-            warnings.push(format!(
-                "the results changed since the cursor was made (the index changed, or Zoekt cut \
-                 its answer differently): this page continues right after the last item served, \
-                 which is now item {offset} (the cursor said {})",
-                e.slice.offset
-            ));
+            warnings.push(Warning::Resynced {
+                offset,
+                cursor_offset: e.slice.offset,
+            });
         }
         let next_offset = offset + count as u64;
         let more_items = e.total_items > e.begin + count;
@@ -240,22 +227,16 @@ impl Ends {
             _ => None,
         };
         if more_items && next_cursor.is_none() && count > 0 {
-            warnings.push(ceiling_warning(e.max_offset, e.narrowing.as_ref()));
+            warnings.push(Warning::Ceiling {
+                max_offset: e.max_offset,
+                best: BestWay::of(e.narrowing.as_ref()),
+            });
         }
         if retry && next_cursor.is_some() {
-            warnings.push(
-                "Zoekt's answer ended early (time ran out or shards crashed): next_cursor asks \
-                 again from here and may find more"
-                    .into(),
-            );
+            warnings.push(Warning::EndedEarly);
         }
         if held {
-            warnings.push(
-                "this page is empty because Zoekt's answer ended early (time ran out or shards \
-                 crashed), before the place this walk has reached: call again with next_cursor, \
-                 which asks again from the same place"
-                    .into(),
-            );
+            warnings.push(Warning::HeldPlace);
         }
         let complete = warnings.is_empty();
         Page {
@@ -307,51 +288,4 @@ impl<T: Clone> Page<T> {
             _ => self.clone(),
         }
     }
-}
-
-/// Said when results go on past the paging ceiling (`--max-offset`).
-pub(crate) fn ceiling_warning(max_offset: u64, narrowing: Option<&Narrowing>) -> String {
-    match narrowing.and_then(|n| n.ways.first().map(|w| (n, w))) {
-        Some((n, best)) => {
-            let unit = match n.unit {
-                CountUnit::Results => "items",
-                CountUnit::Files => "files holding items",
-            };
-            format!(
-                "paging stops at item {max_offset}; narrow the query to see the rest, for \
-                 example to {} ({}{} {unit})",
-                best.by,
-                n.counts.words(),
-                best.items,
-            )
-        }
-        None => format!("paging stops at item {max_offset}; narrow the query to see the rest"),
-    }
-}
-
-/// Said of a count that is an estimate.
-pub(crate) fn estimate_warning() -> String {
-    "the total is an estimate from Zoekt's match count, since Zoekt did not return every \
-     matching file (see the other warnings)"
-        .into()
-}
-
-/// Said of a count by census that Zoekt cut short.
-pub(crate) fn census_cut_warning() -> String {
-    "Zoekt stopped before it had counted every matching file (the census's wall time, \
-     --census-wall-time-ms, or its per-shard match cap): the total is what it had counted, a \
-     lower bound; narrow the query with repo:, file: or lang: for an exact count"
-        .into()
-}
-
-/// Said of a count whose every line was too big to read, counted by its files instead.
-pub(crate) fn too_big_to_count_warning(unit: CountUnit) -> String {
-    let counted = match unit {
-        CountUnit::Results => "the results Zoekt's census counted",
-        CountUnit::Files => "the files holding results (each holds one or more)",
-    };
-    format!(
-        "Zoekt's answer for every matching line was too big to read (--max-answer-bytes): the \
-         total is {counted}, a lower bound; narrow the query for an exact count"
-    )
 }

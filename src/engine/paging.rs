@@ -1,6 +1,6 @@
 //! One page of a tool: from its arguments to the cut page. The cursor is read ([`Slice`]),
-//! the tool collects what the page needs ([`Tool::collect`], settled against crashed
-//! shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
+//! the engine collects what the page needs from the source the tool declares
+//! (`collect.rs`, settled against crashed shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
 //! bigger windows, a few rounds at most. A first page sends its result's census
 //! (`census.rs`, `survey.rs`) beside its own window, and waits for it only when the page
 //! turns out to carry ways to narrow: a result that fits on a page pays nothing for it.
@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::BoxedFuture;
 use super::Pager;
 use super::backend::{Backend, BackendErrorKind};
 use super::census::{CensusPart, CountUnit};
@@ -15,9 +16,9 @@ use super::cursor::{RequestKey, Scope};
 use super::error::{ArgumentError, Error};
 use super::page::{self, Page, Slice, Start};
 use super::suggest::{self, Narrowing};
-use super::survey::BoxedFuture;
 use super::text::Snippet;
 use super::tool::{Collected, PageArgs, PagedArgs, Tool, Total, Want};
+use super::warning::{BestWay, Warning};
 
 /// A page's collection on the heap: its items and where the page starts among them.
 type Collecting<'a, T> = BoxedFuture<'a, Result<(Collected<T>, Start), Error>>;
@@ -200,7 +201,7 @@ impl<B: Backend> Pager<B> {
                 let warnings = if census.complete {
                     Vec::new()
                 } else {
-                    vec![page::census_cut_warning()]
+                    vec![Warning::CensusCut]
                 };
                 (total, warnings, None)
             }
@@ -208,7 +209,7 @@ impl<B: Backend> Pager<B> {
                 let mut warnings = collected.warnings.clone();
                 let total = collected.total;
                 if !total.exact && !total.at_least {
-                    warnings.push(page::estimate_warning());
+                    warnings.push(Warning::Estimate);
                 }
                 (total, warnings, Some(collected))
             }
@@ -218,11 +219,8 @@ impl<B: Backend> Pager<B> {
                     exact: false,
                     at_least: true,
                 };
-                (
-                    total,
-                    vec![page::too_big_to_count_warning(census.unit)],
-                    None,
-                )
+                let unit = census.unit;
+                (total, vec![Warning::TooBigToCount { unit }], None)
             }
             (Some(Err(e)), _) => return Err(e),
             (None, None) => unreachable!("a count by census falls back to the windows"),
@@ -238,10 +236,10 @@ impl<B: Backend> Pager<B> {
         // Pages a walk can reach: the cursor stops at --max-offset.
         let reachable = total.value.min(self.cfg.max_offset);
         if total.value > self.cfg.max_offset {
-            warnings.push(page::ceiling_warning(
-                self.cfg.max_offset,
-                narrowing.as_ref(),
-            ));
+            warnings.push(Warning::Ceiling {
+                max_offset: self.cfg.max_offset,
+                best: BestWay::of(narrowing.as_ref()),
+            });
         }
         Ok(Page {
             items: Vec::new(),
@@ -262,7 +260,7 @@ impl<B: Backend> Pager<B> {
         })
     }
 
-    /// [`Tool::collect`], with answers cut by crashed or loading shards settled first.
+    /// [`Pager::collect`], with answers cut by crashed or loading shards settled first.
     ///
     /// While Zoekt is loading its shards it searches those already loaded and counts the
     /// rest as a crash (`docs/zoekt.md`, "Readiness"): such an answer may lack any item,
@@ -277,13 +275,13 @@ impl<B: Backend> Pager<B> {
         plan: &T::Plan,
         want: &Want<'_>,
     ) -> Result<Collected<T::Item>, Error> {
-        let collected = T::collect(self, plan, want).await?;
+        let collected = self.collect::<T>(plan, want).await?;
         if collected.cut.crashes == 0 {
             return Ok(unfinished_counts(collected));
         }
         self.settled().await?;
         // Cut answers are never kept by the cache, so this asks the backend again.
-        let again = T::collect(self, plan, want).await?;
+        let again = self.collect::<T>(plan, want).await?;
         if again.cut.crashes > 0 {
             self.settled().await?;
         }
@@ -428,7 +426,9 @@ mod tests {
         assert!(next.resynced && !next.complete);
         assert_eq!(next.offset, 5, "u03 is item 5 now");
         assert!(
-            next.warnings.iter().any(|w| w.contains("item 5")),
+            next.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::Resynced { offset: 5, .. })),
             "{:?}",
             next.warnings
         );
@@ -539,7 +539,9 @@ mod tests {
         assert_eq!(only.count, 4);
         assert!(!only.has_more && !only.complete && !only.total.exact);
         assert!(
-            only.warnings.iter().any(|w| w.contains("per-shard")),
+            only.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::ShardCap { .. })),
             "{:?}",
             only.warnings
         );
@@ -571,7 +573,7 @@ mod tests {
                 partial
                     .warnings
                     .iter()
-                    .any(|w| w.contains("ran out of time")),
+                    .any(|w| matches!(w, Warning::OutOfTime { .. })),
                 out_of_time,
                 "{:?}",
                 partial.warnings
@@ -627,13 +629,16 @@ mod tests {
             );
             assert_eq!(held.next_cursor, second.next_cursor, "the same place");
             assert!(
-                held.warnings
-                    .iter()
-                    .any(|w| w.contains("asks again from the same place")),
+                held.warnings.contains(&Warning::HeldPlace),
                 "{:?}",
                 held.warnings
             );
-            assert!(!held.warnings.iter().any(|w| w.contains("results changed")));
+            assert!(
+                !held
+                    .warnings
+                    .iter()
+                    .any(|w| matches!(w, Warning::Resynced { .. }))
+            );
             // Back: the walk resumes right where it was.
             p.backend().replace(&q(), files(12));
             p.backend().cut(&q(), SearchStats::default());
@@ -743,7 +748,7 @@ mod tests {
         assert!(
             last.warnings
                 .iter()
-                .any(|w| w.contains("paging stops at item 5")),
+                .any(|w| matches!(w, Warning::Ceiling { max_offset: 5, .. })),
             "{:?}",
             last.warnings
         );
@@ -764,7 +769,12 @@ mod tests {
         let first = page(&p, 3, None).await;
         assert_eq!(first.count, 3);
         assert!(!first.complete);
-        assert!(first.warnings.iter().any(|w| w.contains("--max-window")));
+        assert!(
+            first
+                .warnings
+                .iter()
+                .any(|w| matches!(w, Warning::WindowCap { .. }))
+        );
         let mut seen = std::collections::HashSet::new();
         let mut cursor = first.next_cursor.clone();
         for i in &first.items {

@@ -50,28 +50,6 @@ pub enum NarrowBy {
     },
 }
 
-impl std::fmt::Display for NarrowBy {
-    /// In words: `repository gen-py-b`, `language Go`, `directory src/net/ of tokio`,
-    /// `the files directly in c-include/`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let of = |repo: &Option<String>| match repo {
-            Some(r) => format!(" of {r}"),
-            None => String::new(),
-        };
-        match self {
-            NarrowBy::Repo(r) => write!(f, "repository {r}"),
-            NarrowBy::Language(l) => write!(f, "language {l}"),
-            NarrowBy::Directory { repo, dir } => write!(f, "directory {dir}{}", of(repo)),
-            NarrowBy::Files { repo, dir } if dir.is_empty() => {
-                write!(f, "the files at the top{}", of(repo))
-            }
-            NarrowBy::Files { repo, dir } => {
-                write!(f, "the files directly in {dir}{}", of(repo))
-            }
-        }
-    }
-}
-
 /// One way to narrow, with how much of the result it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Narrow {
@@ -526,12 +504,24 @@ mod tests {
         Arc::new(CensusPart::of_counted(files, CountKind::Exact, unit, n))
     }
 
+    /// A way in short words (the form words it for a reader; the engine's tests name it
+    /// plainly).
+    fn words(by: &NarrowBy) -> String {
+        match by {
+            NarrowBy::Repo(r) => format!("repository {r}"),
+            NarrowBy::Language(l) => format!("language {l}"),
+            NarrowBy::Directory { repo: None, dir } => format!("directory {dir}"),
+            NarrowBy::Directory { repo: Some(r), dir } => format!("directory {dir} of {r}"),
+            NarrowBy::Files { dir, .. } => format!("the files directly in {dir}"),
+        }
+    }
+
     /// The ways, best first, as `way: items` separated by `; `.
     fn ways(n: &Narrowing) -> String {
         let ways: Vec<String> = n
             .ways
             .iter()
-            .map(|w| format!("{}: {}", w.by, w.items))
+            .map(|w| format!("{}: {}", words(&w.by), w.items))
             .collect();
         ways.join("; ")
     }

@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use super::Pager;
 use super::answer::Answer;
 use super::backend::{Backend, BackendError, RankedFile, Shape};
 use super::cache::AnswerKey;
@@ -25,10 +24,7 @@ use super::config::Effort;
 use super::cursor::RequestKey;
 use super::fetch::WindowSpec;
 use super::window::Cut;
-
-/// A future on the heap, of a type the futures holding it need not spell out.
-pub(crate) type BoxedFuture<'a, T> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+use super::{BoxedFuture, Pager};
 
 /// How long past its wall time a census may still arrive: the backend's answer is sent and
 /// read after its search stops (tens of thousands of file names take a few hundred
@@ -158,7 +154,7 @@ mod tests {
         let n = p.narrowing.as_ref().expect("ways to narrow");
         n.ways
             .iter()
-            .map(|w| format!("{} {}", w.by, w.items))
+            .map(|w| format!("{:?} {}", w.by, w.items))
             .collect()
     }
 
@@ -187,7 +183,7 @@ mod tests {
             (CountKind::Exact, CountUnit::Files, 3000, 3000)
         );
         assert!(
-            ways(&page).contains(&"repository r1 1000".to_string()),
+            ways(&page).contains(&r#"Repo("r1") 1000"#.to_string()),
             "{:?}",
             ways(&page)
         );
@@ -295,7 +291,9 @@ mod tests {
         assert!(!page.total.exact && page.total.at_least);
         assert_eq!(page.total.value, 3000);
         assert!(
-            page.warnings.iter().any(|w| w.contains("too big to read")),
+            page.warnings
+                .iter()
+                .any(|w| matches!(w, crate::engine::warning::Warning::TooBigToCount { .. })),
             "{:?}",
             page.warnings
         );

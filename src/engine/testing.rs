@@ -27,7 +27,9 @@ use super::backend::{
 use super::config::PagerConfig;
 use super::error::Error;
 use super::text::Snippet;
-use super::tool::{CensusQuery, Collected, CountUnit, PageArgs, PagedArgs, Shaped, Tool, Want};
+use super::tool::{
+    CensusQuery, CountUnit, Estimate, Found, PageArgs, PagedArgs, Search, Shaped, Source, Tool,
+};
 
 /// A [`Backend`] answering from a map query → files, and recording every search.
 #[derive(Debug, Default)]
@@ -369,14 +371,16 @@ impl Tool for LineTool {
         })
     }
 
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &String,
-        want: &Want<'_>,
-    ) -> Result<Collected<LineItem>, Error> {
-        pager
-            .ranked_items(want, plan, 0, lines_of, |s| s.match_count.max(s.file_count))
-            .await
+    fn source(plan: &String) -> Source<'_> {
+        Source::Search(Search {
+            query: plan,
+            context_lines: 0,
+            estimate: Estimate::MatchesOrFiles,
+        })
+    }
+
+    fn items(_plan: &String, found: Found<'_>) -> Vec<LineItem> {
+        found.file().map_or_else(Vec::new, lines_of)
     }
 }
 

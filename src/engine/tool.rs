@@ -1,27 +1,28 @@
 //! The seam between the engine and the tools: the trait a paged tool implements ([`Tool`]),
-//! and the data that crosses it, side by side: what a caller asks of a page ([`PageArgs`],
-//! through [`PagedArgs`]), what the engine wants collected for it ([`Want`]), and what the
-//! tool collected ([`Collected`], in [`Run`]s, with its [`Total`]).
+//! and what it declares through it: what a caller asks of a page ([`PageArgs`], through
+//! [`PagedArgs`]), where the items come from ([`Source`]: the backend searches, each a
+//! [`Search`], or a listing of repositories), how one thing the backend found becomes items
+//! ([`Found`], [`Tool::items`]), and the result's census ([`CensusQuery`]).
 //!
-//! The engine calls the tool: it validates ([`Tool::plan`]), names the request for the cursor
-//! ([`Tool::key`]) and collects ([`Tool::collect`]); everything else about a page (the cursor,
-//! the windows, the cut) is the engine's. A tool's MCP face (its name, schema, description)
-//! is not part of this seam: it lives with the tool in `src/tools/`.
+//! The tool declares; the engine collects. The engine validates ([`Tool::plan`]), names the
+//! request for the cursor ([`Tool::key`]), runs the searches the tool declares ([`Tool::source`])
+//! through its windows and cache, turns each file into items with [`Tool::items`], and cuts
+//! the page: no tool calls back into the engine. A tool's MCP face (its name, schema,
+//! description) is not part of this seam: it lives with the tool in `src/tools/`.
 
 use super::census::{CensusPart, FileFacts};
 use std::cmp::Ordering;
-use std::future::Future;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::Pager;
 use super::answer::ItemList;
-use super::backend::Backend;
+use super::backend::{IndexedRepo, RankedFile, SearchStats};
 use super::config::PagerConfig;
 use super::cursor::RequestKey;
 use super::order::Position;
+use super::warning::Warning;
 use super::window::{Cut, Section};
 
 // What else a tool author needs, in one place: what a tool may refuse, the cursor scope it
@@ -49,7 +50,7 @@ pub trait PagedArgs {
 }
 
 /// A tool that answers with pages of items, as the engine sees it: the seam the engine
-/// declares and each paged tool implements.
+/// declares and each paged tool implements. Every method declares; none runs a search.
 pub trait Tool: Send + Sync + 'static {
     /// The cursor scope id: written into every cursor, so never reused for another tool.
     const SCOPE_ID: u8;
@@ -68,6 +69,11 @@ pub trait Tool: Send + Sync + 'static {
     fn plan(args: &Self::Args, cfg: &PagerConfig) -> Result<Self::Plan, Error>;
     /// The parts of the plan that decide WHICH items come out, in order: the cursor's hash.
     fn key(plan: &Self::Plan) -> Vec<&str>;
+    /// Where the request's items come from.
+    fn source(plan: &Self::Plan) -> Source<'_>;
+    /// The items one thing the backend found holds, in the order they come: a file of one
+    /// of the source's searches (by its number), or a repository of a listing.
+    fn items(plan: &Self::Plan, found: Found<'_>) -> Vec<Self::Item>;
     /// The census of the request's result (`engine/census.rs`): the query whose matching
     /// files hold its items, and what a file stands for. The engine sends it beside a first
     /// page's window, for the ways to narrow, and counts with it alone the `count_only` of a
@@ -76,14 +82,83 @@ pub trait Tool: Send + Sync + 'static {
     fn census(_plan: &Self::Plan) -> Option<CensusQuery> {
         None
     }
-    /// Every item from position 0 up to `want.needed` (or all there are), in page order,
-    /// with their positions. A tool with sections may start at the section holding
-    /// `want.after` (see [`Collected::first`]).
-    fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &Self::Plan,
-        want: &Want<'_>,
-    ) -> impl Future<Output = Result<Collected<Self::Item>, Error>> + Send;
+}
+
+/// Where a request's items come from.
+#[derive(Debug, Clone)]
+pub enum Source<'a> {
+    /// One ranked search: its files in the total order of `engine/order.rs`, each file's
+    /// items in the order [`Tool::items`] gives.
+    Search(Search<'a>),
+    /// Ranked searches whose items are numbered one section after the other: every item of
+    /// the first search, then those of the second (`find_references`: its definitions, then
+    /// its usages). A page resumed in a later section asks nothing of the earlier ones.
+    Sections(Vec<Search<'a>>),
+    /// The repositories a query selects (empty: every one), listed by name.
+    Repositories(&'a str),
+}
+
+/// One backend search a tool declares.
+#[derive(Debug, Clone, Copy)]
+pub struct Search<'a> {
+    /// The backend query.
+    pub query: &'a str,
+    /// Lines of context around each matching line.
+    pub context_lines: u32,
+    /// How the backend's statistics estimate the search's items when its windows do not
+    /// reach the end of its answer.
+    pub estimate: Estimate,
+}
+
+/// How a search's items are estimated from the backend's statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Estimate {
+    /// Its matches (matching lines, or symbols).
+    Matches,
+    /// Its files (one item per file).
+    Files,
+    /// Its matches, or its files where they are more (an item per file at least).
+    MatchesOrFiles,
+    /// Its matches, less the items of the sections before it, which the backend counted in
+    /// this search too (`find_references`' usages query holds its definitions' `sym:` atom).
+    MatchesAfterEarlierSections,
+}
+
+impl Estimate {
+    /// The estimate from `stats`, with `earlier` items in the sections before the search.
+    pub(crate) fn of(self, stats: &SearchStats, earlier: u64) -> u64 {
+        match self {
+            Estimate::Matches => stats.match_count,
+            Estimate::Files => stats.file_count,
+            Estimate::MatchesOrFiles => stats.match_count.max(stats.file_count),
+            Estimate::MatchesAfterEarlierSections => stats.match_count.saturating_sub(earlier),
+        }
+    }
+}
+
+/// One thing the backend found, which a tool turns into items ([`Tool::items`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Found<'a> {
+    /// A file of the answer to search number `search` of the tool's [`Source`] (0 for a
+    /// single search).
+    File {
+        /// The search's number.
+        search: usize,
+        /// The file.
+        file: &'a RankedFile,
+    },
+    /// A repository of a listing.
+    Repository(&'a IndexedRepo),
+}
+
+impl<'a> Found<'a> {
+    /// The file, whichever search it came from (`None` for a repository).
+    pub fn file(self) -> Option<&'a RankedFile> {
+        match self {
+            Found::File { file, .. } => Some(file),
+            Found::Repository(_) => None,
+        }
+    }
 }
 
 /// An item whose source lines a page may show shorter or not at all (`include_snippet`,
@@ -123,9 +198,9 @@ pub struct PageArgs {
     pub snippet_length: Option<u32>,
 }
 
-/// What a tool is asked to collect for one page.
+/// What the engine collects for one page.
 #[derive(Debug, Clone, Copy)]
-pub struct Want<'a> {
+pub(crate) struct Want<'a> {
     /// Items from position 0 up to here (the page's end plus one) are needed.
     pub needed: usize,
     /// The last item served, when resuming: a tool may skip a whole section before it.
@@ -146,7 +221,7 @@ pub struct Want<'a> {
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.
 #[derive(Debug, Clone)]
-pub struct Collected<T> {
+pub(crate) struct Collected<T> {
     /// Items in page order, run after run: from number `first` up to at least the wanted
     /// end, when they exist.
     pub runs: Vec<Run<T>>,
@@ -165,13 +240,13 @@ pub struct Collected<T> {
     /// How many items the whole result holds.
     pub total: Total,
     /// Why the result may be partial.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Leading items of a shared list, placed in a section of the order. Pages of a cached
 /// answer share its list; a page copies only its own items out of it.
 #[derive(Debug, Clone)]
-pub struct Run<T> {
+pub(crate) struct Run<T> {
     list: Arc<ItemList<T>>,
     len: usize,
     section: Section,
@@ -250,7 +325,8 @@ impl<T> Collected<T> {
     }
 
     /// No items were collected.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
@@ -327,6 +403,26 @@ mod tests {
             len,
             section,
         )
+    }
+
+    #[test]
+    fn estimates_read_the_backends_counts_as_each_search_declares() {
+        let stats = SearchStats {
+            file_count: 4,
+            match_count: 10,
+            ..SearchStats::default()
+        };
+        assert_eq!(Estimate::Matches.of(&stats, 3), 10);
+        assert_eq!(Estimate::Files.of(&stats, 3), 4);
+        let few = SearchStats {
+            match_count: 2,
+            ..stats
+        };
+        assert_eq!(Estimate::MatchesOrFiles.of(&few, 0), 4);
+        // Zoekt counts each definition line once in the usages query's matches (its `sym:`
+        // match and its word overlap): 10 matches with 4 definitions are 6 usages.
+        assert_eq!(Estimate::MatchesAfterEarlierSections.of(&stats, 4), 6);
+        assert_eq!(Estimate::MatchesAfterEarlierSections.of(&stats, 40), 0);
     }
 
     #[test]

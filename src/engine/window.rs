@@ -138,7 +138,8 @@ impl<T> Window<T> {
     }
 
     /// The window's items, in page order.
-    pub fn items(&self) -> &[T] {
+    #[cfg(test)]
+    pub(crate) fn items(&self) -> &[T] {
         &self.answer.list.items[..self.len]
     }
 
@@ -166,7 +167,8 @@ impl<T> Window<T> {
     }
 
     /// The window holds no item.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 

@@ -213,8 +213,15 @@ mod tests {
             .await
             .unwrap();
         assert!(page.count > 0 && !page.complete, "{page:?}");
-        let said = page.warnings.join(" ");
-        assert!(said.contains("crashed") && said.contains("b"), "{said}");
+        use crate::engine::warning::Warning;
+        assert!(
+            page.warnings.contains(&Warning::Crashed { shards: 1 })
+                && page.warnings.contains(&Warning::MissingBackends {
+                    names: vec!["b".into()]
+                }),
+            "{:?}",
+            page.warnings
+        );
     }
 
     #[tokio::test]

@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::engine::backend::{RankedFile, RankedFiles, RepoListing, SearchStats};
+use crate::engine::backend::{RankedFile, RankedFiles, RepoListing, SearchStats, SharedRepo};
 use crate::engine::order::file_key;
 
 /// How many files each backend is asked for when the window is `max_files`: one more (at
@@ -158,13 +158,9 @@ fn add(total: &mut SearchStats, s: &SearchStats) {
 }
 
 /// One listing of the listings of the backends that answered (each with its index), `missing`
-/// those that did not; `name` names backend `i`. A repository served by two backends is
-/// listed and counted once, with a warning naming both.
-pub(super) fn merged_listing(
-    got: Vec<(usize, RepoListing)>,
-    missing: u64,
-    name: impl Fn(usize) -> String,
-) -> RepoListing {
+/// those that did not. A repository served by two backends is listed and counted once, and
+/// named in [`RepoListing::shared`] with both.
+pub(super) fn merged_listing(got: Vec<(usize, RepoListing)>, missing: u64) -> RepoListing {
     let mut out = RepoListing {
         missing_backends: missing,
         ..RepoListing::default()
@@ -176,7 +172,7 @@ pub(super) fn merged_listing(
     for (i, list) in got {
         out.crashes += list.crashes;
         out.missing_backends |= list.missing_backends;
-        out.warnings.extend(list.warnings);
+        out.shared.extend(list.shared);
         out.stats.shards += list.stats.shards;
         out.stats.index_bytes += list.stats.index_bytes;
         for repo in list.repos {
@@ -205,12 +201,10 @@ pub(super) fn merged_listing(
             .sum()
     };
     for (repo, a, b) in twice {
-        out.warnings.push(format!(
-            "repository {repo} is served by two backends ({} and {}): counted once; its \
-             files may show up from either, so give each repository to one backend",
-            name(a),
-            name(b)
-        ));
+        out.shared.push(SharedRepo {
+            repo,
+            backends: (1 << a) | (1 << b),
+        });
     }
     out
 }

@@ -22,6 +22,7 @@ use super::item::ItemRow;
 use super::layout::part_view;
 use super::narrow::Suggestions;
 use super::text::walk_sentence;
+use super::warning::page_warnings;
 use crate::engine::page::Page;
 
 /// The structured page of `tool`.
@@ -70,7 +71,7 @@ pub fn page_view<T: ItemRow>(tool: &str, page: &Page<T>, narrow: Option<&Suggest
         out.extend(narrow.json().map(|(k, v)| (k.to_string(), v)));
     }
     if !page.warnings.is_empty() {
-        out.insert("warnings".into(), json!(page.warnings));
+        out.insert("warnings".into(), json!(page_warnings(page)));
     }
     Value::Object(out)
 }

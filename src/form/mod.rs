@@ -7,6 +7,7 @@
 //! - `json.rs` and `layout.rs`: the structured page, and the choice of its shortest layout;
 //! - `schema.rs`: the structured page's `outputSchema`;
 //! - `narrow.rs`: the suggested ways to narrow, in both forms;
+//! - `warning.rs`: the words of the engine's warnings, ways and counts;
 //! - `fit.rs`: the page budget, measured by writing the page with the code above.
 //!
 //! It sits above the engine (it writes the engine's [`Page`](crate::engine::page::Page)) and
@@ -21,6 +22,7 @@ mod schema;
 #[cfg(test)]
 mod testing;
 mod text;
+mod warning;
 
 pub use fit::{PageSize, Shown, show};
 pub use item::{CellKind, Column, Grouping, ItemRow, ItemText, Location, write_items};
@@ -28,3 +30,4 @@ pub use json::page_view;
 pub use narrow::{NarrowCall, Suggestions};
 pub use schema::page_schema;
 pub use text::{page_text, walk_sentence};
+pub use warning::{count_words, page_warnings, warning_text, way_words};

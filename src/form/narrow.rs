@@ -107,7 +107,7 @@ impl Suggestions {
     /// The text's line group: a heading, then a line per call, `arg="value"` and its count.
     pub fn text(&self) -> String {
         let mut out = format!("{}:", self.basis());
-        let words = self.counts.words();
+        let words = super::warning::count_words(self.counts);
         for c in &self.calls {
             let value = serde_json::to_string(&c.value).unwrap_or_default();
             let noun = match (self.unit, c.results) {

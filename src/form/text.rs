@@ -5,13 +5,18 @@
 
 use std::fmt::Write as _;
 
-use super::item::{ItemText, write_items};
+use super::item::{ItemRow, ItemText, write_items};
 use super::narrow::Suggestions;
+use super::warning::page_warnings;
 use crate::engine::page::Page;
 
 /// The whole text block of a page of `tool`: its items, its suggested ways to narrow, the
 /// sentence that says where the walk is ([`walk_sentence`]), and its warnings.
-pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>, narrow: Option<&Suggestions>) -> String {
+pub fn page_text<T: ItemText + ItemRow>(
+    tool: &str,
+    page: &Page<T>,
+    narrow: Option<&Suggestions>,
+) -> String {
     let mut out = String::new();
     write_items(&page.items, &mut out);
     if let Some(narrow) = narrow {
@@ -19,7 +24,7 @@ pub fn page_text<T: ItemText>(tool: &str, page: &Page<T>, narrow: Option<&Sugges
         out.push('\n');
     }
     out.push_str(&walk_sentence(tool, page));
-    for w in &page.warnings {
+    for w in page_warnings(page) {
         let _ = write!(out, "\nWarning: {w}");
     }
     out
@@ -129,7 +134,10 @@ mod tests {
             warnings: if complete {
                 vec![]
             } else {
-                vec!["paging stops at item 5".into()]
+                vec![crate::engine::warning::Warning::Ceiling {
+                    max_offset: 5,
+                    best: None,
+                }]
             },
         }
     }

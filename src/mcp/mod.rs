@@ -26,7 +26,7 @@ use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::engine::tool::PageArgs;
-use crate::form::{ItemText, page_schema};
+use crate::form::{self, ItemText, page_schema};
 use crate::metrics::Metrics;
 use crate::tools::error::ToolError;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
@@ -172,13 +172,13 @@ impl<B: Backend + 'static> PagerServer<B> {
             })
             .collect();
         let mut result = ListResourcesResult::with_all_items(items);
-        result.next_cursor = page.next_cursor;
+        result.next_cursor = page.next_cursor.clone();
         if !page.warnings.is_empty() {
             // A list short of a backend that did not answer (or of crashed shards) says so
             // where a list result can, in `_meta`, as list_repos says it on its page; and it
             // is fresh for no time, so that a client keeping lists asks again.
             let mut meta = JsonObject::new();
-            meta.insert(WARNINGS_META_KEY.into(), page.warnings.into());
+            meta.insert(WARNINGS_META_KEY.into(), form::page_warnings(&page).into());
             result.meta = Some(MetaObject(meta));
             result.ttl_ms = Some(0);
         }

@@ -1,7 +1,6 @@
 //! The macros that declare what tools have in common, so that each tool says only what
 //! differs: its arguments with the paging fields every paged tool takes ([`paged_args!`]),
-//! its items in files with their location, lines and text ([`file_item!`]), and the whole
-//! engine seam of a tool that lists files from one query ([`file_listing_tool!`]).
+//! and its items in files with their location, lines and text ([`file_item!`]).
 
 /// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
@@ -219,55 +218,3 @@ macro_rules! file_item {
     };
 }
 pub(crate) use file_item;
-
-/// Implements the engine's `Tool` for a tool that lists files from one Zoekt query
-/// (`search_files`, `files_with_matches`): the query is the plan and the whole key, the
-/// total counts files. Each says only what differs: its
-/// cursor scope, arguments and item, how its query is built, which files of Zoekt's
-/// answer it lists, and the query of its census (whose files are the ones it lists).
-macro_rules! file_listing_tool {
-    (
-        $tool:ty {
-            scope: $scope:expr,
-            args: $args:ty,
-            item: $item:ty,
-            query: $query:path,
-            items_of: $items_of:path,
-            census: $census:path $(,)?
-        }
-    ) => {
-        impl $crate::engine::tool::Tool for $tool {
-            const SCOPE_ID: u8 = $scope;
-            type Args = $args;
-            type Item = $item;
-            /// The Zoekt query.
-            type Plan = String;
-
-            fn plan(
-                args: &$args,
-                _cfg: &$crate::engine::config::PagerConfig,
-            ) -> Result<String, $crate::engine::error::Error> {
-                Ok($query(&args.query)?)
-            }
-
-            fn key(plan: &String) -> Vec<&str> {
-                vec![plan]
-            }
-
-            fn census(plan: &String) -> Option<$crate::engine::tool::CensusQuery> {
-                $census(plan)
-            }
-
-            async fn collect<B: $crate::engine::backend::Backend>(
-                pager: &$crate::engine::Pager<B>,
-                plan: &String,
-                want: &$crate::engine::tool::Want<'_>,
-            ) -> Result<$crate::engine::tool::Collected<$item>, $crate::engine::error::Error> {
-                pager
-                    .ranked_items(want, plan, 0, $items_of, |s| s.file_count)
-                    .await
-            }
-        }
-    };
-}
-pub(crate) use file_listing_tool;

@@ -7,12 +7,14 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::declare::{file_item, file_listing_tool, paged_args};
+use super::declare::{file_item, paged_args};
 use super::shared::first_match_column;
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, text};
 use crate::engine::backend::RankedFile;
+use crate::engine::config::PagerConfig;
+use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{CensusQuery, CountUnit, Shaped};
+use crate::engine::tool::{CensusQuery, Estimate, Found, Search, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -58,33 +60,45 @@ impl ToolInfo for FilesWithMatches {
     const SUMMARY: &'static str = "lists the files whose content matches";
 }
 
-file_listing_tool! {
-    FilesWithMatches {
-        scope: 7,
-        args: FilesWithMatchesArgs,
-        item: MatchingFileItem,
-        query: query::search_query,
-        items_of: matching_file,
-        census: content_census,
-    }
-}
+impl Tool for FilesWithMatches {
+    const SCOPE_ID: u8 = 7;
+    type Args = FilesWithMatchesArgs;
+    type Item = MatchingFileItem;
+    /// The Zoekt query.
+    type Plan = String;
 
-/// The files with a matching line, each one result: the query and one of its terms in
-/// content (`zoekt::query::content_files_query`). A query that cannot be read so is counted
-/// by every file it matches, path matches included: about.
-fn content_census(plan: &str) -> Option<CensusQuery> {
-    Some(match query::content_files_query(plan) {
-        Some(query) => CensusQuery {
-            query,
-            unit: CountUnit::Results,
-            every_file_holds_items: true,
-        },
-        None => CensusQuery {
-            query: plan.to_string(),
-            unit: CountUnit::Results,
-            every_file_holds_items: false,
-        },
-    })
+    fn plan(args: &FilesWithMatchesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        Ok(query::search_query(&args.query)?)
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    fn source(plan: &String) -> Source<'_> {
+        Source::Search(Search {
+            query: plan,
+            context_lines: 0,
+            estimate: Estimate::Files,
+        })
+    }
+
+    fn items(_plan: &String, found: Found<'_>) -> Vec<MatchingFileItem> {
+        found.file().map_or_else(Vec::new, matching_file)
+    }
+
+    /// The files with a matching line, each one result: the query and one of its terms in
+    /// content (`zoekt::query::content_files_query`). A query that cannot be read so is
+    /// counted by every file it matches, path matches included: about.
+    fn census(plan: &String) -> Option<CensusQuery> {
+        Some(match query::content_files_query(plan) {
+            Some(query) => CensusQuery::results(&query),
+            None => CensusQuery {
+                every_file_holds_items: false,
+                ..CensusQuery::results(plan)
+            },
+        })
+    }
 }
 
 /// The first matching line of a file.

@@ -11,14 +11,11 @@ use super::declare::{file_item, paged_args};
 use super::search_symbols::symbols_of;
 use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
 use super::shared::{column, context_lines};
-use crate::engine::Pager;
-use crate::engine::answer::clamp_u32;
-use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{CensusQuery, Collected, CountUnit, Shaped, Tool, Total, Want};
-use crate::engine::window::Window;
+use crate::engine::tool::{CensusQuery, Estimate, Found, Search, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -107,144 +104,36 @@ impl Tool for FindReferences {
         vec![&plan.definitions, &plan.usages]
     }
 
+    /// Definitions (section 0) come first and are counted before any usage (section 1) is
+    /// numbered, so a usage's position never depends on the page asked. Zoekt's match count
+    /// for the usages query counts each definition line once too (its `sym:` atom).
+    fn source(plan: &Plan) -> Source<'_> {
+        Source::Sections(vec![
+            Search {
+                query: &plan.definitions,
+                context_lines: plan.context_lines,
+                estimate: Estimate::Matches,
+            },
+            Search {
+                query: &plan.usages,
+                context_lines: plan.context_lines,
+                estimate: Estimate::MatchesAfterEarlierSections,
+            },
+        ])
+    }
+
+    fn items(plan: &Plan, found: Found<'_>) -> Vec<ReferenceItem> {
+        match found {
+            Found::File { search: 0, file } => definitions_of(file, &plan.symbol),
+            Found::File { file, .. } => usages_of(file, &plan.symbol),
+            Found::Repository(_) => Vec::new(),
+        }
+    }
+
     /// The files holding a definition or a usage: the usages query, which holds the
     /// definitions' `sym:` atom too.
     fn census(plan: &Plan) -> Option<CensusQuery> {
-        Some(CensusQuery {
-            query: plan.usages.clone(),
-            unit: CountUnit::Files,
-            every_file_holds_items: true,
-        })
-    }
-
-    /// Definitions (section 0) come first and are counted before any usage (section 1) is
-    /// numbered, so a usage's position never depends on the page asked. Both queries run at
-    /// once; a page resumed among the usages skips the definitions query.
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &Plan,
-        want: &Want<'_>,
-    ) -> Result<Collected<ReferenceItem>, Error> {
-        let symbol = plan.symbol.as_str();
-        let flatten_usages = |f: &RankedFile| usages_of(f, symbol);
-        if let Some(after) = want.after.filter(|a| a.section == 1) {
-            // The definitions all lie before this page: their count came with the cursor,
-            // and so did whether their list was incomplete.
-            let start = after.section_start;
-            let needed = want.needed.saturating_sub(start as usize).max(1);
-            let usages = pager
-                .window(
-                    want,
-                    &plan.usages,
-                    plan.context_lines,
-                    needed,
-                    flatten_usages,
-                )
-                .await?
-                .in_section(1, start, after.earlier_cut);
-            let mut warnings = Vec::new();
-            if after.earlier_cut {
-                warnings.push(DEFINITIONS_CUT.into());
-            }
-            pager.warn(&usages, &mut warnings);
-            let total = Total {
-                value: u64::from(start) + usage_count(&usages, u64::from(start)),
-                exact: !after.earlier_cut && usages.exhausted(),
-                at_least: false,
-            };
-            return Ok(Collected {
-                ranked: true,
-                ran_out: usages.ran_out,
-                cut: usages.cut,
-                runs: vec![usages.into_run()],
-                first: u64::from(start),
-                total,
-                warnings,
-            });
-        }
-        let (defs, usages) = tokio::try_join!(
-            pager.window(
-                want,
-                &plan.definitions,
-                plan.context_lines,
-                want.needed,
-                |f| { definitions_of(f, symbol) },
-            ),
-            pager.window(
-                want,
-                &plan.usages,
-                plan.context_lines,
-                want.needed,
-                flatten_usages,
-            ),
-        )?;
-        let mut warnings = Vec::new();
-        pager.warn(&defs, &mut warnings);
-        let defs_cut = defs.capped || !defs.cut.is_none();
-        if defs.capped {
-            warnings.push(
-                "the definitions beyond the window are not listed, as definitions or as \
-                 references"
-                    .into(),
-            );
-        }
-        pager.warn(&usages, &mut warnings);
-        warnings.dedup();
-        // Every definition is known when Zoekt returned them all or the page does not reach
-        // past them (a capped list counts as known: what lies beyond the cap is unreachable);
-        // usages are numbered after them.
-        let defs_known = defs.ran_out || defs.len() < want.needed;
-        let def_count = defs.len() as u64;
-        let usages = usages.in_section(1, clamp_u32(defs.len()), defs_cut);
-        let defs_total = if defs_known {
-            def_count
-        } else {
-            defs.stats().match_count.max(def_count)
-        };
-        let total = Total {
-            value: defs_total + usage_count(&usages, defs_total),
-            exact: defs_known && defs.exhausted() && usages.exhausted(),
-            at_least: false,
-        };
-        let cut = defs.cut.merged(usages.cut);
-        let mut runs = vec![defs.into_run()];
-        let ran_out = if defs_known {
-            let ran_out = usages.ran_out;
-            runs.push(usages.into_run());
-            ran_out
-        } else {
-            // The page lies inside the definitions: usages cannot move it.
-            false
-        };
-        Ok(Collected {
-            runs,
-            first: 0,
-            ranked: true,
-            ran_out,
-            cut,
-            total,
-            warnings,
-        })
-    }
-}
-
-/// Said on every page of usages after an incomplete definition list.
-const DEFINITIONS_CUT: &str = "the definitions listed before these usages were incomplete (Zoekt's \
-    answer was cut or the list reached --max-window); see the first pages' warnings";
-
-/// The usages a window holds, exactly when Zoekt returned every file, otherwise estimated
-/// from Zoekt's match count, which counts each of the `definitions` lines once too (its
-/// `sym:` match and its word overlap).
-fn usage_count(usages: &Window<ReferenceItem>, definitions: u64) -> u64 {
-    let seen = usages.len() as u64;
-    if usages.exhausted() {
-        seen
-    } else {
-        usages
-            .stats()
-            .match_count
-            .saturating_sub(definitions)
-            .max(seen)
+        Some(CensusQuery::files(&plan.usages, true))
     }
 }
 
@@ -408,11 +297,12 @@ mod tests {
 
     // Whole walks through the pager, against a fake Zoekt.
 
-    use crate::engine::answer::ItemList;
+    use crate::engine::Pager;
     use crate::engine::backend::MatchedLine;
     use crate::engine::config::PagerConfig;
     use crate::engine::page::Page;
     use crate::engine::testing::FakeBackend;
+    use crate::engine::tool::Total;
     use ReferenceRole::{Definition as Def, Reference as Ref};
 
     const FILTERS: &str = "lang:go";
@@ -619,8 +509,9 @@ mod tests {
         assert!(
             pages[4]
                 .warnings
-                .iter()
-                .any(|w| w.contains("definitions listed before"))
+                .contains(&crate::engine::warning::Warning::EarlierSectionCut { section: 1 }),
+            "{:?}",
+            pages[4].warnings
         );
         assert_eq!(pager.backend().files_asked(&q.definitions).len(), 3);
     }
@@ -645,47 +536,5 @@ mod tests {
         );
         // The usages were still asked, for their count.
         assert!(!pager.backend().files_asked(&q.usages).is_empty());
-    }
-
-    #[test]
-    fn the_usage_estimate_leaves_out_definition_lines_zoekt_counted() {
-        // Zoekt counts a definition line once in the usages query's matches (its `sym:`
-        // match and its word overlap): 10 matches with 4 definitions are 6 usages.
-        let window = |ran_out, seen: usize| {
-            let items: Vec<ReferenceItem> = (0..seen)
-                .map(|i| {
-                    usages_of(&file(vec![line(i as u32 + 1, "get()", vec![])]), "get")[0].clone()
-                })
-                .collect();
-            let positions = (0..seen)
-                .map(|i| crate::engine::order::Position {
-                    section: 0,
-                    section_start: 0,
-                    earlier_cut: false,
-                    score: 1.0,
-                    file: 7,
-                    index: i as u32,
-                })
-                .collect();
-            let stats = crate::engine::backend::SearchStats {
-                match_count: 10,
-                ..Default::default()
-            };
-            Window::whole(
-                ItemList {
-                    items,
-                    positions,
-                    files: Vec::new(),
-                },
-                ran_out,
-                stats,
-                Default::default(),
-            )
-        };
-        assert_eq!(usage_count(&window(false, 3), 4), 6);
-        // Never fewer than the usages seen.
-        assert_eq!(usage_count(&window(false, 8), 4), 8);
-        // Exhausted: exactly the usages seen.
-        assert_eq!(usage_count(&window(true, 5), 4), 5);
     }
 }

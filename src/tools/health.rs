@@ -12,6 +12,8 @@ use super::shared::{AnswerTool, ToolInfo};
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::error::Error;
+use crate::engine::warning::Warning;
+use crate::form::warning_text;
 
 /// The `health` tool.
 pub struct Health;
@@ -158,15 +160,14 @@ pub async fn report<B: Backend>(pager: &Pager<B>) -> HealthReport {
             report.index_bytes = list.stats.index_bytes;
             report.crashes = list.crashes;
             report.zoekt_versions = list.indexer_versions();
+            let mut warnings = Vec::new();
             if list.missing_backends != 0 {
-                let names = pager.backend().backend_names(list.missing_backends);
-                report.warnings.push(format!(
-                    "Zoekt backend(s) {} did not answer: their repositories, documents and \
-                     shards are not counted above",
-                    names.join(", ")
-                ));
+                warnings.push(Warning::NotCounted {
+                    names: pager.backend().backend_names(list.missing_backends),
+                });
             }
-            report.warnings.extend(list.warnings.iter().cloned());
+            warnings.extend(pager.shared_warnings(&list.shared));
+            report.warnings = warnings.iter().map(|w| warning_text(w, &[])).collect();
             let without: BTreeSet<String> = list
                 .repos
                 .into_iter()

@@ -9,16 +9,13 @@ use serde::{Deserialize, Serialize};
 
 use super::declare::paged_args;
 use super::shared::{BRANCHES, ToolInfo, count, lines, text};
-use crate::engine::answer::ItemList;
+use crate::engine::Pager;
 use crate::engine::backend::{Backend, IndexedRepo, SearchStats};
 use crate::engine::config::PagerConfig;
 use crate::engine::cursor::Scope;
 use crate::engine::error::Error;
-use crate::engine::order::{Position, file_key};
 use crate::engine::page::Page;
-use crate::engine::tool::{Collected, PageArgs, PagedArgs, Run, Shaped, Tool, Total, Want};
-use crate::engine::window::Cut;
-use crate::engine::{Pager, crashed};
+use crate::engine::tool::{Found, PageArgs, PagedArgs, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -82,59 +79,15 @@ impl Tool for ListRepos {
         vec![plan]
     }
 
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &String,
-        _want: &Want<'_>,
-    ) -> Result<Collected<RepoItem>, Error> {
-        let list = pager.listing(plan).await?;
-        let mut warnings = Vec::new();
-        if list.crashes > 0 {
-            warnings.push(crashed(list.crashes));
+    fn source(plan: &String) -> Source<'_> {
+        Source::Repositories(plan)
+    }
+
+    fn items(_plan: &String, found: Found<'_>) -> Vec<RepoItem> {
+        match found {
+            Found::Repository(r) => vec![repo_item(r)],
+            Found::File { .. } => Vec::new(),
         }
-        if list.missing_backends != 0 {
-            let names = pager.backend().backend_names(list.missing_backends);
-            warnings.push(crate::engine::missing_warning(&names));
-        }
-        warnings.extend(list.warnings.iter().cloned());
-        let mut items: Vec<RepoItem> = list.repos.into_iter().map(repo_item).collect();
-        items.sort_by(|a, b| a.name.cmp(&b.name));
-        items.dedup_by(|a, b| a.name == b.name);
-        // The listing is sorted by name, not ranked: a cursor finds its repository again by
-        // identity (`order::seek`), and resumes by count when that repository is gone.
-        let positions = items
-            .iter()
-            .map(|r| Position {
-                section: 0,
-                section_start: 0,
-                earlier_cut: false,
-                score: 0.0,
-                file: file_key(&r.name, "", &[]),
-                index: 0,
-            })
-            .collect();
-        let total = Total {
-            value: items.len() as u64,
-            exact: list.crashes == 0 && list.missing_backends == 0,
-            at_least: false,
-        };
-        Ok(Collected {
-            runs: vec![Run::all(ItemList {
-                items,
-                positions,
-                files: Vec::new(),
-            })],
-            first: 0,
-            ranked: false,
-            ran_out: true,
-            cut: Cut {
-                crashes: list.crashes,
-                missing_backends: list.missing_backends,
-                ..Cut::default()
-            },
-            total,
-            warnings,
-        })
     }
 }
 
@@ -221,7 +174,7 @@ pub async fn repo<B: Backend>(pager: &Pager<B>, name: &str) -> Result<Option<Rep
         .repos
         .into_iter()
         .find(|r| r.name == name)
-        .map(repo_item);
+        .map(|r| repo_item(&r));
     if found.is_none() {
         // Not there says nothing of the repository while a backend that may serve it did not
         // answer, or while shards load: as for a file, that is an error, never "no such".
@@ -236,13 +189,13 @@ pub async fn repo<B: Backend>(pager: &Pager<B>, name: &str) -> Result<Option<Rep
 }
 
 /// A repository as `list_repos` shows it.
-fn repo_item(r: IndexedRepo) -> RepoItem {
+fn repo_item(r: &IndexedRepo) -> RepoItem {
     RepoItem {
-        name: r.name,
+        name: r.name.clone(),
         files: r.documents,
         has_symbols: r.has_symbols,
-        index_time: r.index_time,
-        branches: r.branches,
+        index_time: r.index_time.clone(),
+        branches: r.branches.clone(),
     }
 }
 

@@ -8,12 +8,11 @@ use serde::Deserialize;
 use super::declare::{file_item, paged_args};
 use super::shared::{AFTER, BEFORE, COLUMN, TEXT, ToolInfo, count, lines, text};
 use super::shared::{LineQuery, context_lines, first_match_column};
-use crate::engine::Pager;
-use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{CensusQuery, Collected, Shaped, Tool, Want};
+use crate::engine::tool::{CensusQuery, Found, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -68,17 +67,17 @@ impl Tool for Search {
         vec![&plan.query]
     }
 
-    /// The files whose content or path matched: each holds its lines (a path match is line 0).
-    fn census(plan: &LineQuery) -> Option<CensusQuery> {
-        Some(plan.census(true))
+    fn source(plan: &LineQuery) -> Source<'_> {
+        plan.source()
     }
 
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &LineQuery,
-        want: &Want<'_>,
-    ) -> Result<Collected<LineItem>, Error> {
-        plan.collect(pager, want, lines_of).await
+    fn items(_plan: &LineQuery, found: Found<'_>) -> Vec<LineItem> {
+        found.file().map_or_else(Vec::new, lines_of)
+    }
+
+    /// The files whose content or path matched: each holds its lines (a path match is line 0).
+    fn census(plan: &LineQuery) -> Option<CensusQuery> {
+        Some(CensusQuery::files(&plan.query, true))
     }
 }
 

@@ -5,10 +5,12 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::declare::{file_item, file_listing_tool, paged_args};
+use super::declare::{file_item, paged_args};
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo};
 use crate::engine::backend::RankedFile;
-use crate::engine::tool::{CensusQuery, CountUnit, Shaped};
+use crate::engine::config::PagerConfig;
+use crate::engine::error::Error;
+use crate::engine::tool::{CensusQuery, Estimate, Found, Search, Shaped, Source, Tool};
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -42,24 +44,37 @@ impl ToolInfo for SearchFiles {
     const SUMMARY: &'static str = "finds paths";
 }
 
-file_listing_tool! {
-    SearchFiles {
-        scope: 3,
-        args: SearchFilesArgs,
-        item: FileItem,
-        query: query::files_query,
-        items_of: files_of,
-        census: files_census,
-    }
-}
+impl Tool for SearchFiles {
+    const SCOPE_ID: u8 = 3;
+    type Args = SearchFilesArgs;
+    type Item = FileItem;
+    /// The Zoekt query.
+    type Plan = String;
 
-/// The files whose path matched: the files listed, each one result.
-fn files_census(plan: &str) -> Option<CensusQuery> {
-    Some(CensusQuery {
-        query: plan.to_string(),
-        unit: CountUnit::Results,
-        every_file_holds_items: true,
-    })
+    fn plan(args: &SearchFilesArgs, _cfg: &PagerConfig) -> Result<String, Error> {
+        Ok(query::files_query(&args.query)?)
+    }
+
+    fn key(plan: &String) -> Vec<&str> {
+        vec![plan]
+    }
+
+    fn source(plan: &String) -> Source<'_> {
+        Source::Search(Search {
+            query: plan,
+            context_lines: 0,
+            estimate: Estimate::Files,
+        })
+    }
+
+    fn items(_plan: &String, found: Found<'_>) -> Vec<FileItem> {
+        found.file().map_or_else(Vec::new, files_of)
+    }
+
+    /// The files whose path matched: the files listed, each one result.
+    fn census(plan: &String) -> Option<CensusQuery> {
+        Some(CensusQuery::results(plan))
+    }
 }
 
 impl ItemRow for FileItem {

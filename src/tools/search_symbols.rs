@@ -9,12 +9,11 @@ use serde::Deserialize;
 use super::declare::{file_item, paged_args};
 use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
 use super::shared::{LineQuery, column, context_lines};
-use crate::engine::Pager;
-use crate::engine::backend::{Backend, RankedFile};
+use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{CensusQuery, Collected, Shaped, Tool, Want};
+use crate::engine::tool::{CensusQuery, Found, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -100,19 +99,20 @@ impl Tool for SearchSymbols {
         vec![&plan.lines.query, &plan.kinds_key]
     }
 
+    fn source(plan: &Plan) -> Source<'_> {
+        plan.lines.source()
+    }
+
+    fn items(plan: &Plan, found: Found<'_>) -> Vec<SymbolItem> {
+        found
+            .file()
+            .map_or_else(Vec::new, |file| symbols_of(file, &plan.kinds))
+    }
+
     /// The files holding matching definitions: exactly those with items, unless `kinds`
     /// keeps only some of their symbols.
     fn census(plan: &Plan) -> Option<CensusQuery> {
-        Some(plan.lines.census(plan.kinds.is_empty()))
-    }
-
-    async fn collect<B: Backend>(
-        pager: &Pager<B>,
-        plan: &Plan,
-        want: &Want<'_>,
-    ) -> Result<Collected<SymbolItem>, Error> {
-        let items_of = |f: &RankedFile| symbols_of(f, &plan.kinds);
-        plan.lines.collect(pager, want, items_of).await
+        Some(CensusQuery::files(&plan.lines.query, plan.kinds.is_empty()))
     }
 }
 

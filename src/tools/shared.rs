@@ -16,7 +16,7 @@ use crate::engine::backend::{Backend, MatchedLine};
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::clip_text_keep_indent;
-use crate::engine::tool::{CensusQuery, CountUnit, Tool};
+use crate::engine::tool::{Estimate, Search, Source, Tool};
 use crate::form::{CellKind, Column, ItemRow, ItemText};
 
 /// What every tool has: a name and the words that present it.
@@ -139,34 +139,14 @@ impl LineQuery {
         })
     }
 
-    /// The census of the query's result: the files holding its lines (each one or more).
-    /// `every_file_holds_items`: the tool keeps an item in every file the query matches.
-    pub(crate) fn census(&self, every_file_holds_items: bool) -> CensusQuery {
-        CensusQuery {
-            query: self.query.clone(),
-            unit: CountUnit::Files,
-            every_file_holds_items,
-        }
-    }
-
-    /// The items of the files Zoekt ranks for the query, each file flattened by `items_of`;
-    /// the total estimated from Zoekt's match count.
-    pub(crate) async fn collect<B, T, F>(
-        &self,
-        pager: &Pager<B>,
-        want: &crate::engine::tool::Want<'_>,
-        items_of: F,
-    ) -> Result<crate::engine::tool::Collected<T>, Error>
-    where
-        B: Backend,
-        T: Serialize + Send + Sync + 'static,
-        F: Fn(&crate::engine::backend::RankedFile) -> Vec<T> + Sync,
-    {
-        pager
-            .ranked_items(want, &self.query, self.context_lines, items_of, |s| {
-                s.match_count
-            })
-            .await
+    /// The one search behind the tool's items: the query, with the caller's context lines,
+    /// its items estimated by Zoekt's match count.
+    pub(crate) fn source(&self) -> Source<'_> {
+        Source::Search(Search {
+            query: &self.query,
+            context_lines: self.context_lines,
+            estimate: Estimate::Matches,
+        })
     }
 }
 

@@ -323,7 +323,7 @@ pub fn listing(list: RepoList) -> RepoListing {
     RepoListing {
         crashes: list.crashes,
         missing_backends: 0,
-        warnings: Vec::new(),
+        shared: Vec::new(),
         stats: IndexStats {
             repos: list.stats.repos,
             documents: list.stats.documents,

@@ -53,8 +53,7 @@ async fn a_capped_definition_list_never_labels_a_definition_as_a_reference() {
             .count();
         assert!(listed < 4, "the cap must bind: {listed} definitions listed");
         assert!(
-            pages[0]
-                .warnings
+            zoekt_pager::form::page_warnings(&pages[0])
                 .iter()
                 .any(|w| w.contains("definitions beyond the window")),
             "{:?}",
@@ -239,7 +238,9 @@ async fn broad_walks_never_repeat_and_only_move_forward() {
         assert!(items.len() >= depth, "{what}: {} items", items.len());
         let last = pages.last().unwrap();
         assert!(
-            last.warnings.iter().any(|w| w.contains("paging stops")),
+            zoekt_pager::form::page_warnings(last)
+                .iter()
+                .any(|w| w.contains("paging stops")),
             "{what}: {:?}",
             last.warnings
         );
@@ -251,7 +252,7 @@ async fn broad_walks_never_repeat_and_only_move_forward() {
                 n + 1
             );
             assert!(
-                page.warnings
+                zoekt_pager::form::page_warnings(page)
                     .iter()
                     .any(|w| w.contains("per-shard match cap")),
                 "{what}: page {}: {:?}",

@@ -337,7 +337,9 @@ async fn a_tie_wider_than_the_window_still_pages_forward() {
         for page in &pages {
             assert!(!page.complete, "limits {limits:?}");
             assert!(
-                page.warnings.iter().any(|w| w.contains("--max-window")),
+                zoekt_pager::form::page_warnings(page)
+                    .iter()
+                    .any(|w| w.contains("--max-window")),
                 "limits {limits:?}: {:?}",
                 page.warnings
             );

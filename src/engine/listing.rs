@@ -1,0 +1,92 @@
+//! Collecting a listing ([`Source::Repositories`]): the repositories a query selects, each
+//! once, by name, turned into items by the tool. A listing is not ranked: a cursor finds its
+//! repository again by name, and resumes by count when that repository is gone.
+//!
+//! [`Source::Repositories`]: super::tool::Source::Repositories
+
+use super::Pager;
+use super::answer::ItemList;
+use super::backend::Backend;
+use super::error::Error;
+use super::order::{Position, file_key};
+use super::tool::{Collected, Found, Run, Tool, Total};
+use super::warning::Warning;
+use super::window::Cut;
+
+impl<B: Backend> Pager<B> {
+    /// Every repository `query` selects (empty: every one), by name, as tool `T`'s items.
+    pub(crate) async fn repositories<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        query: &str,
+    ) -> Result<Collected<T::Item>, Error> {
+        let mut list = self.listing(query).await?;
+        let mut warnings = Vec::new();
+        if list.crashes > 0 {
+            warnings.push(Warning::Crashed {
+                shards: list.crashes,
+            });
+        }
+        if list.missing_backends != 0 {
+            warnings.push(Warning::MissingBackends {
+                names: self.backend.backend_names(list.missing_backends),
+            });
+        }
+        warnings.extend(self.shared_warnings(&list.shared));
+        list.repos.sort_by(|a, b| a.name.cmp(&b.name));
+        list.repos.dedup_by(|a, b| a.name == b.name);
+        let mut items = Vec::with_capacity(list.repos.len());
+        let mut positions = Vec::with_capacity(list.repos.len());
+        for repo in &list.repos {
+            for item in T::items(plan, Found::Repository(repo)) {
+                items.push(item);
+                positions.push(Position {
+                    section: 0,
+                    section_start: 0,
+                    earlier_cut: false,
+                    score: 0.0,
+                    file: file_key(&repo.name, "", &[]),
+                    index: 0,
+                });
+            }
+        }
+        let total = Total {
+            value: items.len() as u64,
+            exact: list.crashes == 0 && list.missing_backends == 0,
+            at_least: false,
+        };
+        Ok(Collected {
+            runs: vec![Run::all(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            })],
+            first: 0,
+            ranked: false,
+            ran_out: true,
+            cut: Cut {
+                crashes: list.crashes,
+                missing_backends: list.missing_backends,
+                ..Cut::default()
+            },
+            total,
+            warnings,
+        })
+    }
+
+    /// What a listing says of repositories served by two backends of a fan-out.
+    pub fn shared_warnings(&self, shared: &[super::backend::SharedRepo]) -> Vec<Warning> {
+        shared
+            .iter()
+            .map(|s| {
+                let mut names = self.backend.backend_names(s.backends).into_iter();
+                let first = names.next().unwrap_or_default();
+                let second = names.next().unwrap_or_default();
+                Warning::SharedRepository {
+                    repo: s.repo.clone(),
+                    backends: [first, second],
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,116 @@
+//! Collecting a sectioned result ([`Source::Sections`]): the items of several ranked searches
+//! numbered one section after the other (`find_references`: every definition, then every
+//! usage), so that no item's number depends on the page asked for.
+//!
+//! A page that starts in the first section asks every search at once. The items of a section
+//! come after the earlier ones only when those are known: the backend returned them all, or
+//! the page does not reach past them (a list cut at `--max-window` counts as known: what lies
+//! beyond the cap is unreachable, and the page says so). A page resumed in a later section
+//! asks nothing of the earlier ones: how many items they held, and whether that list was cut,
+//! came with its cursor ([`Position::section_start`], [`Position::earlier_cut`]).
+//!
+//! [`Source::Sections`]: super::tool::Source::Sections
+//! [`Position::section_start`]: super::order::Position::section_start
+//! [`Position::earlier_cut`]: super::order::Position::earlier_cut
+
+use futures_util::future::join_all;
+
+use super::Pager;
+use super::answer::clamp_u32;
+use super::backend::Backend;
+use super::error::Error;
+use super::tool::{Collected, Search, Tool, Total, Want};
+use super::warning::Warning;
+use super::window::Cut;
+
+impl<B: Backend> Pager<B> {
+    /// The items of `searches`, section after section, from position 0 (or the cursor's
+    /// section) up to `want.needed`.
+    pub(crate) async fn sections<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        want: &Want<'_>,
+        searches: &[Search<'_>],
+    ) -> Result<Collected<T::Item>, Error> {
+        // Resumed in a later section: the sections before it lie before the page.
+        let (first, mut start, mut earlier_cut) = match want.after.filter(|a| a.section > 0) {
+            Some(after) => (
+                usize::from(after.section),
+                after.section_start,
+                after.earlier_cut,
+            ),
+            None => (0, 0, false),
+        };
+        let needed = want.needed.saturating_sub(start as usize).max(1);
+        let windows = join_all(
+            searches[first..]
+                .iter()
+                .enumerate()
+                .map(|(i, search)| self.window::<T>(plan, want, first + i, search, needed)),
+        )
+        .await;
+        let mut warnings = Vec::new();
+        if earlier_cut {
+            warnings.push(Warning::EarlierSectionCut {
+                section: first as u8,
+            });
+        }
+        let mut runs = Vec::new();
+        let mut cut = Cut::default();
+        let mut value = u64::from(start);
+        let mut exact = !earlier_cut;
+        // The sections so far are known, so this one's items have their numbers.
+        let mut placed = true;
+        let mut ran_out = false;
+        for (i, w) in windows.into_iter().enumerate() {
+            let number = first + i;
+            let last = number + 1 == searches.len();
+            let w = w?.in_section(number as u8, start, earlier_cut);
+            warnings.extend(self.warnings(&w));
+            if w.capped && !last {
+                warnings.push(Warning::SectionBeyondWindow {
+                    section: number as u8,
+                });
+            }
+            let known = w.ran_out || (start as usize).saturating_add(w.len()) < want.needed;
+            let len = w.len() as u64;
+            // A section known before the last counts its own items (what lies beyond a cap
+            // is unreachable); otherwise a section is counted whole when the backend returned
+            // every file, and estimated from its statistics when not.
+            value += if w.exhausted() || (known && !last) {
+                len
+            } else {
+                searches[number].estimate.of(w.stats(), value).max(len)
+            };
+            exact &= w.exhausted() && (last || known);
+            cut = cut.merged(w.cut);
+            earlier_cut |= w.capped || !w.cut.is_none();
+            start = start.saturating_add(clamp_u32(w.len()));
+            if placed {
+                ran_out = w.ran_out;
+                runs.push(w.into_run());
+            }
+            placed &= known;
+        }
+        warnings.dedup();
+        Ok(Collected {
+            runs,
+            first: u64::from(
+                want.after
+                    .filter(|a| a.section > 0)
+                    .map_or(0, |a| a.section_start),
+            ),
+            ranked: true,
+            // The page ends where the backend's answer ends only when every section's items
+            // are placed; inside a section that is not known, later ones cannot move it.
+            ran_out: placed && ran_out,
+            cut,
+            total: Total {
+                value,
+                exact,
+                at_least: false,
+            },
+            warnings,
+        })
+    }
+}

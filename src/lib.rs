@@ -52,6 +52,6 @@ pub use tools::error::{ErrorCode, ToolError, error_text};
 
 // The faces: settings of the process, MCP, metrics.
 pub use config::{Config, HttpArgs};
-pub use mcp::stdio;
 pub use mcp::{ERROR_META_KEY, PagerServer, WARNINGS_META_KEY};
+pub use mcp::{message, stdio};
 pub use metrics::{Instrumented, Metrics};

@@ -155,7 +155,7 @@ async fn main() -> ExitCode {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
     }
-    let cache = WindowCache::new(&config.cache);
+    let cache = WindowCache::new(&config.cache());
     let metrics = Arc::new(Metrics::with_cache(cache.clone()));
     let backend = match backends(&config, &metrics) {
         Ok(b) => b,
@@ -164,7 +164,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let pager = Pager::new(backend, config.pager.clone()).with_cache(cache);
+    let pager = Pager::new(backend, config.pager()).with_cache(cache);
     let Some((name, sub)) = matches.subcommand() else {
         return ExitCode::from(2);
     };
@@ -233,7 +233,7 @@ fn backends(config: &Config, metrics: &Arc<Metrics>) -> Result<Backend, String> 
     // A webserver whose search timed out is left out for a while only when Zoekt ends a
     // search before the request times out: otherwise a heavy search would take a healthy
     // webserver out of every page.
-    let bounded = config.pager.effort.wall_time() < config.client.timeout;
+    let bounded = config.pager().effort.wall_time() < config.client.timeout;
     Ok(if bounded {
         fan
     } else {
@@ -380,8 +380,12 @@ async fn record(
     let source = match source {
         Some(s) => s,
         None => {
-            match zoekt_pager::backend::Backend::repos(client, "", config.pager.effort.wall_time())
-                .await
+            match zoekt_pager::backend::Backend::repos(
+                client,
+                "",
+                config.pager().effort.wall_time(),
+            )
+            .await
             {
                 Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
                 Err(e) => {
@@ -391,7 +395,7 @@ async fn record(
             }
         }
     };
-    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager, &source)
+    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager(), &source)
         .await
     {
         Ok(files) => {

@@ -1,5 +1,5 @@
 //! `/mcp` request bodies, judged as the stdio transport judges a line
-//! ([`crate::stdio::judge`]) before rmcp reads them, so both transports answer a message
+//! ([`crate::mcp::message::judge`]) before rmcp reads them, so both transports answer a message
 //! the same way.
 //!
 //! rmcp's HTTP path reads a known method whose params do not fit it (`tools/call` with
@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use rmcp::model::ServerJsonRpcMessage;
 
-use crate::mcp::stdio::{Judged, judge};
+use crate::mcp::message::{Judged, judge};
 
 /// Middleware that answers a POSTed JSON body [`judge`] refuses, and passes the rest on.
 pub async fn judge_body(req: Request, next: Next) -> Response {

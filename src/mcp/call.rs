@@ -100,17 +100,25 @@ pub(crate) async fn answer_call<T: AnswerTool, B: Backend>(
     }
 }
 
-/// The one place arguments are parsed: a mismatch with the input schema is an
-/// INVALID_ARGUMENT tool error, like any other refused argument.
-/// Counts one finished call: `ok`, or its error code (a refused cursor also as a cursor
-/// error). What a code is, is decided here; the metrics take plain labels.
+/// Counts one finished call: `ok`, or its error code. What a code is, is decided here; the
+/// metrics take plain labels.
 pub(crate) fn count_call(metrics: &Metrics, tool: &str, error: Option<ErrorCode>) {
     metrics.tool_call(tool, error.map_or("ok", ErrorCode::as_str));
-    if let Some(code) = error.filter(|c| c.is_cursor_error()) {
+    if let Some(code) = error {
+        count_error(metrics, code);
+    }
+}
+
+/// Counts what an error says besides the call it ended: a refused cursor, of a tool call or
+/// of a resource list alike. The one place cursor errors are counted.
+pub(crate) fn count_error(metrics: &Metrics, code: ErrorCode) {
+    if code.is_cursor_error() {
         metrics.cursor_error(code.as_str());
     }
 }
 
+/// The one place arguments are parsed: a mismatch with the input schema is an
+/// INVALID_ARGUMENT tool error, like any other refused argument.
 fn parse_args<A: DeserializeOwned>(tool: &str, args: Value) -> Result<A, ToolError> {
     serde_json::from_value(args).map_err(|e| ToolError::bad_arguments(tool, &e))
 }

@@ -3,6 +3,7 @@
 //! paging engine's, and every tool is declared once, in its own module.
 
 mod call;
+pub mod message;
 pub mod resources;
 mod schema;
 pub mod stdio;
@@ -13,9 +14,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
@@ -25,15 +25,12 @@ use serde_json::Value;
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
-use crate::engine::tool::PageArgs;
-use crate::form::{self, ItemText, page_schema};
+use crate::form::page_schema;
 use crate::metrics::Metrics;
 use crate::tools::error::ToolError;
 use crate::tools::{AnswerTool, PagedTool, ToolArgs, ToolInfo, ToolVisitor, visit_all};
-use crate::tools::{list_repos, read_file};
 pub use call::{ERROR_META_KEY, WARNINGS_META_KEY};
 use call::{Handler, answer_call, count_call, failure, page_call, rpc_error};
-use resources::Target;
 
 /// The MCP server over a paging engine.
 pub struct PagerServer<B> {
@@ -136,88 +133,6 @@ impl<B: Backend + 'static> PagerServer<B> {
         tokio::time::timeout(self.call_timeout, work)
             .await
             .unwrap_or_else(|_| Err(rpc_error(&ToolError::call_timeout(self.call_timeout))))
-    }
-
-    /// Repositories, one resource each, from `cursor` on.
-    async fn repo_resources(
-        &self,
-        cursor: Option<String>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        let paging = PageArgs {
-            cursor,
-            ..PageArgs::default()
-        };
-        let page = match list_repos::repo_listing(&self.pager, &paging).await {
-            Ok(p) => p,
-            Err(e) => {
-                let e = ToolError::from(&e);
-                if e.code.is_cursor_error() {
-                    self.metrics.cursor_error(e.code.as_str());
-                }
-                return Err(rpc_error(&e));
-            }
-        };
-        let items = page
-            .items
-            .iter()
-            .map(|r| {
-                Resource::new(resources::repo_uri(&r.name), r.name.clone())
-                    .with_description({
-                        // The same words as a list_repos line.
-                        let mut text = String::from("Repository ");
-                        r.write_text(&mut text);
-                        text
-                    })
-                    .with_mime_type("application/json")
-            })
-            .collect();
-        let mut result = ListResourcesResult::with_all_items(items);
-        result.next_cursor = page.next_cursor.clone();
-        if !page.warnings.is_empty() {
-            // A list short of a backend that did not answer (or of crashed shards) says so
-            // where a list result can, in `_meta`, as list_repos says it on its page; and it
-            // is fresh for no time, so that a client keeping lists asks again.
-            let mut meta = JsonObject::new();
-            meta.insert(WARNINGS_META_KEY.into(), form::page_warnings(&page).into());
-            result.meta = Some(MetaObject(meta));
-            result.ttl_ms = Some(0);
-        }
-        Ok(result)
-    }
-
-    /// What a resource URI holds.
-    async fn resource_contents(&self, uri: String) -> Result<ReadResourceResponse, ErrorData> {
-        let target = resources::parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
-        let contents = match target {
-            Target::Repo(name) => {
-                let repo = list_repos::repo(&self.pager, &name)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let Some(repo) = repo else {
-                    return Err(ErrorData::resource_not_found(
-                        format!("no repository `{name}`"),
-                        None,
-                    ));
-                };
-                ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
-                    .with_mime_type("application/json")
-            }
-            Target::File { repo, path } => {
-                let slice = read_file::read_file(&self.pager, &repo, &path, None, None)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let mut c = ResourceContents::text(slice.content.clone(), &uri);
-                if slice.truncated {
-                    let mut meta = JsonObject::new();
-                    meta.insert("zoekt-pager/truncated".into(), true.into());
-                    meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
-                    meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
-                    c = c.with_meta(MetaObject(meta));
-                }
-                c
-            }
-        };
-        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     /// Runs one tool call within the call deadline, dropped (with every Zoekt request it has
@@ -397,13 +312,7 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         Ok(ListResourceTemplatesResult::with_all_items(vec![
-            ResourceTemplate::new(resources::FILE_TEMPLATE, "file")
-                .with_title("Indexed file")
-                .with_description(
-                    "A file of an indexed repository; the repository is one percent-encoded \
-                     segment. Reads are bounded like read_file.",
-                )
-                .with_mime_type("text/plain"),
+            resources::file_template(),
         ]))
     }
 

@@ -1,11 +1,24 @@
 //! MCP resources: one resource per repository (listed, paged with MCP's own cursor) and a
-//! template for any indexed file.
+//! template for any indexed file; their URIs, and the handlers that list and read them.
 //!
 //! URIs are `zoekt://{repo}/{+path}` in RFC 6570 terms: the repository is ONE percent-encoded
 //! segment (repository names such as `github.com/org/x` hold slashes) and the path keeps its
 //! slashes. `zoekt://{repo}/` with an empty path is the repository itself.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use rmcp::ErrorData;
+use rmcp::model::{
+    JsonObject, ListResourcesResult, MetaObject, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate,
+};
+
+use super::PagerServer;
+use super::call::{WARNINGS_META_KEY, count_error, rpc_error};
+use crate::engine::backend::Backend;
+use crate::engine::tool::PageArgs;
+use crate::form::{self, ItemText};
+use crate::tools::error::ToolError;
+use crate::tools::{list_repos, read_file};
 
 /// The file template advertised by `resources/templates/list`.
 pub const FILE_TEMPLATE: &str = "zoekt://{repo}/{+path}";
@@ -67,6 +80,102 @@ pub fn parse_uri(uri: &str) -> Result<Target, String> {
     } else {
         Target::File { repo, path }
     })
+}
+
+/// The file template as `resources/templates/list` advertises it.
+pub(super) fn file_template() -> ResourceTemplate {
+    ResourceTemplate::new(FILE_TEMPLATE, "file")
+        .with_title("Indexed file")
+        .with_description(
+            "A file of an indexed repository; the repository is one percent-encoded segment. \
+             Reads are bounded like read_file.",
+        )
+        .with_mime_type("text/plain")
+}
+
+impl<B: Backend + 'static> PagerServer<B> {
+    /// Repositories, one resource each, from `cursor` on.
+    pub(super) async fn repo_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let paging = PageArgs {
+            cursor,
+            ..PageArgs::default()
+        };
+        let page = match list_repos::repo_listing(&self.pager, &paging).await {
+            Ok(p) => p,
+            Err(e) => {
+                let e = ToolError::from(&e);
+                count_error(&self.metrics, e.code);
+                return Err(rpc_error(&e));
+            }
+        };
+        let items = page
+            .items
+            .iter()
+            .map(|r| {
+                Resource::new(repo_uri(&r.name), r.name.clone())
+                    .with_description({
+                        // The same words as a list_repos line.
+                        let mut text = String::from("Repository ");
+                        r.write_text(&mut text);
+                        text
+                    })
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = page.next_cursor.clone();
+        if !page.warnings.is_empty() {
+            // A list short of a backend that did not answer (or of crashed shards) says so
+            // where a list result can, in `_meta`, as list_repos says it on its page; and it
+            // is fresh for no time, so that a client keeping lists asks again.
+            let mut meta = JsonObject::new();
+            meta.insert(WARNINGS_META_KEY.into(), form::page_warnings(&page).into());
+            result.meta = Some(MetaObject(meta));
+            result.ttl_ms = Some(0);
+        }
+        Ok(result)
+    }
+
+    /// What a resource URI holds.
+    pub(super) async fn resource_contents(
+        &self,
+        uri: String,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let target = parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
+        let contents = match target {
+            Target::Repo(name) => {
+                let repo = list_repos::repo(&self.pager, &name)
+                    .await
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+                let Some(repo) = repo else {
+                    return Err(ErrorData::resource_not_found(
+                        format!("no repository `{name}`"),
+                        None,
+                    ));
+                };
+                ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
+                    .with_mime_type("application/json")
+            }
+            Target::File { repo, path } => {
+                let slice = read_file::read_file(&self.pager, &repo, &path, None, None)
+                    .await
+                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+                let mut c = ResourceContents::text(slice.content.clone(), &uri);
+                if slice.truncated {
+                    let mut meta = JsonObject::new();
+                    meta.insert("zoekt-pager/truncated".into(), true.into());
+                    meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
+                    meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
+                    c = c.with_meta(MetaObject(meta));
+                }
+                c
+            }
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
 }
 
 #[cfg(test)]

@@ -564,3 +564,106 @@ async fn malformed_stdio_lines_each_get_an_error_reply() {
         "{reply}"
     );
 }
+
+/// One page shape for programs: the command line's `--json` prints, for each page, exactly
+/// the `structuredContent` MCP sends for the same call, byte for byte (the compact JSON a
+/// client receives). Every paged tool's first page, and a page resumed from a cursor.
+#[tokio::test]
+async fn the_command_lines_json_is_the_structured_content_byte_for_byte() {
+    let url =
+        support::fixture_zoekt("the_command_lines_json_is_the_structured_content_byte_for_byte");
+    let client = spawn(&url).await;
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
+            .args(["--zoekt-url", url.as_str()])
+            .args(args)
+            .arg("--json")
+            .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", support::test_transport())
+            .env("ZOEKT_PAGER_LOG", "warn")
+            .output()
+            .expect("run the command line");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("UTF-8")
+            .lines()
+            .next()
+            .expect("one JSON page a line")
+            .to_string()
+    };
+    let calls: [(&str, Value, Vec<&str>); 6] = [
+        (
+            "search_symbols",
+            json!({"query": "pagerItem", "limit": 7}),
+            vec!["search_symbols", "pagerItem", "--limit", "7"],
+        ),
+        (
+            "search_files",
+            json!({"query": "widgetry", "limit": 3}),
+            vec!["search_files", "widgetry", "--limit", "3"],
+        ),
+        (
+            "find_references",
+            json!({"symbol": "get", "limit": 9}),
+            vec!["find_references", "get", "--limit", "9"],
+        ),
+        (
+            "search",
+            json!({"query": "pagerLineMark", "context_lines": 1, "limit": 5}),
+            vec![
+                "search",
+                "pagerLineMark",
+                "--context-lines",
+                "1",
+                "--limit",
+                "5",
+            ],
+        ),
+        (
+            "files_with_matches",
+            json!({"query": "pagerLineMark", "limit": 4}),
+            vec!["files_with_matches", "pagerLineMark", "--limit", "4"],
+        ),
+        (
+            "list_repos",
+            json!({"limit": 2}),
+            vec!["list_repos", "--limit", "2"],
+        ),
+    ];
+    for (tool, args, line) in calls {
+        let sent = call(&client, tool, args).await;
+        let structured = sent.structured_content.clone().expect("structured content");
+        let printed = cli(&line);
+        assert_eq!(
+            printed,
+            serde_json::to_string(&structured).unwrap(),
+            "{tool}"
+        );
+        // The next page too, from the cursor both gave.
+        if let Some(cursor) = structured["next_cursor"].as_str() {
+            let mut args = match tool {
+                "find_references" => json!({"symbol": "get", "limit": 9}),
+                "list_repos" => json!({"limit": 2}),
+                _ => {
+                    json!({"query": line[1], "limit": line[line.len() - 1].parse::<u32>().unwrap()})
+                }
+            };
+            if tool == "search" {
+                args["context_lines"] = json!(1);
+            }
+            args["cursor"] = json!(cursor);
+            let next = call(&client, tool, args).await;
+            let mut next_line = line.clone();
+            next_line.extend(["--cursor", cursor]);
+            assert_eq!(
+                cli(&next_line),
+                serde_json::to_string(&next.structured_content.unwrap()).unwrap(),
+                "{tool}, page 2"
+            );
+        }
+    }
+    client.cancel().await.unwrap();
+}

@@ -4,16 +4,19 @@
 
 use std::time::Duration;
 
+mod pager;
+
 use clap::Args;
 
 use crate::engine::config::{CacheConfig, PagerConfig};
 use crate::zoekt::ClientOptions;
+pub use pager::{CacheFlags, PagerFlags};
 
 /// Settings of the server and the CLI: where Zoekt is, how to talk to it, the engine's
 /// limits, and logging.
 #[derive(Debug, Clone, Args)]
 pub struct Config {
-    /// Base URL of a zoekt-webserver started with -rpc (http:// or https://); several,
+    /// Base URL of a zoekt-webserver (http:// or https://); several,
     /// comma-separated or the flag repeated, when the index is partitioned over several
     /// webservers (each page is searched on all of them and merged).
     #[arg(
@@ -29,12 +32,12 @@ pub struct Config {
     /// How to talk to Zoekt.
     #[command(flatten)]
     pub client: ClientOptions,
-    /// The paging engine's limits.
+    /// The paging engine's limits, as flags ([`Config::pager`] is the engine's settings).
     #[command(flatten)]
-    pub pager: PagerConfig,
-    /// The window cache's bounds.
+    pub pager_flags: PagerFlags,
+    /// The window cache's bounds, as flags ([`Config::cache`]).
     #[command(flatten)]
-    pub cache: CacheConfig,
+    pub cache_flags: CacheFlags,
     /// The most one tool call may take, in milliseconds, every Zoekt request and retry
     /// included; past it the call ends with BACKEND_TIMEOUT and its requests are dropped.
     #[arg(
@@ -68,9 +71,19 @@ pub struct Config {
 }
 
 impl Config {
+    /// The paging engine's settings, as the flags and environment give them.
+    pub fn pager(&self) -> PagerConfig {
+        self.pager_flags.into()
+    }
+
+    /// The window cache's bounds, as the flags and environment give them.
+    pub fn cache(&self) -> CacheConfig {
+        self.cache_flags.into()
+    }
+
     /// Checks that the settings make sense together; the message names the flag to fix.
     pub fn validate(&self) -> Result<(), String> {
-        self.pager.validate()?;
+        self.pager().validate()?;
         if self.call_timeout_ms == 0 {
             return Err("--call-timeout-ms must be at least 1".into());
         }
@@ -238,7 +251,7 @@ mod tests {
         // `--timeout-ms` spells its default as text: it must say what ClientOptions says.
         let config = Flags::try_parse_from(["x"]).unwrap().config;
         assert_eq!(config.client, ClientOptions::DEFAULT);
-        assert_eq!(config.pager, PagerConfig::DEFAULT);
+        assert_eq!(config.pager(), PagerConfig::DEFAULT);
         let config = Flags::try_parse_from(["x", "--timeout-ms", "250"])
             .unwrap()
             .config;

@@ -30,9 +30,9 @@
 //! The server binary is `ZOEKT_PAGER_BIN` when set (`scripts/bench.sh` sets it to a copy of
 //! its `cargo build --release`), else the `zoekt-pager` cargo built for this bench
 //! (`CARGO_BIN_EXE_zoekt-pager`: under `cargo bench` an optimised build, but with the
-//! dev-dependency's `harness` feature on). Without `--bench` on the command line (as
-//! `cargo test --all-targets` runs it) it only does a smoke run: three pages of one tool with
-//! the cache on, and writes no file.
+//! features the dev-dependencies turn on in crates they share with it). Without `--bench` on
+//! the command line (as `cargo test --all-targets` runs it) it only does a smoke run: three
+//! pages of one tool with the cache on, and writes no file.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -9,7 +9,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-cargo build --quiet --release --features harness --bin zoekt-pager
+# The binary a user installs: the harness is part of every build.
+cargo build --quiet --release --bin zoekt-pager
 PAGER="${CARGO_TARGET_DIR:-$ROOT/target}/release/zoekt-pager"
 # The recordings hold the engine's settings: record with the defaults, not this shell's.
 for v in $(env | grep -o '^ZOEKT_PAGER_[A-Z_]*' | grep -v '^ZOEKT_PAGER_LOG' || true); do unset "$v"; done

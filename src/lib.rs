@@ -23,7 +23,6 @@ mod config;
 mod engine;
 mod fanout;
 pub mod form;
-#[cfg(feature = "harness")]
 pub mod harness;
 pub mod http;
 mod mcp;

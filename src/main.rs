@@ -21,8 +21,7 @@ use zoekt_pager::{
     Config, FanOut, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache,
 };
 
-/// Options of `record` (only in builds with the `harness` feature).
-#[cfg(feature = "harness")]
+/// Options of `record`.
 #[derive(Debug, clap::Args)]
 struct RecordArgs {
     /// A scenario file (TOML) or a folder of them.
@@ -54,17 +53,14 @@ fn command_line() -> Command {
                 )
                 .long_about(None),
         );
-    #[cfg(feature = "harness")]
-    {
-        cli = cli.subcommand(
-            RecordArgs::augment_args(Command::new("record"))
-                .about(
-                    "Run regression scenarios against a live Zoekt and write recordings (every \
-                     Zoekt exchange plus the MCP results, the goldens) for replay without Zoekt",
-                )
-                .long_about(None),
-        );
-    }
+    cli = cli.subcommand(
+        RecordArgs::augment_args(Command::new("record"))
+            .about(
+                "Run regression scenarios against a live Zoekt and write recordings (every \
+                 Zoekt exchange plus the MCP results, the goldens) for replay without Zoekt",
+            )
+            .long_about(None),
+    );
     let mut commands = ToolCommands(Vec::new());
     visit_all(&mut commands);
     for c in commands.0 {
@@ -183,7 +179,6 @@ async fn main() -> ExitCode {
                 }
             }
         }
-        #[cfg(feature = "harness")]
         "record" => {
             let args = match RecordArgs::from_arg_matches(sub) {
                 Ok(a) => a,
@@ -345,7 +340,6 @@ async fn serve_http(
     ExitCode::SUCCESS
 }
 
-#[cfg(feature = "harness")]
 async fn record(
     config: &Config,
     client: &ZoektClient,

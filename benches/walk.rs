@@ -2,7 +2,7 @@
 //! the real server binary over MCP's streamable HTTP.
 //!
 //! For the window cache on (the defaults) and off (`--cache-bytes 0`) it spawns
-//! `zoekt-pager serve --http 127.0.0.1:0` pointed at a recording proxy
+//! `zoekt-pager serve --http 127.0.0.1:0` pointed at the harness's tap on Zoekt's JSON API
 //! (`zoekt_pager::harness::proxy::Proxy`) in front of the Zoekt serving the generated
 //! 12,000-file corpus, and measures, through rmcp's streamable-HTTP client:
 //!

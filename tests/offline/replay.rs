@@ -1,9 +1,8 @@
-//! The regression harness: recorded exchanges of the pinned real Zoekt served by wiremock
-//! (matched on method, path and the exact JSON body, each once; all of them must be asked
-//! for, in any order), the recorded scenario run again through the MCP tool
-//! dispatcher, and every result compared with its golden. No Zoekt and no Go needed: this
-//! file runs anywhere (`cargo test --test offline replay`). Re-recording against a live
-//! Zoekt is checked in tests/live/rerecord.rs.
+//! The regression harness with no Zoekt: the committed recordings of the pinned real Zoekt
+//! replayed through `harness::replay` (every recorded call served to the very same question,
+//! each once, all of them asked for, in any order; the scenario run again through the MCP
+//! tool dispatcher; every result compared with its golden), and the failure reports.
+//! Re-recording against a live Zoekt is tests/live/rerecord.rs.
 //!
 //! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
 //! your own (recorded with `zoekt-pager record` against your Zoekt).
@@ -11,126 +10,19 @@
 use crate::support;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use wiremock::matchers::{body_json, method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use support::load_recording as load;
-use zoekt_pager::harness::{self, Recording, diff};
-use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
-use zoekt_pager::{FanOut, Instrumented, Metrics, Pager, PagerServer};
+use zoekt_pager::harness::{self, Ask, Recording};
 
-/// Answers any request the recording does not hold with a 501, and remembers it.
-struct NotRecorded(Arc<Mutex<Vec<String>>>);
-
-impl Respond for NotRecorded {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        self.0.lock().unwrap().push(format!(
-            "{} {} {}",
-            req.method,
-            req.url.path(),
-            String::from_utf8_lossy(&req.body)
-        ));
-        ResponseTemplate::new(501)
-            .set_body_json(serde_json::json!({"Error": "not in the recording"}))
-    }
-}
-
-/// Replays one recording; `Err` holds a readable report of every difference.
+/// Replays one recording; `Err` holds the command's report of every difference.
 async fn replay(rec: &Recording) -> Result<(), String> {
-    let zoekt = MockServer::start().await;
-    for x in &rec.exchanges {
-        let mut mock = Mock::given(method(x.method.as_str())).and(path(x.path.as_str()));
-        if !x.request.is_null() {
-            mock = mock.and(body_json(&x.request));
-        }
-        let answer = ResponseTemplate::new(x.status);
-        let answer = match &x.response {
-            Value::String(s) => answer.set_body_string(s.clone()),
-            json => answer.set_body_json(json),
-        };
-        mock.respond_with(answer)
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&zoekt)
-            .await;
-    }
-    let missing = Arc::new(Mutex::new(Vec::new()));
-    Mock::given(wiremock::matchers::any())
-        .respond_with(NotRecorded(Arc::clone(&missing)))
-        .with_priority(10)
-        .mount(&zoekt)
-        .await;
-
-    // Built as the binary builds its backend for one URL (a fan-out of one, timed for the
-    // metrics; the rests after a timeout it may also set never meet a recorded answer, which
-    // comes at once): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
-    // are then also what one URL gives through the fan-out, request for request and byte for
-    // byte.
-    // Recordings are JSON exchanges, replayed by a JSON stand-in.
-    let opts = ClientOptions {
-        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
-        ..ClientOptions::default()
-    };
-    let client = ZoektClient::new(&zoekt.uri(), opts).unwrap();
-    let timed = Instrumented::new(client, Arc::new(Metrics::new())).labelled(&zoekt.uri());
-    let one = FanOut::new(vec![(zoekt.uri(), timed)], false).unwrap();
-    let server = PagerServer::new(Pager::new(one, rec.settings.clone()));
-    let results = harness::run(&server, &rec.scenario).await?;
-    let mut report = Vec::new();
-    for m in missing.lock().unwrap().iter() {
-        report.push(format!(
-            "scenario {}: a request the recording does not hold:\n    {m}",
-            rec.scenario.name
-        ));
-    }
-    // Every recorded exchange must be asked for, once. In any order: find_references asks
-    // its two queries at once, and which one goes first is up to the scheduler. (Identical
-    // requests still get their answers in the recorded order: wiremock serves the first
-    // mounted mock that matches and has uses left.)
-    let sent = zoekt.received_requests().await.unwrap_or_default();
-    let as_text = |m: &str, p: &str, body: &Value| format!("{m} {p} {body}");
-    let mut recorded: Vec<String> = rec
-        .exchanges
-        .iter()
-        .map(|x| as_text(x.method.as_str(), &x.path, &x.request))
-        .collect();
-    let mut asked: Vec<String> = sent
-        .iter()
-        .map(|s| {
-            let body: Value = if s.body.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_slice(&s.body).unwrap_or(Value::Null)
-            };
-            as_text(s.method.as_str(), s.url.path(), &body)
-        })
-        .collect();
-    recorded.sort();
-    asked.sort();
-    if recorded != asked {
-        let mut never = recorded.clone();
-        for a in &asked {
-            if let Some(i) = never.iter().position(|r| r == a) {
-                never.remove(i);
-            }
-        }
-        report.push(format!(
-            "scenario {}: {} recorded exchange(s), {} request(s) sent; recorded but never requested: {never:?}",
-            rec.scenario.name,
-            recorded.len(),
-            asked.len()
-        ));
-    }
-    for d in diff::compare(&rec.scenario.name, &rec.results, &results) {
-        report.push(d.to_string());
-    }
-    if report.is_empty() {
+    let replayed = harness::replay(rec).await?;
+    if replayed.passed() {
         Ok(())
     } else {
-        Err(report.join("\n"))
+        Err(replayed.to_string())
     }
 }
 
@@ -224,9 +116,9 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
     );
 }
 
-#[tokio::test]
-async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
-    let mut rec = zoekt_recording("symbols-walk");
+/// Flips the last byte of the name of the fourth file's symbol on page 1 of `symbols-walk`;
+/// the name it had.
+fn edit_one_byte_of_a_golden(rec: &mut Recording) -> String {
     // The fourth file of page 1 (one symbol each there): a group `[repo, path, rows, ...]`;
     // cell 2 of a row is the name (kind and parent are said once per group).
     let fields = rec.results[1].result["structuredContent"]["fields"].clone();
@@ -239,11 +131,17 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
     let mut edited = original.clone().into_bytes();
     *edited.last_mut().unwrap() ^= 1; // one byte
     *name = Value::String(String::from_utf8(edited).unwrap());
+    original
+}
+
+const EDITED_FIELD: &str = "scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][2]:";
+
+#[tokio::test]
+async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
+    let mut rec = zoekt_recording("symbols-walk");
+    let original = edit_one_byte_of_a_golden(&mut rec);
     let report = replay(&rec).await.expect_err("the edited golden must fail");
-    assert!(
-        report.contains("scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][2]:"),
-        "{report}"
-    );
+    assert!(report.contains(EDITED_FIELD), "{report}");
     assert!(
         report.contains(&format!("got      \"{original}\"")),
         "{report}"
@@ -258,7 +156,7 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
 #[tokio::test]
 async fn a_request_the_recording_lacks_fails_and_is_printed() {
     let mut rec = zoekt_recording("search-lines");
-    let dropped = rec.exchanges.pop().unwrap();
+    let dropped = rec.calls.pop().unwrap();
     let report = replay(&rec)
         .await
         .expect_err("a missing exchange must fail");
@@ -266,10 +164,14 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
         report.contains("a request the recording does not hold"),
         "{report}"
     );
-    let max_docs = dropped.request["Opts"]["MaxDocDisplayCount"].to_string();
+    // The whole question is printed: the kind of call, the query and the window asked.
+    let Ask::Search(asked) = &dropped.ask else {
+        panic!("search-lines records searches only: {:?}", dropped.ask)
+    };
     assert!(
-        report.contains("POST /api/search")
-            && report.contains(&format!("\"MaxDocDisplayCount\":{max_docs}")),
+        report.contains("search {")
+            && report.contains(&format!("\"max_files\":{}", asked.max_files))
+            && report.contains("\"query\":\"pagerLineMark\""),
         "{report}"
     );
 }
@@ -277,17 +179,17 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
 #[tokio::test]
 async fn a_recorded_exchange_never_asked_for_fails() {
     let mut rec = zoekt_recording("repos-walk");
-    let extra = rec.exchanges[0].clone();
-    rec.exchanges.push(extra);
+    let extra = rec.calls[0].clone();
+    rec.calls.push(extra);
     let report = replay(&rec)
         .await
         .expect_err("an unused exchange must fail");
-    let n = rec.exchanges.len();
+    let n = rec.calls.len();
     assert!(
         report.contains(&format!(
-            "{n} recorded exchange(s), {} request(s) sent; recorded but never requested",
+            "{n} recorded call(s), {} request(s) made; recorded but never requested",
             n - 1
-        )) && report.contains("POST /api/list"),
+        )) && report.contains("repos {\"query\":\"\""),
         "{report}"
     );
 }

@@ -1,0 +1,160 @@
+//! The regression harness's commands: `record` (scenarios against a live Zoekt, into
+//! recordings). Its flags, what it prints and how it exits; the work is
+//! `zoekt_pager::harness`'s.
+//!
+//! Exit codes: 0 recorded, 1 a failed recording, 2 the command could not run (bad flags or
+//! scenarios).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+
+use zoekt_pager::Config;
+use zoekt_pager::backend::Backend;
+use zoekt_pager::harness::{self, Made};
+use zoekt_pager::zoekt::{Wire, ZoektClient, ZoektError};
+
+/// Options of `record`.
+#[derive(Debug, Args)]
+struct RecordArgs {
+    /// A scenario file (TOML) or a folder of them.
+    #[arg(long, default_value = "fixtures/scenarios")]
+    scenarios: PathBuf,
+    /// Folder for the recordings (one JSON file per scenario).
+    #[arg(long)]
+    out: PathBuf,
+    /// What answers, written into each recording (default: "zoekt " + the Zoekt versions
+    /// from the index metadata, and the URL).
+    #[arg(long)]
+    source: Option<String>,
+}
+
+/// The harness's commands, added to the command line.
+pub(crate) fn subcommands(cli: Command) -> Command {
+    cli.subcommand(
+        RecordArgs::augment_args(Command::new("record"))
+            .about(
+                "Run regression scenarios against a live Zoekt (--zoekt-url, over \
+                 --zoekt-transport) and write one recording per scenario: every answer Zoekt \
+                 gave, and the MCP results (the goldens)",
+            )
+            .long_about(None),
+    )
+}
+
+/// Runs `name` if it is one of the harness's commands; `None` otherwise.
+pub(crate) async fn run(name: &str, sub: &ArgMatches, config: &Config) -> Option<ExitCode> {
+    Some(match name {
+        "record" => match RecordArgs::from_arg_matches(sub) {
+            Ok(args) => record(config, args).await,
+            Err(e) => e.exit(),
+        },
+        _ => return None,
+    })
+}
+
+fn transport_name(config: &Config) -> &'static str {
+    match config.client.zoekt_transport {
+        Wire::Grpc => "grpc",
+        Wire::Json => "json",
+    }
+}
+
+/// Over JSON, a webserver started without `-rpc` answers every search and listing with a
+/// 404: a recording would make goldens of 404s, and a check would fail on every page. One
+/// listing first, so that one error says why and what to do. (Other failures are left to
+/// the steps that follow, which report them.)
+async fn json_api_served(config: &Config, client: &ZoektClient, url: &str) -> Result<(), String> {
+    if config.client.zoekt_transport != Wire::Json {
+        return Ok(());
+    }
+    match client.list("", config.pager.effort.wall_time()).await {
+        Err(ZoektError::Server { status: 404, .. }) => Err(format!(
+            "Zoekt at {url} serves no JSON API (HTTP 404 on /api/list): it was started without \
+             -rpc. Use --zoekt-transport grpc (the default: every zoekt-webserver serves gRPC \
+             on its HTTP port), or start zoekt-webserver with -rpc"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `command: message` on stderr, and the exit code for "could not run".
+fn cannot(command: &str, message: &str) -> ExitCode {
+    eprintln!("zoekt-pager {command}: {message}");
+    ExitCode::from(2)
+}
+
+async fn record(config: &Config, args: RecordArgs) -> ExitCode {
+    let urls = match config.zoekt_urls() {
+        Ok(u) => u,
+        Err(e) => return cannot("record", &e),
+    };
+    let [url] = urls.as_slice() else {
+        return cannot(
+            "record",
+            "give one --zoekt-url: a recording is of one Zoekt (`check` takes several)",
+        );
+    };
+    let scenarios = match harness::scenario::load(&args.scenarios) {
+        Ok(s) => s,
+        Err(e) => return cannot("record", &e),
+    };
+    let client = match config.transport.load().and_then(|t| {
+        ZoektClient::with_transport(url, config.client.clone(), &t).map_err(|e| e.to_string())
+    }) {
+        Ok(c) => c,
+        Err(e) => return cannot("record", &e),
+    };
+    if let Err(e) = json_api_served(config, &client, url).await {
+        return cannot("record", &e);
+    }
+    // Recording an unreachable or half-loaded Zoekt would commit errors as goldens.
+    match Backend::readiness(&client).await {
+        Ok(r) if r.is_ready() => {}
+        Ok(r) => {
+            eprintln!(
+                "zoekt-pager record: Zoekt at {url} is not ready (HTTP {}: {}); wait for its \
+                 shards to load",
+                r.status, r.detail
+            );
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("zoekt-pager record: Zoekt at {url}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let source = match args.source {
+        Some(s) => s,
+        None => match Backend::repos(&client, "", config.pager.effort.wall_time()).await {
+            Ok(list) => match list.indexer_versions().join(",") {
+                v if v.is_empty() => format!("zoekt (version not in the index) at {url}"),
+                v => format!("zoekt {v} at {url}"),
+            },
+            Err(e) => {
+                eprintln!("zoekt-pager record: Zoekt at {url}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let made = Made {
+        source: source.clone(),
+        zoekt_transport: transport_name(config).into(),
+    };
+    match harness::record(client, &scenarios, &args.out, &config.pager, &made).await {
+        Ok(files) => {
+            eprintln!(
+                "recorded {} scenario(s) from {source} over {} into {}",
+                files.len(),
+                made.zoekt_transport,
+                args.out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("zoekt-pager record: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

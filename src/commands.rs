@@ -1,18 +1,18 @@
 //! The regression harness's commands: `record` (scenarios against a live Zoekt, into
-//! recordings). Its flags, what it prints and how it exits; the work is
-//! `zoekt_pager::harness`'s.
+//! recordings) and `replay` (recordings against their goldens, with no Zoekt). Their flags,
+//! what each prints and how each exits; the work is `zoekt_pager::harness`'s.
 //!
-//! Exit codes: 0 recorded, 1 a failed recording, 2 the command could not run (bad flags or
-//! scenarios).
+//! Exit codes: 0 all matched (or recorded), 1 differences (or a failed recording), 2 the
+//! command could not run (bad flags, unreadable recordings).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
 use zoekt_pager::Config;
 use zoekt_pager::backend::Backend;
-use zoekt_pager::harness::{self, Made};
+use zoekt_pager::harness::{self, Made, Recording};
 use zoekt_pager::zoekt::{Wire, ZoektClient, ZoektError};
 
 /// Options of `record`.
@@ -30,6 +30,13 @@ struct RecordArgs {
     source: Option<String>,
 }
 
+/// Options of `replay`.
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// A folder of recordings (every `*.json` in it), or one recording.
+    recordings: PathBuf,
+}
+
 /// The harness's commands, added to the command line.
 pub(crate) fn subcommands(cli: Command) -> Command {
     cli.subcommand(
@@ -41,6 +48,14 @@ pub(crate) fn subcommands(cli: Command) -> Command {
             )
             .long_about(None),
     )
+    .subcommand(
+        ReplayArgs::augment_args(Command::new("replay"))
+            .about(
+                "Replay recordings with no Zoekt and compare every MCP result with its \
+                 golden; exits 1 naming each difference (scenario, step, page, field)",
+            )
+            .long_about(None),
+    )
 }
 
 /// Runs `name` if it is one of the harness's commands; `None` otherwise.
@@ -48,6 +63,10 @@ pub(crate) async fn run(name: &str, sub: &ArgMatches, config: &Config) -> Option
     Some(match name {
         "record" => match RecordArgs::from_arg_matches(sub) {
             Ok(args) => record(config, args).await,
+            Err(e) => e.exit(),
+        },
+        "replay" => match ReplayArgs::from_arg_matches(sub) {
+            Ok(args) => replay(&args.recordings).await,
             Err(e) => e.exit(),
         },
         _ => return None,
@@ -79,10 +98,23 @@ async fn json_api_served(config: &Config, client: &ZoektClient, url: &str) -> Re
     }
 }
 
+/// `1 result`, `2 results`.
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `command: message` on stderr, and the exit code for "could not run".
 fn cannot(command: &str, message: &str) -> ExitCode {
     eprintln!("zoekt-pager {command}: {message}");
     ExitCode::from(2)
+}
+
+/// The recordings at `path`, read; a message naming the file that cannot be read.
+fn load_all(path: &Path) -> Result<Vec<(PathBuf, Recording)>, String> {
+    harness::recordings_in(path)?
+        .into_iter()
+        .map(|file| harness::load_recording(&file).map(|rec| (file, rec)))
+        .collect()
 }
 
 async fn record(config: &Config, args: RecordArgs) -> ExitCode {
@@ -93,7 +125,7 @@ async fn record(config: &Config, args: RecordArgs) -> ExitCode {
     let [url] = urls.as_slice() else {
         return cannot(
             "record",
-            "give one --zoekt-url: a recording is of one Zoekt (`check` takes several)",
+            "give one --zoekt-url: a recording is of one Zoekt",
         );
     };
     let scenarios = match harness::scenario::load(&args.scenarios) {
@@ -156,5 +188,50 @@ async fn record(config: &Config, args: RecordArgs) -> ExitCode {
             eprintln!("zoekt-pager record: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+async fn replay(path: &Path) -> ExitCode {
+    let recordings = match load_all(path) {
+        Ok(r) => r,
+        Err(e) => return cannot("replay", &e),
+    };
+    let (mut failed, mut results, mut calls) = (0, 0, 0);
+    for (file, rec) in &recordings {
+        let replayed = match harness::replay(rec).await {
+            Ok(r) => r,
+            Err(e) => return cannot("replay", &format!("{}: {e}", file.display())),
+        };
+        results += replayed.results;
+        calls += replayed.recorded;
+        if replayed.passed() {
+            println!(
+                "ok      {} ({}, {})",
+                rec.scenario.name,
+                counted(replayed.results, "result"),
+                counted(replayed.recorded, "call")
+            );
+        } else {
+            failed += 1;
+            println!(
+                "FAILED  {} ({})\n{replayed}",
+                rec.scenario.name,
+                file.display()
+            );
+        }
+    }
+    let n = recordings.len();
+    if failed == 0 {
+        println!(
+            "replay {}: {n} recordings, {results} results, {calls} calls: every result is its golden",
+            path.display()
+        );
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "replay {}: {failed} of {n} recordings differ from their goldens",
+            path.display()
+        );
+        ExitCode::FAILURE
     }
 }

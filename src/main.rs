@@ -1,5 +1,5 @@
-//! `zoekt-pager`: the MCP server (`serve`), the regression harness's `record`
-//! (`commands.rs`) and one command per tool that prints pages.
+//! `zoekt-pager`: the MCP server (`serve`), the regression harness (`record`, `replay`:
+//! `commands.rs`) and one command per tool that prints pages.
 //!
 //! The tool commands come from the tool table (`zoekt_pager::tools::visit_all`): each
 //! tool's arguments are its flags, so the CLI never names a tool.
@@ -23,8 +23,8 @@ use zoekt_pager::{
     Config, FanOut, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache,
 };
 
-/// The command line: global settings, `serve`, the harness's `record`, and one subcommand
-/// per tool.
+/// The command line: global settings, `serve`, the harness's `record` and `replay`, and one
+/// subcommand per tool.
 fn command_line() -> Command {
     // `augment_args` also sets `about` from the struct's doc comment: set ours after it.
     let mut cli = Config::augment_args(Command::new("zoekt-pager"))
@@ -92,10 +92,11 @@ type Backend = FanOut<Instrumented<ZoektClient>>;
 /// `warn`: their debug logs print request bodies, and those hold cursors and file content.
 /// rmcp is held at `error`: its `warn` "response error" line prints each JSON-RPC error
 /// whole, with the resource paths and repository names in it; this crate logs every failed
-/// call itself, with its code and no caller text.
-fn init_logging(format: &str) {
+/// call itself, with its code and no caller text. `default` is the level without
+/// ZOEKT_PAGER_LOG.
+fn init_logging(format: &str, default: &str) {
     let mut filter =
-        EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+        EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     filter = filter.add_directive("rmcp=error".parse().expect("valid directive"));
     for quiet in ["hyper_util", "h2", "reqwest", "axum", "tower", "tower_http"] {
         filter = filter.add_directive(format!("{quiet}=warn").parse().expect("valid directive"));
@@ -130,12 +131,15 @@ async fn main() -> ExitCode {
     let Some((name, sub)) = matches.subcommand() else {
         return ExitCode::from(2);
     };
-    init_logging(&config.log_format);
+    // The harness's commands print their own report; a log line for every page they run
+    // (and a warning for each error a scenario asks for on purpose) would bury it.
+    let quiet = matches!(name, "record" | "replay");
+    init_logging(&config.log_format, if quiet { "error" } else { "info" });
     if let Err(e) = config.validate() {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
     }
-    // The harness builds its own backend (the one Zoekt it records).
+    // The harness builds its own backends (one Zoekt to record, none to replay).
     if let Some(code) = commands::run(name, sub, &config).await {
         return code;
     }

@@ -1,6 +1,6 @@
 //! The regression harness: run declared scenarios through the MCP tools, record every call
 //! the engine makes of its backend and every MCP result, and replay the calls with no Zoekt.
-//! `zoekt-pager record` is a thin face of [`record`].
+//! `zoekt-pager record` and `replay` are thin faces of [`record`] and [`replay()`].
 //!
 //! This file holds [`record`] and declares the rest; every other file imports only files
 //! below it, never this one:

@@ -1,6 +1,6 @@
 //! Replaying a recording: its calls served by a [`Player`], its scenario run again through
-//! the MCP tools, and every result compared with its golden, byte for byte. What the
-//! replay tests call.
+//! the MCP tools, and every result compared with its golden, byte for byte. What
+//! `zoekt-pager replay` runs for each file, and what the replay tests call.
 
 use std::fmt;
 

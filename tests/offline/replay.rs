@@ -1,11 +1,13 @@
 //! The regression harness with no Zoekt: the committed recordings of the pinned real Zoekt
-//! replayed through `harness::replay` (every recorded call served to the very same question,
-//! each once, all of them asked for, in any order; the scenario run again through the MCP
-//! tool dispatcher; every result compared with its golden), and the failure reports.
-//! Re-recording against a live Zoekt is tests/live/rerecord.rs.
+//! replayed through the code `zoekt-pager replay` runs (`harness::replay`: every recorded
+//! call served to the very same question, each once, all of them asked for, in any order;
+//! the scenario run again through the MCP tool dispatcher; every result compared with its
+//! golden), the failure reports, and the `replay` command itself as an operator runs it (the
+//! binary alone beside a folder of recordings). Re-recording against a live Zoekt is
+//! tests/live/rerecord.rs.
 //!
 //! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
-//! your own (recorded with `zoekt-pager record` against your Zoekt).
+//! your own (though `zoekt-pager replay DIR` is the way to replay those).
 
 use crate::support;
 
@@ -13,6 +15,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use support::harness::{copy_committed_recordings, outcome, scratch, zoekt_pager};
 use support::load_recording as load;
 use zoekt_pager::harness::{self, Ask, Recording};
 
@@ -45,6 +48,20 @@ fn recording_dirs() -> Vec<PathBuf> {
 /// A committed recording of the pinned real Zoekt.
 fn zoekt_recording(name: &str) -> Recording {
     load(&support::zoekt_recordings_dir().join(format!("{name}.json")))
+}
+
+/// The committed recordings, as files: how many there are, counted without the harness.
+fn committed_count() -> usize {
+    std::fs::read_dir(support::zoekt_recordings_dir())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count()
 }
 
 #[tokio::test]
@@ -191,5 +208,75 @@ async fn a_recorded_exchange_never_asked_for_fails() {
             n - 1
         )) && report.contains("repos {\"query\":\"\""),
         "{report}"
+    );
+}
+
+#[tokio::test]
+async fn the_replay_command_passes_with_only_the_binary_and_the_recordings() {
+    let dir = scratch("replay-command");
+    let n = copy_committed_recordings(&dir.join("recordings"));
+    assert_eq!(n, committed_count());
+    let out = zoekt_pager(&["replay", "recordings"], &dir);
+    let (code, stdout, stderr) = outcome(&out);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("\nok      ").count() + 1, n, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "replay recordings: {n} recordings, {} results",
+            count_results(&dir.join("recordings"))
+        )) && stdout.contains("every result is its golden"),
+        "{stdout}"
+    );
+}
+
+/// The goldens in a folder of recordings, counted from the files as JSON.
+fn count_results(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap();
+            v["results"].as_array().unwrap().len()
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn the_replay_command_fails_on_an_edited_golden_naming_the_field() {
+    let dir = scratch("replay-command-edited");
+    copy_committed_recordings(&dir);
+    let file = dir.join("symbols-walk.json");
+    let mut rec = load(&file);
+    let original = edit_one_byte_of_a_golden(&mut rec);
+    std::fs::write(&file, rec.to_pretty()).unwrap();
+    let (code, stdout, stderr) = outcome(&zoekt_pager(&["replay", "."], &dir));
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("FAILED  symbols-walk")
+            && stdout.contains(EDITED_FIELD)
+            && stdout.contains(&format!("got      \"{original}\""))
+            && stdout.contains("1 of ")
+            && stdout.contains("recordings differ from their goldens"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn the_replay_command_refuses_what_it_cannot_replay_with_a_hint() {
+    let dir = scratch("replay-command-refused");
+    let (code, _, stderr) = outcome(&zoekt_pager(&["replay", "."], &dir));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no recordings (*.json) in .") && stderr.contains("zoekt-pager record"),
+        "{stderr}"
+    );
+    // A recording of the wire format (format 1) names the format and what to do.
+    std::fs::write(dir.join("old.json"), r#"{"format": 1, "exchanges": []}"#).unwrap();
+    let (code, _, stderr) = outcome(&zoekt_pager(&["replay", "old.json"], &dir));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("recording format 1, and this zoekt-pager reads format 2")
+            && stderr.contains("re-record it with `zoekt-pager record`"),
+        "{stderr}"
     );
 }

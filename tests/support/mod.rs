@@ -9,6 +9,7 @@
 
 pub mod adversary;
 pub mod faults;
+pub mod harness;
 pub mod keys;
 pub mod mcp;
 pub mod oracle;

@@ -1,19 +1,21 @@
 //! The regression harness's commands: `record` (scenarios against a live Zoekt, into
-//! recordings) and `replay` (recordings against their goldens, with no Zoekt). Their flags,
-//! what each prints and how each exits; the work is `zoekt_pager::harness`'s.
+//! recordings), `replay` (recordings against their goldens, with no Zoekt) and `check`
+//! (recordings' scenarios against a live Zoekt, what changed). Their flags, what each
+//! prints and how each exits; the work is `zoekt_pager::harness`'s.
 //!
 //! Exit codes: 0 all matched (or recorded), 1 differences (or a failed recording), 2 the
-//! command could not run (bad flags, unreadable recordings).
+//! command could not run (bad flags, unreadable recordings, Zoekt not ready for `check`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 
-use zoekt_pager::Config;
 use zoekt_pager::backend::Backend;
 use zoekt_pager::harness::{self, Made, Recording};
 use zoekt_pager::zoekt::{Wire, ZoektClient, ZoektError};
+use zoekt_pager::{Config, Metrics};
 
 /// Options of `record`.
 #[derive(Debug, Args)]
@@ -37,7 +39,14 @@ struct ReplayArgs {
     recordings: PathBuf,
 }
 
-/// The harness's commands, added to the command line.
+/// Options of `check`.
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// A folder of recordings (every `*.json` in it), or one recording.
+    recordings: PathBuf,
+}
+
+/// The three commands, added to the command line.
 pub(crate) fn subcommands(cli: Command) -> Command {
     cli.subcommand(
         RecordArgs::augment_args(Command::new("record"))
@@ -56,9 +65,18 @@ pub(crate) fn subcommands(cli: Command) -> Command {
             )
             .long_about(None),
     )
+    .subcommand(
+        CheckArgs::augment_args(Command::new("check"))
+            .about(
+                "Run the recordings' scenarios against a live Zoekt (--zoekt-url) and report \
+                 what changed on each page: items added, removed or moved, totals; exits 1 \
+                 when anything did",
+            )
+            .long_about(None),
+    )
 }
 
-/// Runs `name` if it is one of the harness's commands; `None` otherwise.
+/// Runs `name` if it is one of the three; `None` otherwise.
 pub(crate) async fn run(name: &str, sub: &ArgMatches, config: &Config) -> Option<ExitCode> {
     Some(match name {
         "record" => match RecordArgs::from_arg_matches(sub) {
@@ -67,6 +85,10 @@ pub(crate) async fn run(name: &str, sub: &ArgMatches, config: &Config) -> Option
         },
         "replay" => match ReplayArgs::from_arg_matches(sub) {
             Ok(args) => replay(&args.recordings).await,
+            Err(e) => e.exit(),
+        },
+        "check" => match CheckArgs::from_arg_matches(sub) {
+            Ok(args) => check(config, &args.recordings).await,
             Err(e) => e.exit(),
         },
         _ => return None,
@@ -125,7 +147,7 @@ async fn record(config: &Config, args: RecordArgs) -> ExitCode {
     let [url] = urls.as_slice() else {
         return cannot(
             "record",
-            "give one --zoekt-url: a recording is of one Zoekt",
+            "give one --zoekt-url: a recording is of one Zoekt (`check` takes several)",
         );
     };
     let scenarios = match harness::scenario::load(&args.scenarios) {
@@ -231,6 +253,72 @@ async fn replay(path: &Path) -> ExitCode {
         println!(
             "replay {}: {failed} of {n} recordings differ from their goldens",
             path.display()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+async fn check(config: &Config, path: &Path) -> ExitCode {
+    let recordings = match load_all(path) {
+        Ok(r) => r,
+        Err(e) => return cannot("check", &e),
+    };
+    // The deployment as `serve` would reach it: every URL, each timed, as one backend.
+    let backend = match crate::backends(config, &Arc::new(Metrics::new())) {
+        Ok(b) => Arc::new(b),
+        Err(e) => return cannot("check", &e),
+    };
+    let urls = config.zoekt_url.join(",");
+    for member in backend.members() {
+        if let Err(e) = json_api_served(config, member.backend.inner(), &member.name).await {
+            return cannot("check", &e);
+        }
+    }
+    // Not ready, every page would differ: say the one thing that matters instead.
+    match Backend::readiness(backend.as_ref()).await {
+        Ok(r) if r.is_ready() => {}
+        Ok(r) => {
+            return cannot(
+                "check",
+                &format!(
+                    "Zoekt at {urls} is not ready ({}); wait for its shards to load",
+                    r.detail
+                ),
+            );
+        }
+        Err(e) => return cannot("check", &format!("Zoekt at {urls}: {e}")),
+    }
+    println!(
+        "check {} against {urls} (over {})",
+        path.display(),
+        transport_name(config)
+    );
+    let (mut changed, mut pages) = (0, 0);
+    for (file, rec) in &recordings {
+        let checked = match harness::check(Arc::clone(&backend), rec).await {
+            Ok(c) => c,
+            Err(e) => return cannot("check", &format!("{}: {e}", file.display())),
+        };
+        if checked.unchanged() {
+            println!(
+                "ok       {} ({})",
+                rec.scenario.name,
+                counted(checked.results, "result")
+            );
+        } else {
+            changed += 1;
+            pages += checked.pages.len();
+            println!("CHANGED  {}\n{checked}", rec.scenario.name);
+        }
+    }
+    let n = recordings.len();
+    if changed == 0 {
+        println!("check: {n} scenarios, nothing changed");
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "check: {changed} of {n} scenarios changed ({} or steps)",
+            counted(pages, "page")
         );
         ExitCode::FAILURE
     }

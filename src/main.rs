@@ -1,5 +1,5 @@
-//! `zoekt-pager`: the MCP server (`serve`), the regression harness (`record`, `replay`:
-//! `commands.rs`) and one command per tool that prints pages.
+//! `zoekt-pager`: the MCP server (`serve`), the regression harness (`record`, `replay`,
+//! `check`: `commands.rs`) and one command per tool that prints pages.
 //!
 //! The tool commands come from the tool table (`zoekt_pager::tools::visit_all`): each
 //! tool's arguments are its flags, so the CLI never names a tool.
@@ -23,8 +23,8 @@ use zoekt_pager::{
     Config, FanOut, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache,
 };
 
-/// The command line: global settings, `serve`, the harness's `record` and `replay`, and one
-/// subcommand per tool.
+/// The command line: global settings, `serve`, the harness's `record`, `replay` and `check`,
+/// and one subcommand per tool.
 fn command_line() -> Command {
     // `augment_args` also sets `about` from the struct's doc comment: set ours after it.
     let mut cli = Config::augment_args(Command::new("zoekt-pager"))
@@ -133,7 +133,7 @@ async fn main() -> ExitCode {
     };
     // The harness's commands print their own report; a log line for every page they run
     // (and a warning for each error a scenario asks for on purpose) would bury it.
-    let quiet = matches!(name, "record" | "replay");
+    let quiet = matches!(name, "record" | "replay" | "check");
     init_logging(&config.log_format, if quiet { "error" } else { "info" });
     if let Err(e) = config.validate() {
         eprintln!("zoekt-pager: {e}");

@@ -1,12 +1,16 @@
 //! The regression harness: run declared scenarios through the MCP tools, record every call
-//! the engine makes of its backend and every MCP result, and replay the calls with no Zoekt.
-//! `zoekt-pager record` and `replay` are thin faces of [`record`] and [`replay()`].
+//! the engine makes of its backend and every MCP result, replay the calls with no Zoekt, and
+//! check a live Zoekt against the goldens. `zoekt-pager record`, `replay` and `check` are
+//! thin faces of [`record`], [`replay()`] and [`check()`].
 //!
 //! This file holds [`record`] and declares the rest; every other file imports only files
 //! below it, never this one:
 //! - `replay`: a recording replayed and compared byte for byte ([`Replayed`]);
+//! - `check`: a recording's scenario run against a live backend ([`Checked`]);
+//! - `changes`: what changed from goldens to a live run, per page, in items and facts;
 //! - `run`: a scenario run through the MCP tools ([`run()`]), over a backend served as the
 //!   binary serves one Zoekt URL;
+//! - `items`: a result read back as items and facts, as `docs/output.md` describes pages;
 //! - [`diff`]: a field-by-field comparison that names scenario, page and field;
 //! - `player`: a backend serving recorded calls; `recorder`: one keeping them;
 //! - `recording`: the recording of a scenario ([`Recording`], [`Outcome`]), written and read;
@@ -27,10 +31,13 @@
 
 pub mod answers;
 pub mod calls;
+mod changes;
+mod check;
 pub mod diff;
 mod exchange;
 mod files;
 pub mod index;
+mod items;
 mod player;
 pub mod proxy;
 mod recorder;
@@ -50,6 +57,8 @@ use run::as_one_url;
 use scenario::Scenario;
 
 pub use calls::{Answer, Ask, Call};
+pub use changes::{Change, PageChanges};
+pub use check::{Checked, check};
 pub use exchange::{Exchange, normalise};
 pub use files::files_with_extension;
 pub use player::{Player, PlayerHandle};

@@ -2,9 +2,9 @@
 //! replayed through the code `zoekt-pager replay` runs (`harness::replay`: every recorded
 //! call served to the very same question, each once, all of them asked for, in any order;
 //! the scenario run again through the MCP tool dispatcher; every result compared with its
-//! golden), the failure reports, and the `replay` command itself as an operator runs it (the
-//! binary alone beside a folder of recordings). Re-recording against a live Zoekt is
-//! tests/live/rerecord.rs.
+//! golden), the failure reports, the `replay` command itself as an operator runs it (the
+//! binary alone beside a folder of recordings), and `check`'s report over recorded answers.
+//! Re-recording and checking against a live Zoekt are tests/live/rerecord.rs.
 //!
 //! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
 //! your own (though `zoekt-pager replay DIR` is the way to replay those).
@@ -12,12 +12,13 @@
 use crate::support;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use support::harness::{copy_committed_recordings, outcome, scratch, zoekt_pager};
 use support::load_recording as load;
-use zoekt_pager::harness::{self, Ask, Recording};
+use zoekt_pager::harness::{self, Answer, Ask, Player, Recording};
 
 /// Replays one recording; `Err` holds the command's report of every difference.
 async fn replay(rec: &Recording) -> Result<(), String> {
@@ -279,4 +280,85 @@ async fn the_replay_command_refuses_what_it_cannot_replay_with_a_hint() {
             && stderr.contains("re-record it with `zoekt-pager record`"),
         "{stderr}"
     );
+}
+
+/// `check` of a recording against a backend that serves `calls`.
+async fn check_against(rec: &Recording, calls: &[zoekt_pager::harness::Call]) -> String {
+    let checked = harness::check(Arc::new(Player::new(calls)), rec)
+        .await
+        .unwrap();
+    checked.to_string()
+}
+
+#[tokio::test]
+async fn check_finds_nothing_when_the_answers_are_the_recorded_ones() {
+    for file in harness::recordings_in(&support::zoekt_recordings_dir()).unwrap() {
+        let rec = load(&file);
+        let report = check_against(&rec, &rec.calls).await;
+        assert_eq!(report, "", "{}", file.display());
+    }
+}
+
+#[tokio::test]
+async fn check_names_a_changed_line_on_its_page_and_ignores_cursors() {
+    let mut rec = zoekt_recording("search-lines");
+    // A re-index where one line of render/stages.go reads otherwise (fixtures/corpus: line 5).
+    let old = "// Trim removes surrounding spaces. pagerLineMark 27: trim stage";
+    let new = "// Trim removes spaces. pagerLineMark 27: trim stage";
+    let mut calls = rec.calls.clone();
+    let mut edited = 0;
+    for call in &mut calls {
+        let Answer::Files(files) = &mut call.answer else {
+            continue;
+        };
+        for line in files.files.iter_mut().flat_map(|f| f.lines.iter_mut()) {
+            if line.text.contains(old) {
+                line.text = line.text.replace(old, new);
+                // The match moves left with the words taken out before it.
+                let shift = (old.find("pagerLineMark").unwrap()
+                    - new.find("pagerLineMark").unwrap()) as u32;
+                for f in &mut line.fragments {
+                    f.byte_offset -= shift;
+                }
+                edited += 1;
+            }
+        }
+    }
+    assert!(edited > 0, "no recorded answer holds {old:?}");
+    // The page whose golden holds the line, read off the golden itself.
+    let pages: Vec<usize> = rec
+        .results
+        .iter()
+        .filter(|r| r.result["structuredContent"].to_string().contains(old))
+        .map(|r| r.page)
+        .collect();
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    // Cursors differ between runs by nature: a golden's cursor edited is no change.
+    rec.results[0].result["structuredContent"]["next_cursor"] = Value::from("AgAAAA");
+    let report = check_against(&rec, &calls).await;
+    let expected = format!(
+        "scenario search-lines, step 0 page {} (search):\n  \
+         - beta-go/render/stages.go:5:37 text={old:?}\n  \
+         + beta-go/render/stages.go:5:25 text={new:?}",
+        pages[0]
+    );
+    assert_eq!(report, expected);
+}
+
+#[tokio::test]
+async fn check_names_a_changed_total_on_every_page_that_says_it() {
+    let mut rec = zoekt_recording("search-lines");
+    for r in &mut rec.results {
+        let total = &mut r.result["structuredContent"]["total"];
+        assert_eq!(*total, 75, "fixtures/README.md: 75 pagerLineMark lines");
+        *total = Value::from(76);
+    }
+    let report = check_against(&rec, &rec.calls.clone()).await;
+    let pages = rec.results.len();
+    assert_eq!(
+        report.matches("  total 76 -> 75").count(),
+        pages,
+        "{report}"
+    );
+    assert_eq!(report.lines().count(), 2 * pages, "{report}");
 }

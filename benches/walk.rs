@@ -2,7 +2,7 @@
 //! the real server binary over MCP's streamable HTTP.
 //!
 //! For the window cache on (the defaults) and off (`--cache-bytes 0`) it spawns
-//! `zoekt-pager serve --http 127.0.0.1:0` pointed at a recording proxy
+//! `zoekt-pager serve --http 127.0.0.1:0` pointed at the harness's tap on Zoekt's JSON API
 //! (`zoekt_pager::harness::proxy::Proxy`) in front of the Zoekt serving the generated
 //! 12,000-file corpus, and measures, through rmcp's streamable-HTTP client:
 //!
@@ -30,9 +30,9 @@
 //! The server binary is `ZOEKT_PAGER_BIN` when set (`scripts/bench.sh` sets it to a copy of
 //! its `cargo build --release`), else the `zoekt-pager` cargo built for this bench
 //! (`CARGO_BIN_EXE_zoekt-pager`: under `cargo bench` an optimised build, but with the
-//! dev-dependency's `harness` feature on). Without `--bench` on the command line (as
-//! `cargo test --all-targets` runs it) it only does a smoke run: three pages of one tool with
-//! the cache on, and writes no file.
+//! features the dev-dependencies turn on in crates they share with it). Without `--bench` on
+//! the command line (as `cargo test --all-targets` runs it) it only does a smoke run: three
+//! pages of one tool with the cache on, and writes no file.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -47,8 +47,8 @@ shards="$(find "$ROOT/.zoekt/bench/index" -name '*.zoekt' | wc -l)"
 say "live Zoekt: $ZOEKT_PAGER_LIVE_BIG_URL (12,000 files, $shards shards)"
 
 # The server the bench spawns: this release build, as a user installs it. Copied aside, because
-# `cargo bench` then rebuilds target/release/zoekt-pager with the dev-dependency's `harness`
-# feature (the bench itself links it for the recording proxy).
+# `cargo bench` then rebuilds target/release/zoekt-pager with the features the
+# dev-dependencies turn on in crates it shares with them (tokio's `test-util`, hyper's client).
 cargo build --release "$@"
 mkdir -p "$ROOT/target/bench-walk"
 cp "$ROOT/target/release/zoekt-pager" "$ROOT/target/bench-walk/zoekt-pager"

@@ -16,6 +16,8 @@
 //!   [`backend::Backend`], beside the adapter: the engine pages it as it pages one.
 //! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only
 //!   translate.
+//! - [`harness`]: the regression harness: scenarios recorded on the backend seam, replayed
+//!   with no Zoekt, checked against a live one (`zoekt-pager record`, `replay`, `check`).
 
 #![deny(missing_docs)]
 
@@ -23,7 +25,6 @@ mod config;
 mod engine;
 mod fanout;
 pub mod form;
-#[cfg(feature = "harness")]
 pub mod harness;
 pub mod http;
 mod mcp;

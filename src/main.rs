@@ -1,4 +1,5 @@
-//! `zoekt-pager`: the MCP server (`serve`) and one command per tool that prints pages.
+//! `zoekt-pager`: the MCP server (`serve`), the regression harness (`record`, `replay`,
+//! `check`: `commands.rs`) and one command per tool that prints pages.
 //!
 //! The tool commands come from the tool table (`zoekt_pager::tools::visit_all`): each
 //! tool's arguments are its flags, so the CLI never names a tool.
@@ -11,6 +12,7 @@ use clap::{ArgAction, Args, Command, FromArgMatches};
 use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
 
+mod commands;
 mod print;
 
 use print::RunTool;
@@ -21,23 +23,8 @@ use zoekt_pager::{
     Config, FanOut, HttpArgs, Instrumented, Metrics, Pager, PagerServer, WindowCache,
 };
 
-/// Options of `record` (only in builds with the `harness` feature).
-#[cfg(feature = "harness")]
-#[derive(Debug, clap::Args)]
-struct RecordArgs {
-    /// A scenario file (TOML) or a folder of them.
-    #[arg(long, default_value = "fixtures/scenarios")]
-    scenarios: std::path::PathBuf,
-    /// Folder for the recordings (one JSON file per scenario).
-    #[arg(long)]
-    out: std::path::PathBuf,
-    /// What answers, written into each recording (default: "zoekt " + the Zoekt version
-    /// from the index metadata).
-    #[arg(long)]
-    source: Option<String>,
-}
-
-/// The command line: global settings, `serve`, `record`, and one subcommand per tool.
+/// The command line: global settings, `serve`, the harness's `record`, `replay` and `check`,
+/// and one subcommand per tool.
 fn command_line() -> Command {
     // `augment_args` also sets `about` from the struct's doc comment: set ours after it.
     let mut cli = Config::augment_args(Command::new("zoekt-pager"))
@@ -54,17 +41,7 @@ fn command_line() -> Command {
                 )
                 .long_about(None),
         );
-    #[cfg(feature = "harness")]
-    {
-        cli = cli.subcommand(
-            RecordArgs::augment_args(Command::new("record"))
-                .about(
-                    "Run regression scenarios against a live Zoekt and write recordings (every \
-                     Zoekt exchange plus the MCP results, the goldens) for replay without Zoekt",
-                )
-                .long_about(None),
-        );
-    }
+    cli = commands::subcommands(cli);
     let mut commands = ToolCommands(Vec::new());
     visit_all(&mut commands);
     for c in commands.0 {
@@ -115,10 +92,11 @@ type Backend = FanOut<Instrumented<ZoektClient>>;
 /// `warn`: their debug logs print request bodies, and those hold cursors and file content.
 /// rmcp is held at `error`: its `warn` "response error" line prints each JSON-RPC error
 /// whole, with the resource paths and repository names in it; this crate logs every failed
-/// call itself, with its code and no caller text.
-fn init_logging(format: &str) {
+/// call itself, with its code and no caller text. `default` is the level without
+/// ZOEKT_PAGER_LOG.
+fn init_logging(format: &str, default: &str) {
     let mut filter =
-        EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+        EnvFilter::try_from_env("ZOEKT_PAGER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     filter = filter.add_directive("rmcp=error".parse().expect("valid directive"));
     for quiet in ["hyper_util", "h2", "reqwest", "axum", "tower", "tower_http"] {
         filter = filter.add_directive(format!("{quiet}=warn").parse().expect("valid directive"));
@@ -150,10 +128,20 @@ async fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
-    init_logging(&config.log_format);
+    let Some((name, sub)) = matches.subcommand() else {
+        return ExitCode::from(2);
+    };
+    // The harness's commands print their own report; a log line for every page they run
+    // (and a warning for each error a scenario asks for on purpose) would bury it.
+    let quiet = matches!(name, "record" | "replay" | "check");
+    init_logging(&config.log_format, if quiet { "error" } else { "info" });
     if let Err(e) = config.validate() {
         eprintln!("zoekt-pager: {e}");
         return ExitCode::from(2);
+    }
+    // The harness builds its own backends (one Zoekt to record, none to replay).
+    if let Some(code) = commands::run(name, sub, &config).await {
+        return code;
     }
     let cache = WindowCache::new(&config.cache());
     let metrics = Arc::new(Metrics::with_cache(cache.clone()));
@@ -165,9 +153,6 @@ async fn main() -> ExitCode {
         }
     };
     let pager = Pager::new(backend, config.pager()).with_cache(cache);
-    let Some((name, sub)) = matches.subcommand() else {
-        return ExitCode::from(2);
-    };
     match name {
         "serve" => {
             let http = match HttpArgs::from_arg_matches(sub) {
@@ -182,25 +167,6 @@ async fn main() -> ExitCode {
                     serve_http(pager, metrics, call_timeout, text_only, &http, addr).await
                 }
             }
-        }
-        #[cfg(feature = "harness")]
-        "record" => {
-            let args = match RecordArgs::from_arg_matches(sub) {
-                Ok(a) => a,
-                Err(e) => e.exit(),
-            };
-            if pager.backend().members().len() > 1 {
-                eprintln!("zoekt-pager record: give one --zoekt-url (recordings are of one Zoekt)");
-                return ExitCode::from(2);
-            }
-            record(
-                &config,
-                pager.backend().members()[0].backend.inner(),
-                &args.scenarios,
-                &args.out,
-                args.source,
-            )
-            .await
         }
         _ => {
             let mut run = RunTool {
@@ -343,74 +309,6 @@ async fn serve_http(
     // shutdown, which is a success.
     zoekt_pager::http::serve(listener, server, metrics, opts, shutdown).await;
     ExitCode::SUCCESS
-}
-
-#[cfg(feature = "harness")]
-async fn record(
-    config: &Config,
-    client: &ZoektClient,
-    scenarios: &std::path::Path,
-    out: &std::path::Path,
-    source: Option<String>,
-) -> ExitCode {
-    let scenarios = match zoekt_pager::harness::scenario::load(scenarios) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("zoekt-pager record: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // Recording an unreachable or half-loaded Zoekt would commit errors as goldens.
-    match zoekt_pager::backend::Backend::readiness(client).await {
-        Ok(r) if r.is_ready() => {}
-        Ok(r) => {
-            eprintln!(
-                "zoekt-pager record: Zoekt at {} is not ready (HTTP {}: {})",
-                client.base_url(),
-                r.status,
-                r.detail
-            );
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            eprintln!("zoekt-pager record: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    let source = match source {
-        Some(s) => s,
-        None => {
-            match zoekt_pager::backend::Backend::repos(
-                client,
-                "",
-                config.pager().effort.wall_time(),
-            )
-            .await
-            {
-                Ok(list) => format!("zoekt {}", list.indexer_versions().join(",")),
-                Err(e) => {
-                    eprintln!("zoekt-pager record: Zoekt at {}: {e}", client.base_url());
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-    };
-    match zoekt_pager::harness::record(client.base_url(), &scenarios, out, &config.pager(), &source)
-        .await
-    {
-        Ok(files) => {
-            eprintln!(
-                "recorded {} scenario(s) from {source} into {}",
-                files.len(),
-                out.display()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("zoekt-pager record: {e}");
-            ExitCode::FAILURE
-        }
-    }
 }
 
 /// SIGTERM (what Kubernetes and systemd send) or Ctrl-C.

@@ -1,6 +1,6 @@
 //! What the tool subcommands print: an answer, one page, or every page with `--all` and a
 //! summary that shows whether the walk repeated anything. The commands themselves (their
-//! flags, `serve`, `record`) are `main.rs`'s.
+//! flags, `serve`) are `main.rs`'s; the harness's are `commands.rs`'s.
 
 use std::collections::HashSet;
 use std::future::Future;

@@ -77,7 +77,13 @@ pub fn compare(scenario: &str, expected: &[Outcome], actual: &[Outcome]) -> Vec<
     out
 }
 
-fn walk(e: &Value, a: &Value, path: String, push: &mut impl FnMut(String, String, String)) {
+/// Every leaf where `e` and `a` differ, as (JSON path below `path`, `e`'s value, `a`'s).
+pub(super) fn walk(
+    e: &Value,
+    a: &Value,
+    path: String,
+    push: &mut impl FnMut(String, String, String),
+) {
     match (e, a) {
         (Value::Object(em), Value::Object(am)) => {
             for (k, ev) in em {

@@ -1,6 +1,5 @@
-//! One exchange with Zoekt as a recording keeps it: the request, and the answer normalised so
-//! that it does not depend on when or where it was made. The recording proxy makes them and
-//! the recording holds them; neither needs the other to say what an exchange is.
+//! One exchange with Zoekt's JSON API as the [`super::proxy`] tap keeps it: the request, and
+//! the answer normalised so that it does not depend on when or where it was made.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -1,72 +1,105 @@
-//! The regression harness: run declared scenarios through the MCP tools, record every Zoekt
-//! exchange and every MCP result, and compare results with recorded goldens.
+//! The regression harness: run declared scenarios through the MCP tools, record every call
+//! the engine makes of its backend and every MCP result, replay the calls with no Zoekt, and
+//! check a live Zoekt against the goldens. `zoekt-pager record`, `replay` and `check` are
+//! thin faces of [`record`], [`replay()`] and [`check()`].
 //!
-//! This file holds the driver ([`record`], [`run`]) and declares the rest; every other file
-//! imports only files below it, never this one:
+//! This file holds [`record`] and declares the rest; every other file imports only files
+//! below it, never this one:
+//! - `replay`: a recording replayed and compared byte for byte ([`Replayed`]);
+//! - `check`: a recording's scenario run against a live backend ([`Checked`]);
+//! - `changes`: what changed from goldens to a live run, per page, in items and facts;
+//! - `run`: a scenario run through the MCP tools ([`run()`]), over a backend served as the
+//!   binary serves one Zoekt URL;
+//! - `items`: a result read back as items and facts, as `docs/output.md` describes pages;
 //! - [`diff`]: a field-by-field comparison that names scenario, page and field;
-//! - [`proxy`]: a recording proxy in front of a live Zoekt (used by `zoekt-pager record`);
+//! - `player`: a backend serving recorded calls; `recorder`: one keeping them;
 //! - `recording`: the recording of a scenario ([`Recording`], [`Outcome`]), written and read;
+//! - [`calls`]: one call across the backend seam as recorded ([`Call`]); [`answers`] and
+//!   [`index`]: the forms of a search's answer, and of a listing and a readiness, in a
+//!   recording;
 //! - [`scenario`]: the scenario file format (TOML);
-//! - `exchange`: one exchange with Zoekt as recorded ([`Exchange`], [`normalise`]);
-//! - `files`: the files of a folder by extension, in name order.
+//! - `files`: the files of a folder by extension, in name order;
+//! - [`proxy`] (with `exchange`): a tap on Zoekt's JSON API, for the tests and the walk
+//!   bench that look at the wire; the harness itself records above the wire.
 //!
-//! A recording is one JSON file per scenario, `<out>/<name>.json`, holding the exchanges with
-//! Zoekt (request and normalised response, in order) and the results (the goldens). Output is
-//! canonical: sorted keys, two-space indent, volatile fields (timings, index times, source
-//! paths) replaced by fixed values, so a re-recording diffs cleanly.
+//! A recording is one JSON file per scenario, `<out>/<name>.json`, holding the calls the
+//! engine made of its backend (the engine's question and the decoded, normalised answer,
+//! sorted by question) and the results (the goldens). The calls sit on the engine's seam, not the wire, so
+//! a recording is the same over gRPC and JSON and replays with no network at all. Output is
+//! canonical: sorted keys, two-space indent, what varies between runs by nature (timings,
+//! index times) replaced by fixed values, so a re-recording diffs cleanly.
 
+pub mod answers;
+pub mod calls;
+mod changes;
+mod check;
 pub mod diff;
 mod exchange;
 mod files;
+pub mod index;
+mod items;
+mod player;
 pub mod proxy;
+mod recorder;
 mod recording;
+mod replay;
+mod run;
 pub mod scenario;
 
 use std::path::{Path, PathBuf};
-
-use serde_json::{Value, json};
+use std::sync::Arc;
 
 use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::config::PagerConfig;
 use crate::mcp::PagerServer;
-use crate::zoekt::{ClientOptions, ZoektClient};
+use run::as_one_url;
 use scenario::Scenario;
 
+pub use calls::{Answer, Ask, Call};
+pub use changes::{Change, PageChanges};
+pub use check::{Checked, check};
 pub use exchange::{Exchange, normalise};
 pub use files::files_with_extension;
+pub use player::{Player, PlayerHandle};
+pub use recorder::{FIXED_INDEX_TIME, Log, Recorder};
 pub use recording::{FORMAT, Outcome, Recording, canonical, load_recording, recordings_in};
+pub use replay::{Replayed, replay};
+pub use run::run;
 
-/// Runs `scenarios` against the Zoekt at `zoekt_url` through a recording proxy and writes one
-/// recording per scenario into `out`. Returns the files written.
-pub async fn record(
-    zoekt_url: &str,
+/// What a recording says of how it was made.
+#[derive(Debug, Clone)]
+pub struct Made {
+    /// What answered, e.g. `zoekt v0.0.0-... (scripts/zoekt.sh), fixtures/corpus`.
+    pub source: String,
+    /// The Zoekt API the recorder reached Zoekt over: `grpc` or `json`.
+    pub zoekt_transport: String,
+}
+
+/// Runs `scenarios` against `backend` (one Zoekt) with the engine settings `cfg`, keeping
+/// every call, and writes one recording per scenario into `out`. Returns the files written.
+pub async fn record<B: Backend>(
+    backend: B,
     scenarios: &[Scenario],
     out: &Path,
     cfg: &PagerConfig,
-    source: &str,
+    made: &Made,
 ) -> Result<Vec<PathBuf>, String> {
-    let proxy = proxy::Proxy::start(zoekt_url)
-        .await
-        .map_err(|e| format!("cannot start the recording proxy: {e}"))?;
-    // Over JSON: the recording proxy and the replayed files hold JSON exchanges.
-    let opts = ClientOptions {
-        zoekt_transport: crate::zoekt::Wire::Json,
-        ..ClientOptions::default()
-    };
-    let client = ZoektClient::new(proxy.url(), opts).map_err(|e| e.to_string())?;
-    let server = PagerServer::new(Pager::new(client, cfg.clone()));
+    let recorder = Recorder::new(Arc::new(backend));
+    let log = recorder.log();
+    let server = PagerServer::new(Pager::new(as_one_url(recorder)?, cfg.clone()));
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut written = Vec::new();
     for s in scenarios {
-        proxy.take();
+        log.take();
         let results = run(&server, s).await?;
         let rec = Recording {
             format: FORMAT,
-            source: source.to_string(),
+            source: made.source.clone(),
+            zoekt_transport: made.zoekt_transport.clone(),
             settings: cfg.clone(),
             scenario: s.clone(),
-            exchanges: proxy.take(),
+            calls: log.take(),
             results,
         };
         let path = out.join(format!("{}.json", s.name));
@@ -75,70 +108,4 @@ pub async fn record(
         written.push(path);
     }
     Ok(written)
-}
-
-/// Runs every step of `scenario` through the server's tool dispatcher, exactly as an MCP
-/// `tools/call` would, and returns the results in order.
-pub async fn run<B: Backend + 'static>(
-    server: &PagerServer<B>,
-    scenario: &Scenario,
-) -> Result<Vec<Outcome>, String> {
-    let mut out: Vec<Outcome> = Vec::new();
-    let mut first_cursors: Vec<Option<String>> = Vec::new();
-    for (i, step) in scenario.steps.iter().enumerate() {
-        let mut args = step.args.as_object().cloned().unwrap_or_default();
-        if let Some(j) = step.cursor_from {
-            // A scenario whose cursor source ran dry is broken: recording it would make a
-            // golden of a cursor error nobody meant to test.
-            let c = first_cursors.get(j).cloned().flatten().ok_or_else(|| {
-                format!(
-                    "scenario {}: step {i} takes its cursor from step {j}, whose first page has no next_cursor",
-                    scenario.name
-                )
-            })?;
-            args.insert("cursor".into(), json!(c));
-        }
-        let limits = step.walk.clone();
-        let mut page = 0usize;
-        let mut first_cursor = None;
-        loop {
-            let mut a = args.clone();
-            if let Some(l) = &limits {
-                let limit = l.get(page).or(l.last()).copied().unwrap_or(30);
-                a.insert("limit".into(), json!(limit));
-            }
-            let result = match server.call(&step.tool, Some(a.clone())).await {
-                Some(r) => serde_json::to_value(&r).unwrap_or(Value::Null),
-                None => json!({"protocolError": format!("unknown tool {}", step.tool)}),
-            };
-            let next = next_cursor(&result);
-            if page == 0 {
-                first_cursor = next.clone();
-            }
-            out.push(Outcome {
-                step: i,
-                page,
-                tool: step.tool.clone(),
-                args: Value::Object(a),
-                result,
-            });
-            match (&limits, next) {
-                (Some(_), Some(c)) if page < 1_000 => {
-                    args.insert("cursor".into(), json!(c));
-                    page += 1;
-                }
-                _ => break,
-            }
-        }
-        first_cursors.push(first_cursor);
-    }
-    Ok(out)
-}
-
-fn next_cursor(result: &Value) -> Option<String> {
-    result
-        .get("structuredContent")?
-        .get("next_cursor")?
-        .as_str()
-        .map(String::from)
 }

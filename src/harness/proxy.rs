@@ -1,7 +1,8 @@
-//! A recording proxy: listens on loopback, forwards every request to the real Zoekt, keeps
-//! the exchange (with the answer normalised) and hands the normalised answer on. The pager
-//! under recording talks to the proxy through its ordinary client, so what is recorded is
-//! exactly what went over the wire.
+//! A tap on Zoekt's JSON API: listens on loopback, forwards every request to the real Zoekt,
+//! keeps the exchange (with the answer normalised) and hands the normalised answer on. A
+//! pager pointed at it talks through its ordinary client, so what it keeps is exactly what
+//! went over the wire: the tests that check the requests sent, and the walk bench that
+//! counts them, look through it. (Recordings are made above the wire, by the `recorder`.)
 
 use std::sync::{Arc, Mutex};
 

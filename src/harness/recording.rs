@@ -1,19 +1,20 @@
-//! The recording of one scenario: the exchanges with Zoekt and the MCP results (the goldens),
-//! written as canonical JSON (sorted keys, two-space indent) so that a re-recording diffs
-//! cleanly, and read back only in the format this build writes.
+//! The recording of one scenario: the calls across the engine's backend seam and the MCP
+//! results (the goldens), written as canonical JSON (sorted keys, two-space indent) so that a
+//! re-recording diffs cleanly, and read back only in the format this build writes.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::exchange::Exchange;
+use super::calls::Call;
 use super::files::files_with_extension;
 use super::scenario::Scenario;
 use crate::engine::config::PagerConfig;
 
-/// Recording format version; bump when the layout changes.
-pub const FORMAT: u32 = 1;
+/// Recording format version; bump when the layout changes. 1 held Zoekt's JSON exchanges
+/// (the wire); 2 holds the calls across the backend seam, whatever the transport.
+pub const FORMAT: u32 = 2;
 
 /// One MCP tool result of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,13 +39,17 @@ pub struct Recording {
     pub format: u32,
     /// What answered, e.g. `zoekt v0.0.0-20260807124253-c4d8f3537f7a (scripts/zoekt.sh), fixtures/corpus`.
     pub source: String,
+    /// The Zoekt API the recording reached Zoekt over (`grpc` or `json`). The calls do not
+    /// depend on it, but a query that only one API reads exactly does (`docs/harness.md`).
+    pub zoekt_transport: String,
     /// The engine settings it was made with; a replay uses the same ones, whatever the
     /// replaying machine's environment says.
     pub settings: PagerConfig,
     /// The scenario as it was run, so a replay needs nothing but this file.
     pub scenario: Scenario,
-    /// Every request to Zoekt and its (normalised) answer, in order.
-    pub exchanges: Vec<Exchange>,
+    /// Every call the engine made of its backend and the (normalised) answer, sorted by
+    /// question (equal questions in the order asked).
+    pub calls: Vec<Call>,
     /// The goldens: every MCP result, in order.
     pub results: Vec<Outcome>,
 }
@@ -63,21 +68,44 @@ impl Recording {
 pub fn load_recording(path: &Path) -> Result<Recording, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let rec: Recording =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    if rec.format != FORMAT {
-        return Err(format!(
-            "{}: recording format {} (this build reads {FORMAT}); re-record it",
-            path.display(),
-            rec.format
-        ));
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a recording (not JSON: {e})", path.display()))?;
+    // The format first: a recording of another format fails on its first unknown field,
+    // which would hide the one thing to do about it.
+    match value.get("format").and_then(Value::as_u64) {
+        Some(f) if f == u64::from(FORMAT) => {}
+        Some(f) => {
+            return Err(format!(
+                "{}: recording format {f}, and this zoekt-pager reads format {FORMAT}: \
+                 re-record it with `zoekt-pager record` (docs/harness.md)",
+                path.display()
+            ));
+        }
+        None => {
+            return Err(format!(
+                "{}: not a recording (no \"format\"): `zoekt-pager record` writes them",
+                path.display()
+            ));
+        }
     }
-    Ok(rec)
+    serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Every `*.json` recording in a folder, sorted by name.
-pub fn recordings_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    files_with_extension(dir, "json")
+/// The recordings at `path`: the file itself, or every `*.json` in the folder, sorted by
+/// name (none is an error: a replay of nothing would pass).
+pub fn recordings_in(path: &Path) -> Result<Vec<PathBuf>, String> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let found = files_with_extension(path, "json")?;
+    if found.is_empty() {
+        return Err(format!(
+            "no recordings (*.json) in {}: `zoekt-pager record --out {}` makes them",
+            path.display(),
+            path.display()
+        ));
+    }
+    Ok(found)
 }
 
 /// Sorted keys at every level (independent of serde_json's map flavour).

@@ -1,148 +1,33 @@
-//! The regression harness: recorded exchanges of the pinned real Zoekt served by wiremock
-//! (matched on method, path and the exact JSON body, each once; all of them must be asked
-//! for, in any order), the recorded scenario run again through the MCP tool
-//! dispatcher, and every result compared with its golden. No Zoekt and no Go needed: this
-//! file runs anywhere (`cargo test --test offline replay`). Re-recording against a live
-//! Zoekt is checked in tests/live/rerecord.rs.
+//! The regression harness with no Zoekt: the committed recordings of the pinned real Zoekt
+//! replayed through the code `zoekt-pager replay` runs (`harness::replay`: every recorded
+//! call served to the very same question, each once, all of them asked for, in any order;
+//! the scenario run again through the MCP tool dispatcher; every result compared with its
+//! golden), the failure reports, the `replay` command itself as an operator runs it (the
+//! binary alone beside a folder of recordings), and `check`'s report over recorded answers.
+//! Re-recording and checking against a live Zoekt are tests/live/rerecord.rs.
 //!
 //! Recordings live in fixtures/recordings/zoekt/; ZOEKT_PAGER_REPLAY_DIR adds a folder of
-//! your own (recorded with `zoekt-pager record` against your Zoekt).
+//! your own (though `zoekt-pager replay DIR` is the way to replay those).
 
 use crate::support;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
-use wiremock::matchers::{body_json, method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+use support::harness::{copy_committed_recordings, outcome, scratch, zoekt_pager};
 use support::load_recording as load;
-use zoekt_pager::harness::{self, Recording, diff};
-use zoekt_pager::zoekt::{ClientOptions, ZoektClient};
-use zoekt_pager::{FanOut, Instrumented, Metrics, Pager, PagerServer};
+use zoekt_pager::harness::{self, Answer, Ask, Player, Recording};
 
-/// Answers any request the recording does not hold with a 501, and remembers it.
-struct NotRecorded(Arc<Mutex<Vec<String>>>);
-
-impl Respond for NotRecorded {
-    fn respond(&self, req: &Request) -> ResponseTemplate {
-        self.0.lock().unwrap().push(format!(
-            "{} {} {}",
-            req.method,
-            req.url.path(),
-            String::from_utf8_lossy(&req.body)
-        ));
-        ResponseTemplate::new(501)
-            .set_body_json(serde_json::json!({"Error": "not in the recording"}))
-    }
-}
-
-/// Replays one recording; `Err` holds a readable report of every difference.
+/// Replays one recording; `Err` holds the command's report of every difference.
 async fn replay(rec: &Recording) -> Result<(), String> {
-    let zoekt = MockServer::start().await;
-    for x in &rec.exchanges {
-        let mut mock = Mock::given(method(x.method.as_str())).and(path(x.path.as_str()));
-        if !x.request.is_null() {
-            mock = mock.and(body_json(&x.request));
-        }
-        let answer = ResponseTemplate::new(x.status);
-        let answer = match &x.response {
-            Value::String(s) => answer.set_body_string(s.clone()),
-            json => answer.set_body_json(json),
-        };
-        mock.respond_with(answer)
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&zoekt)
-            .await;
-    }
-    let missing = Arc::new(Mutex::new(Vec::new()));
-    Mock::given(wiremock::matchers::any())
-        .respond_with(NotRecorded(Arc::clone(&missing)))
-        .with_priority(10)
-        .mount(&zoekt)
-        .await;
-
-    // Built as the binary builds its backend for one URL (a fan-out of one, timed for the
-    // metrics; the rests after a timeout it may also set never meet a recorded answer, which
-    // comes at once): the goldens, which `record` makes with the client alone (`tests/rerecord.rs`),
-    // are then also what one URL gives through the fan-out, request for request and byte for
-    // byte.
-    // Recordings are JSON exchanges, replayed by a JSON stand-in.
-    let opts = ClientOptions {
-        zoekt_transport: zoekt_pager::zoekt::Wire::Json,
-        ..ClientOptions::default()
-    };
-    let client = ZoektClient::new(&zoekt.uri(), opts).unwrap();
-    let timed = Instrumented::new(client, Arc::new(Metrics::new())).labelled(&zoekt.uri());
-    let one = FanOut::new(vec![(zoekt.uri(), timed)], false).unwrap();
-    let server = PagerServer::new(Pager::new(one, rec.settings.clone()));
-    let results = harness::run(&server, &rec.scenario).await?;
-    let mut report = Vec::new();
-    for m in missing.lock().unwrap().iter().filter(|m| !is_census(m)) {
-        report.push(format!(
-            "scenario {}: a request the recording does not hold:\n    {m}",
-            rec.scenario.name
-        ));
-    }
-    // Every recorded exchange must be asked for, once. In any order: find_references asks
-    // its two queries at once, and which one goes first is up to the scheduler. (Identical
-    // requests still get their answers in the recorded order: wiremock serves the first
-    // mounted mock that matches and has uses left.)
-    let sent = zoekt.received_requests().await.unwrap_or_default();
-    let as_text = |m: &str, p: &str, body: &Value| format!("{m} {p} {body}");
-    let mut recorded: Vec<String> = rec
-        .exchanges
-        .iter()
-        .map(|x| as_text(x.method.as_str(), &x.path, &x.request))
-        .collect();
-    let mut asked: Vec<String> = sent
-        .iter()
-        .map(|s| {
-            let body: Value = if s.body.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_slice(&s.body).unwrap_or(Value::Null)
-            };
-            as_text(s.method.as_str(), s.url.path(), &body)
-        })
-        .collect();
-    // A census (a search of names only, `type:file`, the one request a tool never builds)
-    // goes out beside a first page's window and is dropped, asked or not, when the page
-    // turns out to need none: whether it reached Zoekt is timing, on either side. A page
-    // that needs it waits for it, so its answer is in the recording and in the goldens.
-    recorded.retain(|r| !is_census(r));
-    asked.retain(|a| !is_census(a));
-    recorded.sort();
-    asked.sort();
-    if recorded != asked {
-        let mut never = recorded.clone();
-        for a in &asked {
-            if let Some(i) = never.iter().position(|r| r == a) {
-                never.remove(i);
-            }
-        }
-        report.push(format!(
-            "scenario {}: {} recorded exchange(s), {} request(s) sent; recorded but never requested: {never:?}",
-            rec.scenario.name,
-            recorded.len(),
-            asked.len()
-        ));
-    }
-    for d in diff::compare(&rec.scenario.name, &rec.results, &results) {
-        report.push(d.to_string());
-    }
-    if report.is_empty() {
+    let replayed = harness::replay(rec).await?;
+    if replayed.passed() {
         Ok(())
     } else {
-        Err(report.join("\n"))
+        Err(replayed.to_string())
     }
-}
-
-/// Whether an exchange, written `METHOD PATH BODY`, is a census of names only.
-fn is_census(exchange: &str) -> bool {
-    exchange.contains(r#""Q":"type:file "#)
 }
 
 fn recording_dirs() -> Vec<PathBuf> {
@@ -164,6 +49,20 @@ fn recording_dirs() -> Vec<PathBuf> {
 /// A committed recording of the pinned real Zoekt.
 fn zoekt_recording(name: &str) -> Recording {
     load(&support::zoekt_recordings_dir().join(format!("{name}.json")))
+}
+
+/// The committed recordings, as files: how many there are, counted without the harness.
+fn committed_count() -> usize {
+    std::fs::read_dir(support::zoekt_recordings_dir())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count()
 }
 
 #[tokio::test]
@@ -235,9 +134,9 @@ async fn recordings_cover_every_tool_walks_limit_changes_and_errors() {
     );
 }
 
-#[tokio::test]
-async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
-    let mut rec = zoekt_recording("symbols-walk");
+/// Flips the last byte of the name of the fourth file's symbol on page 1 of `symbols-walk`;
+/// the name it had.
+fn edit_one_byte_of_a_golden(rec: &mut Recording) -> String {
     // The fourth file of page 1 (one symbol each there): a group `[repo, path, rows, ...]`;
     // cell 2 of a row is the name (kind and parent are said once per group).
     let fields = rec.results[1].result["structuredContent"]["fields"].clone();
@@ -250,11 +149,17 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
     let mut edited = original.clone().into_bytes();
     *edited.last_mut().unwrap() ^= 1; // one byte
     *name = Value::String(String::from_utf8(edited).unwrap());
+    original
+}
+
+const EDITED_FIELD: &str = "scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][2]:";
+
+#[tokio::test]
+async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
+    let mut rec = zoekt_recording("symbols-walk");
+    let original = edit_one_byte_of_a_golden(&mut rec);
     let report = replay(&rec).await.expect_err("the edited golden must fail");
-    assert!(
-        report.contains("scenario symbols-walk, step 0 page 1 (search_symbols): result.structuredContent.files[3][2][0][2]:"),
-        "{report}"
-    );
+    assert!(report.contains(EDITED_FIELD), "{report}");
     assert!(
         report.contains(&format!("got      \"{original}\"")),
         "{report}"
@@ -269,7 +174,7 @@ async fn a_one_byte_edit_of_a_golden_fails_with_a_diff_naming_it() {
 #[tokio::test]
 async fn a_request_the_recording_lacks_fails_and_is_printed() {
     let mut rec = zoekt_recording("search-lines");
-    let dropped = rec.exchanges.pop().unwrap();
+    let dropped = rec.calls.pop().unwrap();
     let report = replay(&rec)
         .await
         .expect_err("a missing exchange must fail");
@@ -277,10 +182,14 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
         report.contains("a request the recording does not hold"),
         "{report}"
     );
-    let max_docs = dropped.request["Opts"]["MaxDocDisplayCount"].to_string();
+    // The whole question is printed: the kind of call, the query and the window asked.
+    let Ask::Search(asked) = &dropped.ask else {
+        panic!("search-lines records searches only: {:?}", dropped.ask)
+    };
     assert!(
-        report.contains("POST /api/search")
-            && report.contains(&format!("\"MaxDocDisplayCount\":{max_docs}")),
+        report.contains("search {")
+            && report.contains(&format!("\"max_files\":{}", asked.max_files))
+            && report.contains("\"query\":\"pagerLineMark\""),
         "{report}"
     );
 }
@@ -288,17 +197,168 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
 #[tokio::test]
 async fn a_recorded_exchange_never_asked_for_fails() {
     let mut rec = zoekt_recording("repos-walk");
-    let extra = rec.exchanges[0].clone();
-    rec.exchanges.push(extra);
+    let extra = rec.calls[0].clone();
+    rec.calls.push(extra);
     let report = replay(&rec)
         .await
         .expect_err("an unused exchange must fail");
-    let n = rec.exchanges.len();
+    let n = rec.calls.len();
     assert!(
         report.contains(&format!(
-            "{n} recorded exchange(s), {} request(s) sent; recorded but never requested",
+            "{n} recorded call(s), {} request(s) made; recorded but never requested",
             n - 1
-        )) && report.contains("POST /api/list"),
+        )) && report.contains("repos {\"query\":\"\""),
         "{report}"
     );
+}
+
+#[tokio::test]
+async fn the_replay_command_passes_with_only_the_binary_and_the_recordings() {
+    let dir = scratch("replay-command");
+    let n = copy_committed_recordings(&dir.join("recordings"));
+    assert_eq!(n, committed_count());
+    let out = zoekt_pager(&["replay", "recordings"], &dir);
+    let (code, stdout, stderr) = outcome(&out);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("\nok      ").count() + 1, n, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "replay recordings: {n} recordings, {} results",
+            count_results(&dir.join("recordings"))
+        )) && stdout.contains("every result is its golden"),
+        "{stdout}"
+    );
+}
+
+/// The goldens in a folder of recordings, counted from the files as JSON.
+fn count_results(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let v: Value =
+                serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap();
+            v["results"].as_array().unwrap().len()
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn the_replay_command_fails_on_an_edited_golden_naming_the_field() {
+    let dir = scratch("replay-command-edited");
+    copy_committed_recordings(&dir);
+    let file = dir.join("symbols-walk.json");
+    let mut rec = load(&file);
+    let original = edit_one_byte_of_a_golden(&mut rec);
+    std::fs::write(&file, rec.to_pretty()).unwrap();
+    let (code, stdout, stderr) = outcome(&zoekt_pager(&["replay", "."], &dir));
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("FAILED  symbols-walk")
+            && stdout.contains(EDITED_FIELD)
+            && stdout.contains(&format!("got      \"{original}\""))
+            && stdout.contains("1 of ")
+            && stdout.contains("recordings differ from their goldens"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn the_replay_command_refuses_what_it_cannot_replay_with_a_hint() {
+    let dir = scratch("replay-command-refused");
+    let (code, _, stderr) = outcome(&zoekt_pager(&["replay", "."], &dir));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no recordings (*.json) in .") && stderr.contains("zoekt-pager record"),
+        "{stderr}"
+    );
+    // A recording of the wire format (format 1) names the format and what to do.
+    std::fs::write(dir.join("old.json"), r#"{"format": 1, "exchanges": []}"#).unwrap();
+    let (code, _, stderr) = outcome(&zoekt_pager(&["replay", "old.json"], &dir));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("recording format 1, and this zoekt-pager reads format 2")
+            && stderr.contains("re-record it with `zoekt-pager record`"),
+        "{stderr}"
+    );
+}
+
+/// `check` of a recording against a backend that serves `calls`.
+async fn check_against(rec: &Recording, calls: &[zoekt_pager::harness::Call]) -> String {
+    let checked = harness::check(Arc::new(Player::new(calls)), rec)
+        .await
+        .unwrap();
+    checked.to_string()
+}
+
+#[tokio::test]
+async fn check_finds_nothing_when_the_answers_are_the_recorded_ones() {
+    for file in harness::recordings_in(&support::zoekt_recordings_dir()).unwrap() {
+        let rec = load(&file);
+        let report = check_against(&rec, &rec.calls).await;
+        assert_eq!(report, "", "{}", file.display());
+    }
+}
+
+#[tokio::test]
+async fn check_names_a_changed_line_on_its_page_and_ignores_cursors() {
+    let mut rec = zoekt_recording("search-lines");
+    // A re-index where one line of render/stages.go reads otherwise (fixtures/corpus: line 5).
+    let old = "// Trim removes surrounding spaces. pagerLineMark 27: trim stage";
+    let new = "// Trim removes spaces. pagerLineMark 27: trim stage";
+    let mut calls = rec.calls.clone();
+    let mut edited = 0;
+    for call in &mut calls {
+        let Answer::Files(files) = &mut call.answer else {
+            continue;
+        };
+        for line in files.files.iter_mut().flat_map(|f| f.lines.iter_mut()) {
+            if line.text.contains(old) {
+                line.text = line.text.replace(old, new);
+                // The match moves left with the words taken out before it.
+                let shift = (old.find("pagerLineMark").unwrap()
+                    - new.find("pagerLineMark").unwrap()) as u32;
+                for f in &mut line.fragments {
+                    f.byte_offset -= shift;
+                }
+                edited += 1;
+            }
+        }
+    }
+    assert!(edited > 0, "no recorded answer holds {old:?}");
+    // The page whose golden holds the line, read off the golden itself.
+    let pages: Vec<usize> = rec
+        .results
+        .iter()
+        .filter(|r| r.result["structuredContent"].to_string().contains(old))
+        .map(|r| r.page)
+        .collect();
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    // Cursors differ between runs by nature: a golden's cursor edited is no change.
+    rec.results[0].result["structuredContent"]["next_cursor"] = Value::from("AgAAAA");
+    let report = check_against(&rec, &calls).await;
+    let expected = format!(
+        "scenario search-lines, step 0 page {} (search):\n  \
+         - beta-go/render/stages.go:5:37 text={old:?}\n  \
+         + beta-go/render/stages.go:5:25 text={new:?}",
+        pages[0]
+    );
+    assert_eq!(report, expected);
+}
+
+#[tokio::test]
+async fn check_names_a_changed_total_on_every_page_that_says_it() {
+    let mut rec = zoekt_recording("search-lines");
+    for r in &mut rec.results {
+        let total = &mut r.result["structuredContent"]["total"];
+        assert_eq!(*total, 75, "fixtures/README.md: 75 pagerLineMark lines");
+        *total = Value::from(76);
+    }
+    let report = check_against(&rec, &rec.calls.clone()).await;
+    let pages = rec.results.len();
+    assert_eq!(
+        report.matches("  total 76 -> 75").count(),
+        pages,
+        "{report}"
+    );
+    assert_eq!(report.lines().count(), 2 * pages, "{report}");
 }

@@ -9,6 +9,7 @@
 
 pub mod adversary;
 pub mod faults;
+pub mod harness;
 pub mod keys;
 pub mod mcp;
 pub mod oracle;
@@ -47,7 +48,7 @@ pub fn live_url(var: &str, test: &str) -> String {
              Run the suite with `scripts/test.sh`: it builds the pinned Zoekt if needed, starts \
              one on each test corpus and exports every ZOEKT_PAGER_LIVE_* variable.\n\
              By hand: {}.\n\
-             Only the replay tests and unit tests run without Zoekt: `cargo test --lib --test replay`.",
+             Only the unit tests and tests/offline (the replay of the recordings among them) run without Zoekt: `cargo test`.",
             by_hand(var)
         ),
     }

@@ -68,6 +68,8 @@ enum Key {
     Largest(AnswerKey),
     /// The fewest files whose answer was too big to read, for a request.
     TooBig(AnswerKey),
+    /// A whole listing of file names, by its query (`names.rs`).
+    Names(String),
 }
 
 #[derive(Clone)]
@@ -205,6 +207,32 @@ impl WindowCache {
 
     /// Brings the counts of [`WindowCache::stats`] up to date (moka applies writes lazily).
     pub async fn sync(&self) {
+        self.store.run_pending_tasks().await;
+    }
+
+    /// The whole listing of names kept for `query`, if any (`names.rs`).
+    pub(crate) async fn names<T: Send + Sync + 'static>(&self, query: &str) -> Option<Arc<T>> {
+        let kept = match self.store.get(&Key::Names(query.to_string())).await {
+            Some(Value::Answer(any, _)) => any.downcast::<T>().ok(),
+            _ => None,
+        };
+        if kept.is_some() {
+            self.counters.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        kept
+    }
+
+    /// Keeps a whole listing of names for `query`, weighing `bytes`, fetched because none
+    /// was kept (a miss).
+    pub(crate) async fn keep_names<T: Send + Sync + 'static>(
+        &self,
+        query: String,
+        list: Arc<T>,
+        bytes: u32,
+    ) {
+        self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        let value = Value::Answer(list, bytes);
+        self.store.insert(Key::Names(query), value).await;
         self.store.run_pending_tasks().await;
     }
 

@@ -32,6 +32,7 @@ impl<B: Backend> Pager<B> {
                 Source::Search(search) => self.ranked::<T>(plan, want, &search).await,
                 Source::Sections(searches) => self.sections::<T>(plan, want, &searches).await,
                 Source::Repositories(query) => self.repositories::<T>(plan, query).await,
+                Source::Names(names) => self.names::<T>(plan, names, want.requests).await,
             }
         })
     }
@@ -133,8 +134,23 @@ impl<B: Backend> Pager<B> {
 
     /// The reasons a window's answer may be partial.
     pub(crate) fn warnings<T>(&self, w: &Window<T>) -> Vec<Warning> {
+        let mut warnings = self.cut_warnings(&w.cut, w.stats().shared_backends);
+        if w.bytes_bound {
+            warnings.push(Warning::TooBigToRead {
+                files: w.files_asked,
+            });
+        } else if w.capped {
+            warnings.push(Warning::WindowCap {
+                files: w.files_asked,
+            });
+        }
+        warnings
+    }
+
+    /// The reasons an answer the backend `cut` may be partial, and the backends of a fan-out
+    /// found to serve the same files (a bit each, in `shared`).
+    pub(crate) fn cut_warnings(&self, cut: &super::window::Cut, shared: u64) -> Vec<Warning> {
         let mut warnings = Vec::new();
-        let cut = w.cut;
         if cut.out_of_time {
             warnings.push(Warning::OutOfTime {
                 wall_time_ms: self.cfg.effort.max_wall_time_ms,
@@ -156,7 +172,6 @@ impl<B: Backend> Pager<B> {
                 names: self.backend.backend_names(cut.missing_backends),
             });
         }
-        let shared = w.stats().shared_backends;
         if shared != 0 {
             warnings.push(Warning::SharedFiles {
                 names: self.backend.backend_names(shared),
@@ -164,15 +179,6 @@ impl<B: Backend> Pager<B> {
         }
         if let Some(cap) = cut.total_cap {
             warnings.push(Warning::TotalCap { cap });
-        }
-        if w.bytes_bound {
-            warnings.push(Warning::TooBigToRead {
-                files: w.files_asked,
-            });
-        } else if w.capped {
-            warnings.push(Warning::WindowCap {
-                files: w.files_asked,
-            });
         }
         warnings
     }

@@ -24,6 +24,14 @@ pub enum Error {
         /// The path asked for.
         path: String,
     },
+    /// A listing of names found no file under a directory of a repository.
+    #[error("no file under `{path}` in repository `{repo}`")]
+    NoSuchDirectory {
+        /// The repository asked for.
+        repo: String,
+        /// The directory asked for.
+        path: String,
+    },
     /// The backend failed.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -69,6 +77,18 @@ pub enum ArgumentError {
     NotAKind {
         /// The entry, trimmed and lower-cased.
         kind: String,
+    },
+    /// A whole-number argument of a tool is outside its range.
+    #[error("{name} is {given}")]
+    OutOfRange {
+        /// The argument's name.
+        name: &'static str,
+        /// The number given.
+        given: u32,
+        /// The smallest accepted.
+        min: u32,
+        /// The largest accepted.
+        max: u32,
     },
     /// `start_line` is 0.
     #[error("start_line is 0")]

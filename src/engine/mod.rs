@@ -15,6 +15,7 @@ pub mod cursor;
 pub mod error;
 pub mod fetch;
 mod listing;
+pub mod names;
 pub mod order;
 pub mod page;
 mod paging;

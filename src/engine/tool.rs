@@ -30,6 +30,7 @@ use super::window::{Cut, Section};
 pub use super::census::{CensusQuery, CountUnit};
 pub use super::cursor::Scope;
 pub use super::error::{ArgumentError, Error, QueryError};
+pub use super::names::{ListedFile, NameList, Names, NamesQuery};
 pub use super::suggest::NarrowBy;
 pub use super::text::Snippet;
 
@@ -82,6 +83,19 @@ pub trait Tool: Send + Sync + 'static {
     fn census(_plan: &Self::Plan) -> Option<CensusQuery> {
         None
     }
+    /// What an item of a listing of names ([`Source::Names`]) is found again by when a
+    /// cursor resumes: unique in the listing, such as its path. `None` (the default): its
+    /// number in the listing.
+    fn listed_key(_item: &Self::Item) -> Option<String> {
+        None
+    }
+    /// What a search whose whole answer holds no file at all stands for: an error (no such
+    /// file or directory) rather than an empty page. Only when the answer is whole: a cut
+    /// one (time, missing backends) says nothing of what is not in it. `None` (the default):
+    /// an empty page.
+    fn nothing_found(_plan: &Self::Plan) -> Option<Error> {
+        None
+    }
 }
 
 /// Where a request's items come from.
@@ -96,6 +110,9 @@ pub enum Source<'a> {
     Sections(Vec<Search<'a>>),
     /// The repositories a query selects (empty: every one), listed by name.
     Repositories(&'a str),
+    /// Every file under a directory, by name alone, listed whole (`names.rs`): the tool
+    /// turns the listing into its items at once ([`Found::Names`]), in its own order.
+    Names(Names<'a>),
 }
 
 /// One backend search a tool declares.
@@ -149,6 +166,8 @@ pub enum Found<'a> {
     },
     /// A repository of a listing.
     Repository(&'a IndexedRepo),
+    /// The whole listing of names a [`Source::Names`] declared.
+    Names(&'a NameList),
 }
 
 impl<'a> Found<'a> {
@@ -156,7 +175,7 @@ impl<'a> Found<'a> {
     pub fn file(self) -> Option<&'a RankedFile> {
         match self {
             Found::File { file, .. } => Some(file),
-            Found::Repository(_) => None,
+            Found::Repository(_) | Found::Names(_) => None,
         }
     }
 }

@@ -99,6 +99,15 @@ pub enum Warning {
     Estimate,
     /// A count by census that the backend cut short: a lower bound.
     CensusCut,
+    /// A listing of names left parts cut, which splitting could not make whole (one
+    /// directory holding more files than a request lists, or the most requests a listing
+    /// makes): counts over them are lower bounds.
+    ListingCut {
+        /// The parts left cut.
+        parts: u32,
+        /// The files listed.
+        files: u64,
+    },
     /// A count whose every line was too big to read, counted by its census instead.
     TooBigToCount {
         /// What the census counted.

@@ -137,6 +137,13 @@ pub fn warning_text(w: &Warning, sections: &[&str]) -> String {
              is what it had counted, a lower bound; narrow the query with repo:, file: or \
              lang: for an exact count"
             .into(),
+        Warning::ListingCut { parts, files } => format!(
+            "Zoekt could not list every file here: {parts} part(s) of the listing stayed cut \
+             (a directory directly holding more files than one request lists, or the most \
+             requests one listing makes), so the {files} file(s) listed are a lower bound and \
+             counts marked at least may be higher; list a directory further down for exact \
+             counts"
+        ),
         Warning::TooBigToCount { unit } => {
             let counted = match unit {
                 CountUnit::Results => "the results Zoekt's census counted",

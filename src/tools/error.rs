@@ -123,6 +123,12 @@ impl From<&Error> for ToolError {
                  repository with list_repos."
                     .into(),
             ),
+            Error::NoSuchDirectory { .. } => (
+                ErrorCode::NotFound,
+                "Paths are exact and case-sensitive: list_tree with a shorter path (or none) \
+                 shows what is there, and list_repos the repositories."
+                    .into(),
+            ),
             Error::Backend(b) => backend_code_and_hint(b.kind),
         };
         ToolError {
@@ -158,6 +164,9 @@ fn argument_hint(e: &ArgumentError) -> String {
         ArgumentError::NotAKind { .. } => {
             "Use ctags kind names such as function, method, struct, class, interface, variable."
                 .into()
+        }
+        ArgumentError::OutOfRange { name, min, max, .. } => {
+            format!("Use a {name} from {min} to {max}.")
         }
         ArgumentError::StartLineZero => "Lines are numbered from 1.".into(),
         ArgumentError::EndBeforeStart { .. } => {

@@ -126,7 +126,7 @@ impl Tool for FindReferences {
         match found {
             Found::File { search: 0, file } => definitions_of(file, &plan.symbol),
             Found::File { file, .. } => usages_of(file, &plan.symbol),
-            Found::Repository(_) => Vec::new(),
+            Found::Repository(_) | Found::Names(_) => Vec::new(),
         }
     }
 

@@ -86,7 +86,7 @@ impl Tool for ListRepos {
     fn items(_plan: &String, found: Found<'_>) -> Vec<RepoItem> {
         match found {
             Found::Repository(r) => vec![repo_item(r)],
-            Found::File { .. } => Vec::new(),
+            Found::File { .. } | Found::Names(_) => Vec::new(),
         }
     }
 }

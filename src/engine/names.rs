@@ -1,0 +1,459 @@
+//! Collecting a listing of file names ([`Source::Names`]): every file a query matches under
+//! one directory, by name alone, each once, sorted by repository and path. The tool turns
+//! the whole listing into its items at once (a directory tree counts files per directory).
+//!
+//! Why in parts: a listing is a search of names only ([`Shape::NamesOnly`]), which Zoekt
+//! answers in about 450 bytes a file over JSON and a third of that over gRPC, and in which
+//! each file counts toward the per-shard match cap. The root of a 90,898-file monorepo is
+//! 41.5 MB of JSON: past `--max-answer-bytes`, and past the cap of its biggest shards. So
+//! one request asks for at most [`PART_FILES`] files, and when its answer comes back cut, the
+//! listing splits where the files it did return show subdirectories: each one is asked on
+//! its own, and the directory once more without them (its own files, and the subdirectories
+//! the cut answer did not show), until every part comes back whole. A part that cannot split
+//! (one directory directly holding more files than a part) stays cut, and counts over it are
+//! lower bounds ([`NameList::whole_under`]).
+//!
+//! A listing is kept in the window cache under its query, and a listing of a directory
+//! inside a kept one is read from it: the pages of a tree, the same tree to another depth,
+//! and any directory inside it cost no request.
+//!
+//! [`Source::Names`]: super::tool::Source::Names
+//! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use futures_util::future::join_all;
+
+use super::Pager;
+use super::answer::ItemList;
+use super::backend::{Backend, BackendErrorKind, FileSearch, RankedFile, Shape};
+use super::census::CENSUS_FILES;
+use super::config::Effort;
+use super::error::Error;
+use super::order::{Position, file_key};
+use super::tool::{Collected, Found, Run, Tool, Total};
+use super::warning::Warning;
+use super::window::Cut;
+
+/// Most files one request of a listing asks for: as many as a census, which fit the default
+/// `--max-answer-bytes` for paths of average length.
+pub const PART_FILES: u32 = CENSUS_FILES;
+
+/// Fewest files a part is asked for again when its answer was too big to read.
+const MIN_PART_FILES: u32 = 1_000;
+
+/// Most requests one listing makes: past them, the parts not yet asked are left cut (their
+/// counts lower bounds) rather than a call waiting on an endless split.
+pub const MAX_PARTS: usize = 64;
+
+/// Parts of a listing asked at once.
+const PARTS_AT_ONCE: usize = 4;
+
+/// How a tool's query reads for one part of its listing: implemented by the plan of a tool
+/// whose source is [`Names`], in the backend's query syntax, which the engine does not speak.
+pub trait NamesQuery: Send + Sync + std::fmt::Debug {
+    /// The query for every file under `dir` (a path ending in `/`, or empty for everywhere
+    /// the listing covers), except those under each of `except` (directories inside `dir`,
+    /// each ending in `/`). Paths compare case-sensitively.
+    fn under(&self, dir: &str, except: &[String]) -> String;
+}
+
+/// A listing of names a tool declares: the directory, and how its query reads for a part.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    /// The directory listed: a path ending in `/`, or empty for the top.
+    pub dir: &'a str,
+    /// The query of a part of it.
+    pub query: &'a dyn NamesQuery,
+}
+
+/// One file of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedFile {
+    /// Repository name.
+    pub repo: Arc<str>,
+    /// Path inside the repository.
+    pub path: Box<str>,
+    /// Language, as the backend detected it (empty: unknown).
+    pub language: Arc<str>,
+}
+
+/// Part of a listing: the files under a directory, except those under some of its
+/// subdirectories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The directory (ending in `/`, or empty for the top).
+    pub dir: String,
+    /// Subdirectories left out (each ending in `/`).
+    pub except: Vec<String>,
+}
+
+impl Part {
+    /// Whether the file at `path` is one of the part's.
+    fn holds(&self, path: &str) -> bool {
+        path.starts_with(&self.dir) && !self.except.iter().any(|e| path.starts_with(e.as_str()))
+    }
+
+    /// Whether some files under `dir` may be the part's.
+    fn meets(&self, dir: &str) -> bool {
+        self.dir.starts_with(dir) || self.holds(dir)
+    }
+}
+
+/// Every file a listing found, and what the backend may have left out.
+#[derive(Debug, Clone, Default)]
+pub struct NameList {
+    /// The directory listed (ending in `/`, or empty for the top).
+    pub dir: String,
+    /// The files, sorted by repository and path, each once.
+    pub files: Vec<ListedFile>,
+    /// Parts whose answer the backend cut, and which could not be split further: files
+    /// under them may be missing.
+    pub cut: Vec<Part>,
+    /// What the backend left out that asking in parts does not bring back (crashed shards,
+    /// backends of a fan-out that did not answer), over every part.
+    pub missing: Cut,
+    /// Backends of a fan-out found serving the same files (a bit each).
+    pub shared_backends: u64,
+}
+
+impl NameList {
+    /// Whether every file under `dir` (ending in `/`, or empty) was listed: counts over it
+    /// are exact. Otherwise they are lower bounds.
+    pub fn whole_under(&self, dir: &str) -> bool {
+        self.missing.is_none() && !self.cut.iter().any(|p| p.meets(dir))
+    }
+
+    /// Whether every file the listing covers was listed.
+    pub fn is_whole(&self) -> bool {
+        self.whole_under(&self.dir)
+    }
+
+    /// The listing of `dir`, a directory inside this one.
+    fn within(&self, dir: &str) -> NameList {
+        NameList {
+            dir: dir.to_string(),
+            files: self
+                .files
+                .iter()
+                .filter(|f| f.path.starts_with(dir))
+                .cloned()
+                .collect(),
+            cut: self.cut.iter().filter(|p| p.meets(dir)).cloned().collect(),
+            missing: self.missing,
+            shared_backends: self.shared_backends,
+        }
+    }
+
+    /// Bytes it holds, roughly: what the window cache weighs it at.
+    fn weight(&self) -> u32 {
+        let paths: usize = self.files.iter().map(|f| f.path.len()).sum();
+        let per_file = std::mem::size_of::<ListedFile>();
+        u32::try_from(paths + self.files.len() * per_file + 256).unwrap_or(u32::MAX)
+    }
+}
+
+/// `dir` and every directory it is in, innermost first: `a/b/`, `a/`, then the top.
+fn enclosing(dir: &str) -> impl Iterator<Item = &str> {
+    let cuts = dir
+        .char_indices()
+        .filter(|&(_, c)| c == '/')
+        .map(|(i, _)| i + 1)
+        .collect::<Vec<_>>();
+    cuts.into_iter()
+        .rev()
+        .map(|end| &dir[..end])
+        .chain(std::iter::once(""))
+}
+
+/// The subdirectories just inside `part.dir` that `files` show, not yet left out.
+fn subdirectories(part: &Part, files: &[RankedFile]) -> BTreeSet<String> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let rest = f.path.strip_prefix(part.dir.as_str())?;
+            let end = rest.find('/')?;
+            let sub = format!("{}{}", part.dir, &rest[..=end]);
+            (!part.except.contains(&sub)).then_some(sub)
+        })
+        .collect()
+}
+
+/// Shares the strings many files repeat (repository names, languages).
+#[derive(Default)]
+struct Interner(HashMap<String, Arc<str>>);
+
+impl Interner {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(kept) = self.0.get(s) {
+            return Arc::clone(kept);
+        }
+        let kept: Arc<str> = Arc::from(s);
+        self.0.insert(s.to_string(), Arc::clone(&kept));
+        kept
+    }
+}
+
+impl<B: Backend> Pager<B> {
+    /// Tool `T`'s items from the listing `names`: every one, in the tool's order, found again
+    /// by [`Tool::listed_key`] when a cursor resumes.
+    pub(crate) async fn names<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        names: Names<'_>,
+        requests: &AtomicU32,
+    ) -> Result<Collected<T::Item>, Error> {
+        let list = self.name_list(names, requests).await?;
+        if list.files.is_empty()
+            && list.is_whole()
+            && let Some(e) = T::nothing_found(plan)
+        {
+            return Err(e);
+        }
+        let items = T::items(plan, Found::Names(&list));
+        let positions = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let key = T::listed_key(item).unwrap_or_else(|| i.to_string());
+                Position {
+                    section: 0,
+                    section_start: 0,
+                    earlier_cut: false,
+                    score: 0.0,
+                    file: file_key("", &key, &[]),
+                    index: 0,
+                }
+            })
+            .collect();
+        let mut warnings = self.cut_warnings(&list.missing, list.shared_backends);
+        if !list.cut.is_empty() {
+            warnings.push(Warning::ListingCut {
+                parts: list.cut.len() as u32,
+                files: list.files.len() as u64,
+            });
+        }
+        let whole = list.is_whole();
+        Ok(Collected {
+            total: Total {
+                value: items.len() as u64,
+                exact: whole,
+                at_least: !whole,
+            },
+            runs: vec![Run::all(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            })],
+            first: 0,
+            ranked: false,
+            ran_out: true,
+            cut: list.missing,
+            warnings,
+        })
+    }
+
+    /// The listing of `names`: kept in the cache (its own, or one of a directory it is in),
+    /// or asked for in parts.
+    async fn name_list(
+        &self,
+        names: Names<'_>,
+        requests: &AtomicU32,
+    ) -> Result<Arc<NameList>, Error> {
+        if let Some(cache) = &self.cache {
+            for dir in enclosing(names.dir) {
+                let query = names.query.under(dir, &[]);
+                if let Some(kept) = cache.names::<NameList>(&query).await {
+                    if dir == names.dir {
+                        return Ok(kept);
+                    }
+                    return Ok(Arc::new(kept.within(names.dir)));
+                }
+            }
+        }
+        let list = Arc::new(self.list_in_parts(names, requests).await?);
+        // A listing the backend cut for a while (crashed shards, a backend away) is asked
+        // again next time; one cut by its caps would come back the same, and is kept.
+        if let Some(cache) = &self.cache
+            && !list.missing.is_transient()
+        {
+            let query = names.query.under(names.dir, &[]);
+            cache
+                .keep_names(query, Arc::clone(&list), list.weight())
+                .await;
+        }
+        Ok(list)
+    }
+
+    /// Asks for the listing part by part (see the module's comment), [`PARTS_AT_ONCE`] at a
+    /// time, at most [`MAX_PARTS`] requests, each counted in `requests`.
+    async fn list_in_parts(
+        &self,
+        names: Names<'_>,
+        requests: &AtomicU32,
+    ) -> Result<NameList, Error> {
+        // A file counts one match toward the per-shard cap: a cap below a part's files would
+        // cut every big directory's part, and a search of names is cheap enough to let one
+        // shard collect a whole part.
+        let effort = Effort {
+            shard_max_match_count: self.cfg.effort.shard_max_match_count.max(PART_FILES),
+            ..self.cfg.effort
+        };
+        let mut list = NameList {
+            dir: names.dir.to_string(),
+            ..NameList::default()
+        };
+        let mut strings = Interner::default();
+        let mut todo = vec![(
+            Part {
+                dir: names.dir.to_string(),
+                except: Vec::new(),
+            },
+            PART_FILES,
+        )];
+        let mut asked = 0;
+        while !todo.is_empty() {
+            if asked >= MAX_PARTS {
+                list.cut.extend(todo.drain(..).map(|(part, _)| part));
+                break;
+            }
+            let take = todo.len().min(PARTS_AT_ONCE).min(MAX_PARTS - asked);
+            let batch: Vec<(Part, u32)> = todo.drain(..take).collect();
+            asked += batch.len();
+            let answers = join_all(batch.iter().map(|(part, files)| {
+                requests.fetch_add(1, Ordering::Relaxed);
+                let search = FileSearch {
+                    query: names.query.under(&part.dir, &part.except),
+                    effort,
+                    max_files: *files,
+                    context_lines: 0,
+                    shape: Shape::NamesOnly,
+                };
+                async move { self.backend.search(&search).await }
+            }))
+            .await;
+            for ((part, files), answer) in batch.into_iter().zip(answers) {
+                let ranked = match answer {
+                    Ok(ranked) => ranked,
+                    // Too big to read: ask for as many as fit, to split by what they show.
+                    Err(e) if e.kind == BackendErrorKind::TooBig && files > MIN_PART_FILES => {
+                        let fewer = e.files_within.unwrap_or(files / 4);
+                        todo.push((part, fewer.clamp(MIN_PART_FILES, files / 2)));
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                let stats = &ranked.stats;
+                list.shared_backends |= stats.shared_backends;
+                let cut = Cut::of(stats, &effort);
+                list.missing = list.missing.merged(Cut {
+                    crashes: cut.crashes,
+                    missing_backends: cut.missing_backends,
+                    ..Cut::default()
+                });
+                // Capped, or stopped by a cap or the time: smaller parts may come back whole.
+                let splits = ranked.files.len() as u64 >= u64::from(files)
+                    || cut.files_skipped > 0
+                    || cut.out_of_time
+                    || cut.total_cap.is_some();
+                let subdirectories = if splits {
+                    subdirectories(&part, &ranked.files)
+                } else {
+                    BTreeSet::new()
+                };
+                if subdirectories.is_empty() {
+                    for f in ranked.files.iter().filter(|f| part.holds(&f.path)) {
+                        list.files.push(ListedFile {
+                            repo: strings.get(&f.repo),
+                            path: f.path.as_str().into(),
+                            language: strings.get(&f.language),
+                        });
+                    }
+                    if splits {
+                        list.cut.push(part);
+                    }
+                    continue;
+                }
+                let mut rest = part.clone();
+                for sub in subdirectories {
+                    rest.except.push(sub.clone());
+                    todo.push((
+                        Part {
+                            dir: sub,
+                            except: Vec::new(),
+                        },
+                        PART_FILES,
+                    ));
+                }
+                rest.except.sort();
+                todo.push((rest, PART_FILES));
+            }
+        }
+        list.files
+            .sort_unstable_by(|a, b| (&a.repo, &a.path).cmp(&(&b.repo, &b.path)));
+        list.files
+            .dedup_by(|a, b| (&a.repo, &a.path) == (&b.repo, &b.path));
+        Ok(list)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_and_those_it_is_in_innermost_first() {
+        assert_eq!(enclosing("a/b/").collect::<Vec<_>>(), ["a/b/", "a/", ""]);
+        assert_eq!(enclosing("").collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
+    fn a_part_holds_its_files_and_meets_the_directories_it_touches() {
+        let part = Part {
+            dir: "a/".into(),
+            except: vec!["a/b/".into()],
+        };
+        assert!(part.holds("a/x.go") && part.holds("a/c/y.go"));
+        assert!(!part.holds("a/b/z.go") && !part.holds("ab/z.go"));
+        // Its own directory, those inside it (not left out), and those around it.
+        assert!(part.meets("a/") && part.meets("a/c/") && part.meets(""));
+        assert!(!part.meets("a/b/") && !part.meets("a/b/c/") && !part.meets("d/"));
+    }
+
+    #[test]
+    fn counts_are_whole_only_where_no_cut_part_reaches() {
+        let list = NameList {
+            dir: String::new(),
+            cut: vec![Part {
+                dir: "big/".into(),
+                except: vec!["big/sub/".into()],
+            }],
+            ..NameList::default()
+        };
+        assert!(list.whole_under("small/") && list.whole_under("big/sub/"));
+        assert!(!list.whole_under("big/") && !list.whole_under("") && !list.is_whole());
+        let inside = list.within("small/");
+        assert!(inside.is_whole() && inside.dir == "small/");
+    }
+
+    #[test]
+    fn a_cut_answer_splits_by_the_subdirectories_it_shows() {
+        let file = |path: &str| RankedFile {
+            path: path.into(),
+            ..RankedFile::default()
+        };
+        let part = Part {
+            dir: "a/".into(),
+            except: vec!["a/x/".into()],
+        };
+        let files = [file("a/x/1"), file("a/y/2"), file("a/y/z/3"), file("a/4")];
+        assert_eq!(
+            subdirectories(&part, &files)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["a/y/"]
+        );
+    }
+}

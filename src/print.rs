@@ -57,7 +57,7 @@ impl ToolVisitor for RunTool<'_> {
             Ok(args) => Box::pin(async move {
                 match timeout(deadline, T::answer(pager, &args)).await {
                     Ok(Ok(out)) => {
-                        println!("{}", T::text(&out));
+                        say(&T::text(&out));
                         ExitCode::SUCCESS
                     }
                     Ok(Err(e)) => failed(&ToolError::from(&e)),
@@ -111,11 +111,15 @@ async fn walk<T: PagedTool>(
                 duplicates += 1;
             }
         }
-        if json {
-            // Exactly what MCP sends as the call's structuredContent: one shape for programs.
-            println!("{structured}");
+        // Exactly what MCP sends as the call's structuredContent: one shape for programs.
+        let printed = if json {
+            say(&structured.to_string())
         } else {
-            println!("{text}");
+            say(&text)
+        };
+        if !printed {
+            // The reader went away (`| head`): what it did not read needs no more pages.
+            return ExitCode::SUCCESS;
         }
         // A held page (empty, its cursor the same place) asks again: a few times, a second
         // apart, then the walk stops where it is rather than loop on a shard that stays down.
@@ -151,4 +155,19 @@ async fn walk<T: PagedTool>(
         );
     }
     ExitCode::SUCCESS
+}
+
+/// Writes `text` and a newline to stdout; `false` when the reader has gone (a closed pipe),
+/// which ends the command quietly instead of in a panic.
+fn say(text: &str) -> bool {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => false,
+        Err(e) => {
+            eprintln!("zoekt-pager: cannot write the page: {e}");
+            false
+        }
+    }
 }

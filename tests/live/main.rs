@@ -25,6 +25,7 @@ mod narrow;
 mod rerecord;
 mod ties;
 mod token_budget;
+mod tree;
 mod window_cache;
 mod zoekt_client;
 mod zoekt_requests;

@@ -181,8 +181,12 @@ impl ItemText for TreeEntry {
                 .into_iter()
                 .flatten()
                 .collect();
-                let _ = write!(out, "… and {} more, holding ", parts.join(" and "));
-                files(out, self.files);
+                let _ = write!(out, "… and {} more", parts.join(" and "));
+                // Files alone are their own count; directories hold more.
+                if self.more_dirs > 0 {
+                    out.push_str(", holding ");
+                    files(out, self.files);
+                }
             }
         }
     }

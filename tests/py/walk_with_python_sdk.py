@@ -31,7 +31,30 @@ WALKS = [
     ("search", {"query": "tiebreakProbe"}, 5, "text_by_number"),
     ("files_with_matches", {"query": "pagerItem"}, 7),
     ("list_repos", {}, 2),
+    # Every kind of entry: directories, files, and a `more` entry counting the rest.
+    ("list_tree", {"repo": "beta-go", "depth": 3, "per_directory": 4}, 3),
 ]
+
+
+def page_items(sc):
+    """Each item of a structured page as a string: its part's name, its group's leading
+    entries (repository, path) and its row, read from the page's documented shape (a part is
+    {fields, rows | files | repos}; a group is a list holding one list of rows)."""
+    def is_part(v):
+        return isinstance(v, dict) and "fields" in v
+
+    parts = [("", sc)] if is_part(sc) else [(k, v) for k, v in sc.items() if is_part(v)]
+    out = []
+    for role, part in parts:
+        for key in ("rows", "files", "repos"):
+            for entry in part.get(key, []):
+                inner = next((i for i, x in enumerate(entry) if key != "rows"
+                              and isinstance(x, list) and all(isinstance(r, list) for r in x)), None)
+                if inner is None:
+                    out.append(json.dumps([role, entry]))
+                    continue
+                out.extend(json.dumps([role, entry[:inner], row]) for row in entry[inner])
+    return out
 
 
 def field(obj, snake, camel):
@@ -66,6 +89,7 @@ async def main(binary, zoekt):
                     validator = jsonschema.Draft202012Validator(schema)
                     jsonschema.Draft202012Validator.check_schema(schema)
                     cursor, pages, keys = None, 0, set()
+                    seen, duplicates = set(), 0
                     try:
                         while True:
                             a = dict(args, limit=limit)
@@ -75,14 +99,19 @@ async def main(binary, zoekt):
                             assert not field(r, "is_error", "isError"), r.content[0].text
                             validator.validate(field(r, "structured_content", "structuredContent"))
                             pages += 1
+                            for item in page_items(field(r, "structured_content", "structuredContent")):
+                                duplicates += item in seen
+                                seen.add(item)
                             keys |= set(field(r, "structured_content", "structuredContent"))
                             cursor = field(r, "structured_content", "structuredContent").get("next_cursor")
                             assert pages < 100, "runaway walk"
                             if not cursor:
                                 break
+                        assert duplicates == 0, f"{duplicates} item(s) served twice"
+                        assert len(seen) > limit, f"{len(seen)} items read back from the pages"
                         for key in must_carry:
                             assert key in keys, f"no page carried {key}: {keys}"
-                        print(f"ok   {name}: {pages} pages")
+                        print(f"ok   {name}: {pages} pages, {len(seen)} items, 0 duplicates")
                         passed += 1
                     except Exception as e:  # noqa: BLE001 - report and go on
                         print(f"FAIL {name}: {e!r}")

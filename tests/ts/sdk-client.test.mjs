@@ -42,7 +42,31 @@ const WALKS = [
   ['search', { query: 'tiebreakProbe' }, 5, 'text_by_number'],
   ['files_with_matches', { query: 'pagerItem' }, 7],
   ['list_repos', {}, 2],
+  // Every kind of entry: directories, files, and a `more` entry counting the rest.
+  ['list_tree', { repo: 'beta-go', depth: 3, per_directory: 4 }, 3],
 ];
+/** Each item of a structured page, as a string: its part's name, its group's leading
+ * entries (repository, path) and its row. Read from the page's documented shape (a part is
+ * `{fields, rows | files | repos}`; a group is a list holding one list of rows). */
+function pageItems(sc) {
+  const out = [];
+  const isPart = (v) => v && typeof v === 'object' && !Array.isArray(v) && 'fields' in v;
+  const parts = isPart(sc) ? [['', sc]] : Object.entries(sc).filter(([, v]) => isPart(v));
+  for (const [role, part] of parts) {
+    for (const key of ['rows', 'files', 'repos']) {
+      for (const entry of part[key] ?? []) {
+        const inner = key === 'rows' ? -1 : entry.findIndex((x) => Array.isArray(x) && x.every(Array.isArray));
+        if (inner < 0) {
+          out.push(JSON.stringify([role, entry]));
+          continue;
+        }
+        for (const row of entry[inner]) out.push(JSON.stringify([role, entry.slice(0, inner), row]));
+      }
+    }
+  }
+  return out;
+}
+
 const ANSWERS = [
   ['read_file', { repo: 'alpha-rs', path: 'src/cache.rs' }],
   ['health', {}],
@@ -142,15 +166,23 @@ for (const [name, open] of Object.entries(transports)) {
         let cursor;
         let pages = 0;
         let carried = false;
+        const seen = new Set();
+        let duplicates = 0;
         do {
           const result = await call(tool, { ...args, limit, ...(cursor ? { cursor } : {}) });
           pages += 1;
+          for (const item of pageItems(result.structuredContent)) {
+            if (seen.has(item)) duplicates += 1;
+            seen.add(item);
+          }
           carried ||= met !== undefined && met in result.structuredContent;
           cursor = result.structuredContent.next_cursor;
           assert.ok(cursor === undefined || (typeof cursor === 'string' && cursor !== ''), `${tool}: cursor ${cursor}`);
           assert.ok(pages < MAX_PAGES, `${tool}: more than ${MAX_PAGES} pages`);
         } while (cursor !== undefined);
         assert.ok(pages >= 2, `${tool}: only ${pages} page(s): the walk shows no paging`);
+        assert.equal(duplicates, 0, `${tool}: ${duplicates} item(s) served twice`);
+        assert.ok(seen.size > limit, `${tool}: ${seen.size} items read back from the pages`);
         if (met !== undefined) assert.ok(carried, `${tool}: no page carried \`${met}\``);
         t.diagnostic(`${pages} pages`);
       });

@@ -23,6 +23,7 @@ const CALLS = [
   ['search', ['query=pagerItem', 'limit=3']],
   ['files_with_matches', ['query=pagerItem', 'limit=3']],
   ['list_repos', ['limit=2']],
+  ['list_tree', ['repo=beta-go', 'limit=3']],
   ['read_file', ['repo=alpha-rs', 'path=src/cache.rs']],
   ['health', []],
 ];
@@ -30,7 +31,10 @@ const SCHEMA_WARNING = /unknown format|ignored in schema|strict mode|unknown key
 
 /** Runs the Inspector CLI against the binary over stdio; returns {status, stdout, stderr}. */
 function inspector(zoekt, method, extra = []) {
-  const args = [cli, '--cli', BIN, 'serve', '-e', `ZOEKT_URL=${zoekt}`, '-e', 'ZOEKT_PAGER_LOG=warn', '--method', method, ...extra];
+  // The Inspector starts the server with an environment of its own: a coverage run's profile
+  // path is passed on, or the server would write its profile into this directory.
+  const profile = process.env.LLVM_PROFILE_FILE ? ['-e', `LLVM_PROFILE_FILE=${process.env.LLVM_PROFILE_FILE}`] : [];
+  const args = [cli, '--cli', BIN, 'serve', '-e', `ZOEKT_URL=${zoekt}`, '-e', 'ZOEKT_PAGER_LOG=warn', ...profile, '--method', method, ...extra];
   const r = spawnSync(process.execPath, args, { env: serverEnv({}), encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout ?? '', stderr: `${r.stderr ?? ''}${r.error ?? ''}` };
 }

@@ -97,7 +97,7 @@ impl ToolInfo for ListTree {
 }
 
 impl Tool for ListTree {
-    const SCOPE_ID: u8 = 9;
+    const SCOPE_ID: u8 = 8;
     type Args = ListTreeArgs;
     type Item = TreeEntry;
     type Plan = TreePlan;

@@ -82,6 +82,23 @@ pub trait Tool: Send + Sync + 'static {
     fn census(_plan: &Self::Plan) -> Option<CensusQuery> {
         None
     }
+
+    // What a tool's files say beyond their items (`engine/empty.rs`): read for a
+    // `Source::Search` only, by a tool whose query finds a file whether or not it holds
+    // items (`outline_file` asks for one file by its name).
+
+    /// Whether a file of the search's answer that holds no item is a fact the page tells
+    /// ([`Warning::FilesWithoutItems`], worded by the page's form): for a tool whose empty
+    /// file must not read as no file at all (a file without symbols has no outline, but is
+    /// there). `false` (the default): such a file passes unsaid.
+    const TELLS_FILES_WITHOUT_ITEMS: bool = false;
+    /// What a search whose whole answer holds no file at all stands for: an error
+    /// (`outline_file`: no such file) rather than an empty page. Only when Zoekt's answer is
+    /// whole: a cut one (time, missing backends) says nothing of what is not in it. `None`
+    /// (the default): an empty page.
+    fn nothing_found(_plan: &Self::Plan) -> Option<Error> {
+        None
+    }
 }
 
 /// Where a request's items come from.

@@ -90,6 +90,10 @@ pub trait ItemRow: ItemText {
     /// [`CellKind::Text`] column (so a number in it can only be such a reference) and not one
     /// of [`ItemRow::SAID_PER_GROUP`]. `None`: no such column.
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = None;
+    /// What the items are, plural, as a warning names them (`symbols`): a file the search
+    /// found that holds none (`Tool::TELLS_FILES_WITHOUT_ITEMS`) is "in the index, but the
+    /// index holds no symbols for it".
+    const ITEMS_ARE: &'static str = "items";
 
     /// Where the item is: consecutive items with the same file (with [`Grouping::Repo`], the
     /// same repository) share a group. Ignored with [`Grouping::None`]. By default the file

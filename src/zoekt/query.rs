@@ -355,8 +355,13 @@ pub fn escape_regex(text: &str) -> String {
 pub fn escape_token_regex(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        let plain = c.is_ascii_alphanumeric() || c == '_' || c == '/' || !c.is_ascii();
-        if !plain && !(c == '-' && !out.is_empty()) {
+        // A `-` inside the token is plain too; one that starts it would be a negation.
+        let plain = c.is_ascii_alphanumeric()
+            || c == '_'
+            || c == '/'
+            || !c.is_ascii()
+            || (c == '-' && !out.is_empty());
+        if !plain {
             out.push('\\');
         }
         out.push(c);

@@ -18,6 +18,7 @@ pub mod files_with_matches;
 pub mod find_references;
 pub mod health;
 pub mod list_repos;
+pub mod outline_file;
 pub mod read_file;
 pub mod search;
 pub mod search_files;
@@ -43,6 +44,7 @@ pub fn visit_all(v: &mut impl ToolVisitor) {
     v.paged::<search::Search>();
     v.paged::<files_with_matches::FilesWithMatches>();
     v.paged::<list_repos::ListRepos>();
+    v.paged::<outline_file::OutlineFile>();
     v.answer::<read_file::ReadFile>();
     v.answer::<health::Health>();
 }

@@ -342,26 +342,15 @@ pub fn escape_regex(text: &str) -> String {
     out
 }
 
-/// Escapes `text` into a regex that is safe as a BARE query token: every ASCII character
-/// but letters, digits, `_` and `/` is written with a backslash before it (`\.`, `\ `, `\"`,
-/// `\(`), so spaces, quotes, parentheses and a leading `-` can neither split the token, end a
-/// quoted string nor turn into query syntax, and regex metacharacters (`.` included) match
-/// only themselves. Zoekt's tokenizer keeps a backslash and the character after it in the
-/// token, and Go's regexp reads an escaped ASCII character that is not a letter or a digit
-/// as that character; the pager's own parser for gRPC reads it so too, so the query never
-/// needs Zoekt's JSON API (`\x{..}` escapes would: a webserver without `-rpc` refused them).
-/// Characters beyond ASCII stand for themselves: neither the tokenizer nor RE2 gives them a
-/// meaning (callers refuse control characters).
+/// Escapes `text` into a regex matching only `text`, safe as a BARE query token: a backslash
+/// before every ASCII character but a letter, a digit, `_`, `/` or an inner `-`. Zoekt's
+/// tokenizer keeps `\` and the next character in the token; Go's regexp and the pager's gRPC
+/// parser read `\.` `\ ` `\"` as the character (`\x{..}` would need the JSON API: `-rpc`).
 pub fn escape_token_regex(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        // A `-` inside the token is plain too; one that starts it would be a negation.
-        let plain = c.is_ascii_alphanumeric()
-            || c == '_'
-            || c == '/'
-            || !c.is_ascii()
-            || (c == '-' && !out.is_empty());
-        if !plain {
+        let inner_dash = c == '-' && !out.is_empty();
+        if c.is_ascii() && !(c.is_ascii_alphanumeric() || "_/".contains(c) || inner_dash) {
             out.push('\\');
         }
         out.push(c);

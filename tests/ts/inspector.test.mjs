@@ -23,6 +23,7 @@ const CALLS = [
   ['search', ['query=pagerItem', 'limit=3']],
   ['files_with_matches', ['query=pagerItem', 'limit=3']],
   ['list_repos', ['limit=2']],
+  ['outline_file', ['repo=alpha-rs', 'path=src/registry.rs', 'limit=3']],
   ['read_file', ['repo=alpha-rs', 'path=src/cache.rs']],
   ['health', []],
 ];

@@ -42,6 +42,9 @@ const WALKS = [
   ['search', { query: 'tiebreakProbe' }, 5, 'text_by_number'],
   ['files_with_matches', { query: 'pagerItem' }, 7],
   ['list_repos', {}, 2],
+  // 46 symbols as a tree (fixtures/README.md, section 2): its kinds recur, said once a page.
+  ['outline_file', { repo: 'alpha-rs', path: 'src/registry.rs' }, 7, 'kind_by_number'],
+  ['outline_file', { repo: 'alpha-rs', path: 'src/registry.rs', kinds: ['method'], source: true }, 10],
 ];
 const ANSWERS = [
   ['read_file', { repo: 'alpha-rs', path: 'src/cache.rs' }],

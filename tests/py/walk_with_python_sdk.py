@@ -41,6 +41,34 @@ WALKS = [
 ]
 
 
+def page_items(sc):
+    """Every item of a structured page, each as one string that names it: its group's cells
+    and its own, a recurring value said once (`<column>_by_number`) given back in its cell,
+    and the part it is in. Rows are read by `fields`: a nested list there is the columns of
+    the rows inside each group."""
+    parts = [("", sc)] if "fields" in sc else [
+        (k, v) for k, v in sc.items() if isinstance(v, dict) and "fields" in v]
+    out = []
+    for name, part in parts:
+        said = {k[: -len("_by_number")]: v for k, v in part.items() if k.endswith("_by_number")}
+
+        def cell(column, c):
+            ok = column in said and isinstance(c, int) and not isinstance(c, bool)
+            return said[column][c] if ok else c
+
+        def rows(fields, listed, group):
+            inner = next((i for i, f in enumerate(fields) if isinstance(f, list)), None)
+            for r in listed:
+                if inner is None:
+                    cells = [cell(fields[i], c) for i, c in enumerate(r)]
+                    out.append(json.dumps([name, *group, *cells]))
+                else:
+                    rows(fields[inner], r[inner], [*group, *r[:inner]])
+
+        rows(part["fields"], part.get("rows") or part.get("files") or part.get("repos") or [], [])
+    return out
+
+
 def field(obj, snake, camel):
     """An attribute by its SDK 2.x name (snake case) or its 1.x name (camel case)."""
     return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
@@ -72,7 +100,7 @@ async def main(binary, zoekt):
                     schema = field(tools[name], "output_schema", "outputSchema")
                     validator = jsonschema.Draft202012Validator(schema)
                     jsonschema.Draft202012Validator.check_schema(schema)
-                    cursor, pages, keys = None, 0, set()
+                    cursor, pages, keys, items = None, 0, set(), []
                     try:
                         while True:
                             a = dict(args, limit=limit)
@@ -83,13 +111,16 @@ async def main(binary, zoekt):
                             validator.validate(field(r, "structured_content", "structuredContent"))
                             pages += 1
                             keys |= set(field(r, "structured_content", "structuredContent"))
+                            items += page_items(field(r, "structured_content", "structuredContent"))
                             cursor = field(r, "structured_content", "structuredContent").get("next_cursor")
                             assert pages < 100, "runaway walk"
                             if not cursor:
                                 break
                         for key in must_carry:
                             assert key in keys, f"no page carried {key}: {keys}"
-                        print(f"ok   {name}: {pages} pages")
+                        duplicates = len(items) - len(set(items))
+                        assert duplicates == 0, f"{duplicates} item(s) came twice"
+                        print(f"ok   {name}: {pages} pages, {len(items)} items, 0 duplicates")
                         passed += 1
                     except Exception as e:  # noqa: BLE001 - report and go on
                         print(f"FAIL {name}: {e!r}")

@@ -52,6 +52,29 @@ const ANSWERS = [
 ];
 const MAX_PAGES = 1000;
 
+/** Every item of a structured page, each as one string that names it: its group's cells and
+ * its own, a recurring value said once (`<column>_by_number`) given back in its cell, and the
+ * part it is in (a sectioned page holds its parts, each with its own `fields`). Rows are
+ * read by `fields`: a nested list there is the columns of the rows inside each group. */
+function pageItems(sc) {
+  const parts = sc.fields ? [['', sc]] : Object.entries(sc).filter(([, v]) => v?.fields);
+  const out = [];
+  for (const [name, part] of parts) {
+    const said = Object.fromEntries(Object.entries(part).filter(([k]) => k.endsWith('_by_number'))
+      .map(([k, v]) => [k.slice(0, -'_by_number'.length), v]));
+    const cell = (column, c) => (said[column] && Number.isInteger(c) ? said[column][c] : c);
+    const rows = (fields, list, group) => {
+      const inner = fields.findIndex(Array.isArray);
+      for (const r of list) {
+        if (inner < 0) out.push(JSON.stringify([name, ...group, ...r.map((c, i) => cell(fields[i], c))]));
+        else rows(fields[inner], r[inner], [...group, ...r.slice(0, inner)]);
+      }
+    };
+    rows(part.fields, part.rows ?? part.files ?? part.repos ?? [], []);
+  }
+  return out;
+}
+
 /** The SDK's own Ajv validator, counting how often the Client used it on a result. */
 class CountingValidator {
   constructor() {
@@ -145,9 +168,11 @@ for (const [name, open] of Object.entries(transports)) {
         let cursor;
         let pages = 0;
         let carried = false;
+        const items = [];
         do {
           const result = await call(tool, { ...args, limit, ...(cursor ? { cursor } : {}) });
           pages += 1;
+          items.push(...pageItems(result.structuredContent));
           carried ||= met !== undefined && met in result.structuredContent;
           cursor = result.structuredContent.next_cursor;
           assert.ok(cursor === undefined || (typeof cursor === 'string' && cursor !== ''), `${tool}: cursor ${cursor}`);
@@ -155,7 +180,9 @@ for (const [name, open] of Object.entries(transports)) {
         } while (cursor !== undefined);
         assert.ok(pages >= 2, `${tool}: only ${pages} page(s): the walk shows no paging`);
         if (met !== undefined) assert.ok(carried, `${tool}: no page carried \`${met}\``);
-        t.diagnostic(`${pages} pages`);
+        const duplicates = items.length - new Set(items).size;
+        assert.equal(duplicates, 0, `${tool}: ${duplicates} item(s) came twice`);
+        t.diagnostic(`${pages} pages, ${items.length} items, 0 duplicates`);
       });
     }
 

@@ -88,7 +88,7 @@ pub trait Tool: Send + Sync + 'static {
     // items (`outline_file` asks for one file by its name).
 
     /// Whether a file of the search's answer that holds no item is a fact the page tells
-    /// ([`Warning::FilesWithoutItems`], worded by the page's form): for a tool whose empty
+    /// (`Warning::FilesWithoutItems`, worded by the page's form): for a tool whose empty
     /// file must not read as no file at all (a file without symbols has no outline, but is
     /// there). `false` (the default): such a file passes unsaid.
     const TELLS_FILES_WITHOUT_ITEMS: bool = false;

@@ -46,7 +46,8 @@ impl<B: Backend> Pager<B> {
         search: &Search<'_>,
     ) -> Result<Collected<T::Item>, Error> {
         let w = self.window::<T>(plan, want, 0, search, want.needed).await?;
-        let warnings = self.warnings(&w);
+        let mut warnings = self.warnings(&w);
+        warnings.extend(super::empty::told::<T>(plan, &w)?);
         let total = if w.exhausted() {
             Total {
                 value: w.len() as u64,

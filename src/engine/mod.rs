@@ -12,6 +12,7 @@ pub mod census;
 mod collect;
 pub mod config;
 pub mod cursor;
+mod empty;
 pub mod error;
 pub mod fetch;
 mod listing;

@@ -89,10 +89,21 @@ pub trait Tool: Send + Sync + 'static {
     fn listed_key(_item: &Self::Item) -> Option<String> {
         None
     }
-    /// What a search whose whole answer holds no file at all stands for: an error (no such
-    /// file or directory) rather than an empty page. Only when the answer is whole: a cut
-    /// one (time, missing backends) says nothing of what is not in it. `None` (the default):
-    /// an empty page.
+
+    // What a tool's files say beyond their items (`engine/empty.rs`): read for a
+    // `Source::Search` by a tool whose query finds a file whether or not it holds items
+    // (`outline_file` asks for one file by its name); `nothing_found` for a listing of
+    // names too (`engine/names.rs`).
+
+    /// Whether a file of the search's answer that holds no item is a fact the page tells
+    /// (`Warning::FilesWithoutItems`, worded by the page's form): for a tool whose empty
+    /// file must not read as no file at all (a file without symbols has no outline, but is
+    /// there). `false` (the default): such a file passes unsaid.
+    const TELLS_FILES_WITHOUT_ITEMS: bool = false;
+    /// What a search (or a listing of names) whose whole answer holds no file at all stands
+    /// for: an error (`outline_file`: no such file; `list_tree`: nothing under the path)
+    /// rather than an empty page. Only when the answer is whole: a cut one (time, missing
+    /// backends) says nothing of what is not in it. `None` (the default): an empty page.
     fn nothing_found(_plan: &Self::Plan) -> Option<Error> {
         None
     }

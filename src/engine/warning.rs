@@ -113,6 +113,12 @@ pub enum Warning {
         /// What the census counted.
         unit: CountUnit,
     },
+    /// Files of the answer that hold no item, for a tool that tells them
+    /// (`Tool::TELLS_FILES_WITHOUT_ITEMS`: a file without symbols is not a missing file).
+    FilesWithoutItems {
+        /// Each file, as (repository, path), in page order.
+        files: Vec<(String, String)>,
+    },
     /// Backends of a fan-out did not answer a listing: their repositories, documents and
     /// shards are not counted.
     NotCounted {

@@ -50,6 +50,10 @@ impl std::fmt::Display for Location<'_> {
 /// the page's text writes the file once, as a header over the run of its items, instead of
 /// on every line (a page of symbols often holds several per file).
 pub trait ItemText {
+    /// What starts each line of the item's text under its file's header: two spaces. An item
+    /// whose own indentation says something (an outline's depth) starts flush instead, so
+    /// that the indentation is its own.
+    const UNDER_FILE: &'static str = "  ";
     /// The file the item lies in, written once above consecutive items of that file; `None`
     /// for an item that is not a place in a file (a file of a listing, a repository).
     fn file(&self) -> Option<Location<'_>> {
@@ -57,6 +61,17 @@ pub trait ItemText {
     }
     /// Appends the item's text to `out`, without the file [`ItemText::file`] names.
     fn write_text(&self, out: &mut String);
+    /// Appends the item's text after `previous`, the item written just before it under the
+    /// same file header on the same page (`None`: the first there). An item may leave out
+    /// what `previous` has just said (an outline says a kind once for a run of siblings of
+    /// that kind), never what a page would not hold: a page's first item says all. By
+    /// default, [`ItemText::write_text`].
+    fn write_text_after(&self, _previous: Option<&Self>, out: &mut String)
+    where
+        Self: Sized,
+    {
+        self.write_text(out);
+    }
 }
 
 /// How an item reads in the structured page (`json.rs` writes it) for hosts that hand a
@@ -90,6 +105,10 @@ pub trait ItemRow: ItemText {
     /// [`CellKind::Text`] column (so a number in it can only be such a reference) and not one
     /// of [`ItemRow::SAID_PER_GROUP`]. `None`: no such column.
     const NUMBERED_WHEN_REPEATED: Option<&'static str> = None;
+    /// What the items are, plural, as a warning names them (`symbols`): a file the search
+    /// found that holds none (`Tool::TELLS_FILES_WITHOUT_ITEMS`) is "in the index, but the
+    /// index holds no symbols for it".
+    const ITEMS_ARE: &'static str = "items";
 
     /// Where the item is: consecutive items with the same file (with [`Grouping::Repo`], the
     /// same repository) share a group. Ignored with [`Grouping::None`]. By default the file
@@ -157,29 +176,31 @@ pub enum Grouping {
 /// per run rather than once per item.
 pub fn write_items<T: ItemText>(items: &[T], out: &mut String) {
     let mut line = String::new();
-    let mut current = None;
+    let mut previous: Option<&T> = None;
     for item in items {
-        write_item(item, current, &mut line, out);
-        current = item.file();
+        write_item(item, previous, &mut line, out);
+        previous = Some(item);
     }
 }
 
-/// Appends one item of [`write_items`], after an item of file `current`.
+/// Appends one item of [`write_items`], after `previous`.
 fn write_item<'a, T: ItemText>(
     item: &'a T,
-    current: Option<Location<'a>>,
+    previous: Option<&'a T>,
     line: &mut String,
     out: &mut String,
 ) {
     line.clear();
-    item.write_text(line);
+    let current = previous.and_then(ItemText::file);
+    let same_file = current.is_some() && current == item.file();
+    item.write_text_after(previous.filter(|_| same_file), line);
     match item.file() {
         Some(f) => {
-            if current != Some(f) {
+            if !same_file {
                 let _ = writeln!(out, "{f}");
             }
             for l in line.split('\n') {
-                let _ = writeln!(out, "  {l}");
+                let _ = writeln!(out, "{}{l}", T::UNDER_FILE);
             }
         }
         None => {

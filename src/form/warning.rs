@@ -16,8 +16,36 @@ use super::item::ItemRow;
 pub fn page_warnings<T: ItemRow>(page: &Page<T>) -> Vec<String> {
     page.warnings
         .iter()
-        .map(|w| warning_text(w, T::PARTS))
+        .map(|w| match w {
+            // A file without items is named in the tool's word for its items (`symbols`).
+            Warning::FilesWithoutItems { files } => without_items(files, T::ITEMS_ARE),
+            _ => warning_text(w, T::PARTS),
+        })
         .collect()
+}
+
+/// Most files a warning names; the rest are counted.
+const NAMED_FILES: usize = 3;
+
+/// Files the search found that hold no `items`, with up to [`NAMED_FILES`] named and the rest
+/// counted, said so that the empty page does not read as no file, nor as an empty one.
+fn without_items(files: &[(String, String)], items: &str) -> String {
+    let mut names: Vec<String> = files
+        .iter()
+        .take(NAMED_FILES)
+        .map(|(repo, path)| format!("{repo}/{path}"))
+        .collect();
+    if files.len() > NAMED_FILES {
+        names.push(format!("{} more file(s)", files.len() - NAMED_FILES));
+    }
+    let (is, them, file) = match files.len() {
+        1 => ("is", "it", "a missing file, nor an empty one"),
+        _ => ("are", "them", "missing files, nor empty ones"),
+    };
+    format!(
+        "{} {is} in the index, but the index holds no {items} for {them}: not {file}",
+        names.join(", ")
+    )
 }
 
 /// One warning in words. `sections` names the sections of a sectioned result (empty for
@@ -155,6 +183,7 @@ pub fn warning_text(w: &Warning, sections: &[&str]) -> String {
                  for an exact count"
             )
         }
+        Warning::FilesWithoutItems { files } => without_items(files, "items"),
         Warning::NotCounted { names } => format!(
             "Zoekt backend(s) {} did not answer: their repositories, documents and shards are \
              not counted above",
@@ -187,5 +216,28 @@ pub fn count_words(kind: CountKind) -> &'static str {
         CountKind::Exact => "",
         CountKind::About => "about ",
         CountKind::AtLeast => "at least ",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_without_items_are_named_up_to_three_then_counted() {
+        let file = |p: &str| ("r".to_string(), p.to_string());
+        let w = Warning::FilesWithoutItems {
+            files: vec![file("a"), file("b"), file("c"), file("d"), file("e")],
+        };
+        assert_eq!(
+            warning_text(&w, &[]),
+            "r/a, r/b, r/c, 2 more file(s) are in the index, but the index holds no items for \
+             them: not missing files, nor empty ones"
+        );
+        assert_eq!(
+            without_items(&[file("x.toml")], "symbols"),
+            "r/x.toml is in the index, but the index holds no symbols for it: not a missing \
+             file, nor an empty one"
+        );
     }
 }

@@ -5,20 +5,41 @@
 /// Declares the arguments struct of a paged tool: the tool's own fields, then the `limit`,
 /// `cursor` and `count_only` every paged tool takes (the same names, docs and flags
 /// everywhere), and its [`PagedArgs`]. A tool whose items show source lines starts with
-/// `snippets;` and also takes `include_snippet` and `snippet_length`. A tool that suggests
-/// ways to narrow names the argument a suggestion sets with `narrows ARG;` (its query, or
-/// its filters), where the filter is added to what the caller gave.
+/// `snippets;` and also takes `include_snippet` and `snippet_length`; one whose items show
+/// them only when asked starts with `source;` and takes `source` (default false) instead of
+/// `include_snippet` (`outline_file`: where each symbol is, not its line, unless asked). A
+/// tool that suggests ways to narrow names the argument a suggestion sets with `narrows ARG;`
+/// (its query, or its filters), where the filter is added to what the caller gave.
 ///
 /// [`PagedArgs`]: crate::engine::tool::PagedArgs
 macro_rules! paged_args {
     // `snippets;`: the snippet fields join the tool's own.
     (snippets; $($rest:tt)*) => {
         paged_args! {
-            @fields [include_snippet snippet_length] {
-                /// Show the source lines (default true); false leaves only where each item is.
+            @snippets include_snippet
+            ["Show the source lines (default true); false leaves only where each item is."]
+            []
+            $($rest)*
+        }
+    };
+    // `source;`: the same, but no source lines unless `source` asks.
+    (source; $($rest:tt)*) => {
+        paged_args! {
+            @snippets source
+            ["Show each item's source line (default false: only where each item is)."]
+            [false]
+            $($rest)*
+        }
+    };
+    // The field that shows source lines (`$shows`, the engine's `include_snippet`), its
+    // doc, and its default when not the engine's (shown).
+    (@snippets $shows:ident [$shows_doc:literal] $default:tt $($rest:tt)*) => {
+        paged_args! {
+            @fields [(include_snippet $shows) (snippet_length snippet_length)] $default {
+                #[doc = $shows_doc]
                 #[serde(default)]
                 #[arg(long)]
-                pub include_snippet: Option<bool>,
+                pub $shows: Option<bool>,
                 /// Most characters of each source line shown, `…` included when cut (default:
                 /// the server's `--snippet-length`, 120 unless set). Changes what items show,
                 /// never which item comes next.
@@ -30,14 +51,15 @@ macro_rules! paged_args {
         }
     };
     // `narrows ARG;`: the argument a suggestion sets.
-    (@fields $snippets:tt $extra:tt narrows $narrow:ident; $($rest:tt)*) => {
-        paged_args! { @build $snippets $extra [$narrow] $($rest)* }
+    (@fields $snippets:tt $default:tt $extra:tt narrows $narrow:ident; $($rest:tt)*) => {
+        paged_args! { @build $snippets $default $extra [$narrow] $($rest)* }
     };
-    (@fields $snippets:tt $extra:tt $($rest:tt)*) => {
-        paged_args! { @build $snippets $extra [] $($rest)* }
+    (@fields $snippets:tt $default:tt $extra:tt $($rest:tt)*) => {
+        paged_args! { @build $snippets $default $extra [] $($rest)* }
     };
     (
-        @build [$($snippet:ident)*] {$($extra:tt)*} [$($narrow:ident)?]
+        @build [$(($page:ident $own:ident))*] [$($shown:literal)?] {$($extra:tt)*}
+        [$($narrow:ident)?]
         $(#[$meta:meta])*
         pub struct $name:ident {
             $($(#[$field_meta:meta])* pub $field:ident: $ty:ty,)*
@@ -67,19 +89,28 @@ macro_rules! paged_args {
             // The update fills the snippet fields of tools without them; with them it is empty.
             #[allow(clippy::needless_update)]
             fn paging(&self) -> $crate::engine::tool::PageArgs {
-                $crate::engine::tool::PageArgs {
+                let paging = $crate::engine::tool::PageArgs {
                     limit: self.limit,
                     cursor: self.cursor.clone(),
                     count_only: self.count_only.unwrap_or(false),
-                    $($snippet: self.$snippet,)*
+                    $($page: self.$own,)*
                     ..Default::default()
-                }
+                };
+                // The engine shows source lines unless told not to: a tool whose default is
+                // otherwise tells it when the caller said nothing.
+                $(
+                    let paging = $crate::engine::tool::PageArgs {
+                        include_snippet: paging.include_snippet.or(Some($shown)),
+                        ..paging
+                    };
+                )?
+                paging
             }
             fn set_paging(&mut self, paging: $crate::engine::tool::PageArgs) {
                 self.limit = paging.limit;
                 self.cursor = paging.cursor;
                 self.count_only = Some(paging.count_only).filter(|c| *c);
-                $(self.$snippet = paging.$snippet;)*
+                $(self.$own = paging.$page;)*
             }
             $(
                 fn narrowed(
@@ -96,7 +127,7 @@ macro_rules! paged_args {
     };
     // No snippets: no fields join the tool's own.
     ($($rest:tt)*) => {
-        paged_args! { @fields [] {} $($rest)* }
+        paged_args! { @fields [] [] {} $($rest)* }
     };
 }
 pub(crate) use paged_args;

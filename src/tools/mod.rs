@@ -19,6 +19,7 @@ pub mod find_references;
 pub mod health;
 pub mod list_repos;
 pub mod list_tree;
+pub mod outline_file;
 pub mod read_file;
 pub mod search;
 pub mod search_files;
@@ -45,6 +46,7 @@ pub fn visit_all(v: &mut impl ToolVisitor) {
     v.paged::<files_with_matches::FilesWithMatches>();
     v.paged::<list_repos::ListRepos>();
     v.paged::<list_tree::ListTree>();
+    v.paged::<outline_file::OutlineFile>();
     v.answer::<read_file::ReadFile>();
     v.answer::<health::Health>();
 }

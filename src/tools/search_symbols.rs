@@ -227,7 +227,7 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
 pub const MAX_KINDS: usize = 20;
 
 /// Lower-cases, dedups and bounds the `kinds` filter.
-fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
+pub(crate) fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
     if kinds.len() > MAX_KINDS {
         return Err(ArgumentError::TooManyKinds { count: kinds.len() });
     }

@@ -111,6 +111,10 @@ fn walks() -> Vec<(&'static str, Value)> {
         ("search", json!({"query": "e"})),
         ("files_with_matches", json!({"query": "e"})),
         ("list_repos", json!({})),
+        (
+            "outline_file",
+            json!({"repo": "alpha-rs", "path": "src/registry.rs"}),
+        ),
     ]
 }
 

@@ -70,6 +70,12 @@ fn inputs() -> Vec<String> {
         "branch:main func",
         "x",
         ".",
+        // A file named exactly, as `read_file` and `outline_file` name it: every ASCII mark
+        // escaped with a backslash, a space and `_` too (Go reads each as itself).
+        r"case:yes repo:^alpha\-rs$ file:^src/registry\.rs$",
+        r"case:yes r:^alpha\-rs$ f:^src/registry\.rs$ (sym:. or f:^src/registry\.rs$)",
+        r"Registry\ \{",
+        r"slot\_count",
     ] {
         out.insert(q.to_string());
     }

@@ -22,6 +22,7 @@ mod mcp_http;
 mod mcp_stdio;
 mod model_reads;
 mod narrow;
+mod outline;
 mod rerecord;
 mod ties;
 mod token_budget;

@@ -594,7 +594,7 @@ async fn the_command_lines_json_is_the_structured_content_byte_for_byte() {
             .expect("one JSON page a line")
             .to_string()
     };
-    let calls: [(&str, Value, Vec<&str>); 6] = [
+    let calls: [(&str, Value, Vec<&str>); 7] = [
         (
             "search_symbols",
             json!({"query": "pagerItem", "limit": 7}),
@@ -632,6 +632,17 @@ async fn the_command_lines_json_is_the_structured_content_byte_for_byte() {
             json!({"limit": 2}),
             vec!["list_repos", "--limit", "2"],
         ),
+        (
+            "outline_file",
+            json!({"repo": "alpha-rs", "path": "src/registry.rs", "limit": 7}),
+            vec![
+                "outline_file",
+                "alpha-rs",
+                "src/registry.rs",
+                "--limit",
+                "7",
+            ],
+        ),
     ];
     for (tool, args, line) in calls {
         let sent = call(&client, tool, args).await;
@@ -647,6 +658,9 @@ async fn the_command_lines_json_is_the_structured_content_byte_for_byte() {
             let mut args = match tool {
                 "find_references" => json!({"symbol": "get", "limit": 9}),
                 "list_repos" => json!({"limit": 2}),
+                "outline_file" => {
+                    json!({"repo": "alpha-rs", "path": "src/registry.rs", "limit": 7})
+                }
                 _ => {
                     json!({"query": line[1], "limit": line[line.len() - 1].parse::<u32>().unwrap()})
                 }

@@ -14,11 +14,13 @@ use crate::support;
 use serde::Serialize;
 use serde_json::{Value, json};
 use support::mcp::*;
-use support::{first_page, keys, oracle, page_of};
+use support::{keys, oracle, page_of};
+use zoekt_pager::tool::PagedArgs;
 use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::files_with_matches::FilesWithMatches;
 use zoekt_pager::tools::find_references::FindReferences;
 use zoekt_pager::tools::list_repos::ListRepos;
+use zoekt_pager::tools::outline_file::OutlineFile;
 use zoekt_pager::tools::search::Search;
 use zoekt_pager::tools::search_files::SearchFiles;
 use zoekt_pager::tools::search_symbols::SearchSymbols;
@@ -38,7 +40,12 @@ where
     T::Item: Serialize,
 {
     let mut flat_items = Vec::new();
-    let mut paging = first_page(limit);
+    // The paging the arguments carry (an outline's `source` among it), at `limit`.
+    let given: T::Args = serde_json::from_value(args.clone()).unwrap();
+    let mut paging = PageArgs {
+        limit: Some(limit),
+        ..given.paging()
+    };
     for n in 0..pages {
         let mut a = args.clone();
         a["limit"] = json!(limit);
@@ -160,6 +167,11 @@ async fn every_paged_tool_holds_its_facts_continuation_and_warnings_as_json() {
     read_as_a_host_does::<FilesWithMatches>(&client, &pager, json!({"query": "pagerItem"}), 7, 3)
         .await;
     read_as_a_host_does::<ListRepos>(&client, &pager, json!({}), 2, 3).await;
+    // An outline with its source lines, and one whose methods say the scope it left out.
+    let registry = json!({"repo": "alpha-rs", "path": "src/registry.rs", "source": true});
+    read_as_a_host_does::<OutlineFile>(&client, &pager, registry, 7, 3).await;
+    let methods = json!({"repo": "alpha-rs", "path": "src/registry.rs", "kinds": ["method"]});
+    read_as_a_host_does::<OutlineFile>(&client, &pager, methods, 7, 3).await;
     // Branches: a file on two branches names them in its group.
     let branches = support::branches_zoekt("every_paged_tool_holds_its_facts_as_json");
     let client_b = spawn_stdio(&branches, &[]).await;

@@ -53,10 +53,7 @@ async fn read_file_request_is_exact_and_the_version_is_stable() {
     }
     let reqs = zoekt.received_requests().await.unwrap();
     let body: Value = serde_json::from_slice(&reqs[0].body).unwrap();
-    assert_eq!(
-        body["Q"],
-        r"case:yes repo:^r-x$ file:^src/a\x{20}b\x{2e}rs$"
-    );
+    assert_eq!(body["Q"], r"case:yes repo:^r-x$ file:^src/a\ b\.rs$");
     assert_eq!(body["Opts"]["Whole"], true);
     assert_eq!(opt(&body, "MaxDocDisplayCount"), 4);
 }

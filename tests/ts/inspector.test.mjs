@@ -24,6 +24,7 @@ const CALLS = [
   ['files_with_matches', ['query=pagerItem', 'limit=3']],
   ['list_repos', ['limit=2']],
   ['list_tree', ['repo=beta-go', 'limit=3']],
+  ['outline_file', ['repo=alpha-rs', 'path=src/registry.rs', 'limit=3']],
   ['read_file', ['repo=alpha-rs', 'path=src/cache.rs']],
   ['health', []],
 ];

@@ -246,6 +246,9 @@ mod tests {
             sub("fmt.Println", true, false, false)
         );
         assert_eq!(tree("foo.bar"), re("foo.bar", false));
+        // Go reads any escaped ASCII character but a letter or a digit as itself: a space
+        // and `_` too, which are not punctuation (`read_file` names paths so).
+        assert_eq!(tree(r#"a\ b\_c\"d"#), sub("a b_c\"d", false, false, false));
         assert_eq!(tree(r"\w+"), re(r"\w+", true), "\\w is bounded by A-Z");
         assert_eq!(tree(r"\bfoo"), re(r"\bfoo", false));
         assert_eq!(tree("case:yes foo"), sub("foo", true, false, false));

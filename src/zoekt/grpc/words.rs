@@ -40,7 +40,9 @@ fn literal(text: &str) -> Result<Option<String>, String> {
             '.' | '*' | '+' | '?' | '^' | '$' => operator = true,
             '|' => operator = true,
             '\\' => match chars.next() {
-                Some(e) if e.is_ascii_punctuation() => out.push(e),
+                // Go reads an escaped ASCII character that is not a letter or a digit as
+                // itself (`\.`, `\ `, `\_`).
+                Some(e) if e.is_ascii() && !e.is_ascii_alphanumeric() => out.push(e),
                 Some('b' | 'B' | 'A' | 'z' | 'd' | 'D' | 'w' | 'W' | 's' | 'S') => operator = true,
                 Some('t') => out.push('\t'),
                 Some('n') => out.push('\n'),

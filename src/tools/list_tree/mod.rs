@@ -41,11 +41,9 @@ paged_args! {
     #[serde(deny_unknown_fields)]
     pub struct ListTreeArgs {
         /// Repository name, exact (as list_repos shows it).
-        #[arg(long)]
         pub repo: String,
         /// Directory inside the repository, exact and case-sensitive (default: its top).
         #[serde(default)]
-        #[arg(long)]
         pub path: Option<String>,
         /// Levels shown below the path, 1 to 10 (default 2): 1 lists its entries only.
         #[serde(default)]

@@ -5,11 +5,10 @@
 //! [`Source::Repositories`]: super::tool::Source::Repositories
 
 use super::Pager;
-use super::answer::ItemList;
 use super::backend::Backend;
 use super::error::Error;
 use super::order::{Position, file_key};
-use super::tool::{Collected, Found, Run, Tool, Total};
+use super::tool::{Collected, Found, Tool, Total};
 use super::warning::Warning;
 use super::window::Cut;
 
@@ -55,23 +54,12 @@ impl<B: Backend> Pager<B> {
             exact: list.crashes == 0 && list.missing_backends == 0,
             at_least: false,
         };
-        Ok(Collected {
-            runs: vec![Run::all(ItemList {
-                items,
-                positions,
-                files: Vec::new(),
-            })],
-            first: 0,
-            ranked: false,
-            ran_out: true,
-            cut: Cut {
-                crashes: list.crashes,
-                missing_backends: list.missing_backends,
-                ..Cut::default()
-            },
-            total,
-            warnings,
-        })
+        let cut = Cut {
+            crashes: list.crashes,
+            missing_backends: list.missing_backends,
+            ..Cut::default()
+        };
+        Ok(Collected::listed(items, positions, total, cut, warnings))
     }
 
     /// What a listing says of repositories served by two backends of a fan-out.

@@ -15,6 +15,7 @@ pub mod cursor;
 mod empty;
 pub mod error;
 pub mod fetch;
+pub mod listed;
 mod listing;
 pub mod names;
 pub mod order;

@@ -30,7 +30,7 @@ use super::window::{Cut, Section};
 pub use super::census::{CensusQuery, CountUnit};
 pub use super::cursor::Scope;
 pub use super::error::{ArgumentError, Error, QueryError};
-pub use super::names::{ListedFile, NameList, Names, NamesQuery};
+pub use super::listed::{ListedFile, NameList, Names, NamesQuery};
 pub use super::suggest::NarrowBy;
 pub use super::text::Snippet;
 
@@ -322,6 +322,30 @@ impl<T> Run<T> {
 }
 
 impl<T> Collected<T> {
+    /// A listing in an order of its own (not ranked), every item at once: `positions` find
+    /// each item again by itself when a cursor resumes.
+    pub(crate) fn listed(
+        items: Vec<T>,
+        positions: Vec<Position>,
+        total: Total,
+        cut: Cut,
+        warnings: Vec<Warning>,
+    ) -> Collected<T> {
+        Collected {
+            runs: vec![Run::all(ItemList {
+                items,
+                positions,
+                files: Vec::new(),
+            })],
+            first: 0,
+            ranked: false,
+            ran_out: true,
+            cut,
+            total,
+            warnings,
+        }
+    }
+
     /// The collected items counted as a census, for ways to narrow when no census of the
     /// result was taken (none declared, or its request failed or came too late): exact when
     /// they are the whole result, else lower bounds.

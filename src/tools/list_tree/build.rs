@@ -3,9 +3,20 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::TreePlan;
 use super::entry::{EntryKind, TreeEntry};
 use crate::engine::tool::NameList;
+
+/// The tree a call asks for.
+pub(super) struct Tree<'a> {
+    /// The repository.
+    pub repo: &'a str,
+    /// The directory (ending in `/`, or empty for the top).
+    pub dir: &'a str,
+    /// Levels shown below it.
+    pub depth: u32,
+    /// Entries shown per directory.
+    pub per_directory: u32,
+}
 
 /// Most languages shown for a directory.
 const LANGUAGES_SHOWN: usize = 3;
@@ -39,13 +50,13 @@ impl Dir {
 
 /// The tree's entries, in page order: the path itself, then each directory's entries under
 /// it, depth first.
-pub(super) fn entries(plan: &TreePlan, list: &NameList) -> Vec<TreeEntry> {
+pub(super) fn entries(plan: &Tree<'_>, list: &NameList) -> Vec<TreeEntry> {
     let mut dirs: BTreeMap<String, Dir> = BTreeMap::new();
     for f in list.files.iter().filter(|f| *f.repo == *plan.repo) {
-        let Some(rest) = f.path.strip_prefix(plan.dir.as_str()) else {
+        let Some(rest) = f.path.strip_prefix(plan.dir) else {
             continue;
         };
-        let mut dir = plan.dir.clone();
+        let mut dir = plan.dir.to_string();
         let mut depth = 0;
         let mut parts = rest.split('/').peekable();
         while let Some(part) = parts.next() {
@@ -69,19 +80,19 @@ pub(super) fn entries(plan: &TreePlan, list: &NameList) -> Vec<TreeEntry> {
         }
     }
     let mut out = Vec::new();
-    if let Some(top) = dirs.get(&plan.dir) {
+    if let Some(top) = dirs.get(plan.dir) {
         out.push(TreeEntry {
-            repo: plan.repo.clone(),
-            path: plan.dir.clone(),
+            repo: plan.repo.to_string(),
+            path: plan.dir.to_string(),
             kind: EntryKind::Dir,
             depth: 0,
             files: top.files,
-            files_at_least: !list.whole_under(&plan.dir),
+            files_at_least: !list.whole_under(plan.dir),
             languages: top.top_languages(),
             more_dirs: 0,
             more_files: 0,
         });
-        walk(plan, list, &dirs, &plan.dir, 0, &mut out);
+        walk(plan, list, &dirs, plan.dir, 0, &mut out);
     }
     out
 }
@@ -89,7 +100,7 @@ pub(super) fn entries(plan: &TreePlan, list: &NameList) -> Vec<TreeEntry> {
 /// Appends the entries of directory `path` (at `depth`), then those of each subdirectory
 /// shown, depth first.
 fn walk(
-    plan: &TreePlan,
+    plan: &Tree<'_>,
     list: &NameList,
     dirs: &BTreeMap<String, Dir>,
     path: &str,
@@ -98,7 +109,7 @@ fn walk(
 ) {
     let Some(dir) = dirs.get(path) else { return };
     let entry = |path: &str, kind, files, at_least, languages| TreeEntry {
-        repo: plan.repo.clone(),
+        repo: plan.repo.to_string(),
         path: path.to_string(),
         kind,
         depth: depth + 1,

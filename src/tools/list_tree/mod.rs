@@ -140,7 +140,15 @@ impl Tool for ListTree {
 
     fn items(plan: &TreePlan, found: Found<'_>) -> Vec<TreeEntry> {
         match found {
-            Found::Names(list) => build::entries(plan, list),
+            Found::Names(list) => {
+                let tree = build::Tree {
+                    repo: &plan.repo,
+                    dir: &plan.dir,
+                    depth: plan.depth,
+                    per_directory: plan.per_directory,
+                };
+                build::entries(&tree, list)
+            }
             Found::File { .. } | Found::Repository(_) => Vec::new(),
         }
     }

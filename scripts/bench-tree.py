@@ -90,7 +90,11 @@ def raw(url, q):
 def rows(result):
     """The page's entries as dicts, from its structured content (flat rows)."""
     sc = result["structuredContent"]
-    return [dict(zip(sc["fields"], r)) for r in sc["rows"]]
+    # A row ends at its last present cell; the top's path is empty (absent).
+    entries = [dict(zip(sc["fields"], r)) for r in sc["rows"]]
+    for e in entries:
+        e["path"] = e.get("path") or ""
+    return entries
 
 
 def ms(x):
@@ -168,8 +172,11 @@ def main():
         prefix = re.escape(e["path"]).replace("\\/", "/")
         q = f"case:yes r:^{re.escape(a.repo)}$" + (f" f:^{prefix}" if e["path"] else "")
         _, r, _ = s.call("search_files", {"query": q, "count_only": True})
-        total = r["structuredContent"]["total"]
-        count = total if isinstance(total, int) else total.get("value", total)
+        sc_count = r["structuredContent"]
+        # `total` when exact; otherwise the name says what it is.
+        count = next(f"{sc_count[k]:,}{mark}" for k, mark in
+                     [("total", ""), ("total_estimate", " (estimate)"),
+                      ("total_at_least", " (at least)")] if k in sc_count)
         _, raw_count, _ = raw(a.zoekt, "type:file " + q)
         at_least = bool(e.get("files_at_least"))
         holds = (e["files"] == raw_count) if not at_least else (e["files"] <= raw_count)

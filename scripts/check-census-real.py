@@ -32,6 +32,7 @@ them.
 Exit status 1 when a check fails (0 with --report-only). Progress goes to stderr. Usage:
   scripts/check-census-real.py --bin BIN --zoekt many=URL --zoekt mono=URL
       [--rounds 3] [--count-rounds 5] [--only 1,2,3,4,5] [--markdown OUT.md] [--report-only]
+      [--state STATE.json] [--tools search,...] [--queries N]
 Python 3, standard library only.
 """
 
@@ -495,26 +496,32 @@ def summary(text):
 
 # ---------------------------------------------------------------- must-shows 1 and 2
 
-def check_pages(a, name, url, side, out, failures):
-    """Must-shows 1 and 2, and the standing checks of check-narrow-real.py, on one corpus."""
+def check_pages(a, name, url, side, plain, out, failures):
+    """Must-shows 1 and 2, and the standing checks of check-narrow-real.py, on one corpus.
+    `plain` is a sidecar with suggestions off: its page 1 (no census) is timed beside, to show
+    where page 1's time goes (not checked)."""
     rng = random.Random(50)
     for tool in TOOLS:
         for qi, query in enumerate(QUERIES[tool]):
             args = dict(call_args(tool, query), limit=LIMIT)
             windows, census_q = base_queries(tool, query)
-            t_page, t_win, t_census, reqs = [], [], [], []
+            t_page, t_plain, t_win, t_census, reqs, errors = [], [], [], [], [], []
             first = census_raw = None
+            label = f"{name} {tool} {json.dumps(query)}"
             for _ in range(a.rounds):
-                ops = ["page", "window", "census"]
+                ops = ["page", "plain", "window", "census"]
                 rng.shuffle(ops)
                 for op in ops:
                     if op == "page":
                         t, r, timed, counted = side.counted_call(tool, args)
-                        if r.get("isError"):
-                            raise RuntimeError(f"{name} {tool} {query}: {text_of(r)[:300]}")
                         t_page.append(t)
                         reqs.append((timed, counted))
-                        first = first or r
+                        if r.get("isError"):
+                            errors.append(text_of(r).splitlines()[0][:200])
+                        else:
+                            first = first or r
+                    elif op == "plain":
+                        t_plain.append(plain.call(tool, args)[0])
                     elif op == "window":
                         # find_references sends its two windows at once: the slower is its time.
                         t_win.append(max(raw(url, q, WINDOW_OPTS)[0] for q in windows))
@@ -522,18 +529,22 @@ def check_pages(a, name, url, side, out, failures):
                         t, r, size = raw(url, "type:file " + census_q, CENSUS_OPTS)
                         t_census.append(t)
                         census_raw = census_raw or (r, size)
-            sc = first["structuredContent"]
+            for e in errors:
+                failures.append(("1", f"{label}: page 1 failed: {e}"))
+            sc = first["structuredContent"] if first else {}
             total, tkind = total_of(sc)
             bound = 1.1 * max(ms(t_win), ms(t_census))
             max_req = max(max(x) for x in reqs)
             row1 = dict(corpus=name, tool=tool, query=query, total=total_text(total, tkind),
                         broad=total is not None and total > BROAD, page=ms(t_page),
-                        window=ms(t_win), census=ms(t_census), bound=bound,
-                        timed=max(x[0] for x in reqs), counted=max(x[1] for x in reqs))
+                        plain=ms(t_plain), window=ms(t_win), census=ms(t_census), bound=bound,
+                        timed=max(x[0] for x in reqs), counted=max(x[1] for x in reqs),
+                        errors=len(errors))
             row1["ok_req"] = max_req <= 2
             row1["ok_time"] = row1["page"] <= bound
             out["ms1"].append(row1)
-            label = f"{name} {tool} {json.dumps(query)}"
+            if first is None:
+                continue
             if not row1["broad"]:
                 failures.append(("1", f"{label}: not broad (total {row1['total']}): the query list needs another"))
             if not row1["ok_req"]:
@@ -543,13 +554,15 @@ def check_pages(a, name, url, side, out, failures):
                 failures.append(("1", f"{label}: page 1 p50 {row1['page']:.0f} ms > {bound:.0f} ms "
                                       f"(1.1 x max(raw window {row1['window']:.0f}, raw census {row1['census']:.0f}))"))
             say(f"[1] {label}: total {row1['total']}, requests {row1['timed']}/{row1['counted']}, page "
-                f"{row1['page']:.0f} ms, raw window {row1['window']:.0f} ms, census {row1['census']:.0f} ms "
+                f"{row1['page']:.0f} ms (suggestions off {row1['plain']:.0f} ms), raw window {row1['window']:.0f} ms, census {row1['census']:.0f} ms "
                 f"-> {'ok' if row1['ok_req'] and row1['ok_time'] else 'FAIL'}")
-            if a.only & {"2"}:
+            if "2" in a.only:
                 coverage(a, name, url, tool, query, first, census_q, census_raw, out, failures)
             if qi == 0:
                 out["examples"].append((name, tool, query, suggestions_text(text_of(first))))
     for tool, args in NARROW:
+        if tool not in TOOLS:
+            continue
         _, r = side.call(tool, dict(args, limit=LIMIT))
         if (r.get("structuredContent") or {}).get("narrow"):
             failures.append(("old", f"{name} {tool} {args}: a narrow result got suggestions"))
@@ -742,6 +755,10 @@ def reach(a, name, url, side, out, failures):
                 args_now[w_arg] = value
                 _, r = side.call(tool, args_now)
                 calls += 1
+                if r.get("isError"):
+                    steps.append(f"{w_arg}={json.dumps(value)} (error: {text_of(r).splitlines()[0][:120]})")
+                    why = "the narrowed call failed"
+                    break
                 sc = r.get("structuredContent") or {}
                 t_value, t_kind = total_of(sc)
                 steps.append(f"{w_arg}={json.dumps(value)} ({total_text(t_value, t_kind)})")
@@ -768,7 +785,7 @@ def check_count(a, name, url, side, out, failures):
         query = COUNT_QUERY[tool]
         args = dict(call_args(tool, query), limit=LIMIT, count_only=True)
         _, census_q = base_queries(tool, query)
-        t_count, t_census, reqs = [], [], []
+        t_count, t_census, reqs, errors = [], [], [], []
         said = None
         for _ in range(a.count_rounds):
             ops = ["count", "census"]
@@ -778,17 +795,24 @@ def check_count(a, name, url, side, out, failures):
                     t, r, timed, counted = side.counted_call(tool, args)
                     t_count.append(t)
                     reqs.append(max(timed, counted))
-                    said = said or r
+                    if r.get("isError"):
+                        errors.append(text_of(r).splitlines()[0][:200])
+                    else:
+                        said = said or r
                 else:
                     t_census.append(raw(url, "type:file " + census_q, CENSUS_OPTS)[0])
-        total, tkind = total_of(said["structuredContent"])
+        sc = said["structuredContent"] if said else {}
+        total, tkind = total_of(sc)
         ratio = ms(t_count) / ms(t_census)
-        ok = ratio <= 2
+        ok = ratio <= 2 and not errors
+        for e in errors:
+            failures.append(("5", f"{name} {tool} {json.dumps(query)} count_only failed "
+                                  f"({len(errors)} of {a.count_rounds} rounds): {e}"))
         out["ms5"].append(dict(corpus=name, tool=tool, query=query, total=total_text(total, tkind),
                                count=ms(t_count), census=ms(t_census), ratio=ratio,
-                               requests=max(reqs), ok=ok,
-                               warning=next((w for w in said["structuredContent"].get("warnings", [])), "")))
-        if not ok:
+                               requests=max(reqs), ok=ok, errors=len(errors),
+                               warning=next((w for w in sc.get("warnings", [])), "")))
+        if ratio > 2:
             failures.append(("5", f"{name} {tool} {json.dumps(query)} count_only: p50 {ms(t_count):.0f} ms, "
                                   f"{ratio:.2f}x raw Zoekt's census request ({ms(t_census):.0f} ms); at most 2x expected"))
         say(f"[5] {name} {tool} {json.dumps(query)} count_only {ms(t_count):.0f} ms vs census "
@@ -810,22 +834,34 @@ def report(a, out, failures, took, path):
       "10,000, limit 30), the window cache off (`serve --http --cache-bytes 0`) where times are "
       "taken. Expected answers come from raw Zoekt over its JSON API. "
       f"Rounds: {a.rounds} (page 1), {a.count_rounds} (count_only); p50 times. "
-      f"The run took {took / 60:.1f} minutes.\n")
+      f"The run took {took / 60:.1f} minutes; load average at its end "
+      f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs.\n")
     if out["ms1"]:
         w("## 1. Page 1: Zoekt requests and time\n")
         w("Requests: by `/metrics` (`zoekt_pager_zoekt_request_seconds_count`) / by the page's own "
           "count (`zoekt_pager_zoekt_requests_per_page_sum`), the most of any round. Raw window: "
           "`MaxDocDisplayCount` 34 (find_references: the slower of its two windows, sent at once); "
-          "raw census: `type:file`, 40,000 files, 3 s. Bound: 1.1 x the slower raw p50.\n")
-        w("| corpus | tool | query | total | requests | page 1 ms | raw window ms | raw census ms | bound ms | page/bound | ok |")
-        w("|---|---|---|---|---|---|---|---|---|---|---|")
+          "raw census: `type:file`, 40,000 files, 3 s. Bound: 1.1 x the slower raw p50. The last "
+          "column, not checked, is page 1 of a sidecar with `--suggest-filters off` (its own window "
+          "alone, no census), timed in the same rounds: what page 1 costs without the census.\n")
+        w("| corpus | tool | query | total | requests | page 1 ms | raw window ms | raw census ms | bound ms | page/bound | ok | page 1 ms, suggestions off |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in out["ms1"]:
-            ok = "yes" if r["ok_req"] and r["ok_time"] and r["broad"] else \
+            ok = "yes" if r["ok_req"] and r["ok_time"] and r["broad"] and not r["errors"] else \
                 "**" + ", ".join(x for x, bad in (("requests", not r["ok_req"]), ("time", not r["ok_time"]),
-                                                   ("not broad", not r["broad"])) if bad) + "**"
+                                                   ("not broad", not r["broad"]),
+                                                   (f"{r['errors']} errors", r["errors"])) if bad) + "**"
             w(f"| {r['corpus']} | {r['tool']} | `{md_escape(r['query'])}` | {r['total']} | {r['timed']} / {r['counted']} "
               f"| {r['page']:.0f} | {r['window']:.0f} | {r['census']:.0f} | {r['bound']:.0f} | "
-              f"{r['page'] / r['bound']:.2f} | {ok} |")
+              f"{r['page'] / r['bound']:.2f} | {ok} | {r['plain']:.0f} |")
+        w("")
+        for name in sorted({r["corpus"] for r in out["ms1"]}):
+            for tool in TOOLS:
+                rows = [r for r in out["ms1"] if r["corpus"] == name and r["tool"] == tool]
+                if rows:
+                    w(f"- {name} {tool}: requests at most 2 on {sum(r['ok_req'] for r in rows)} of {len(rows)}, "
+                      f"time within bound on {sum(r['ok_time'] for r in rows)} of {len(rows)} (page/bound "
+                      f"{min(r['page'] / r['bound'] for r in rows):.2f}-{max(r['page'] / r['bound'] for r in rows):.2f})")
         w("")
     if out["ms2"]:
         w("## 2. Coverage of the census, and each suggestion's count\n")
@@ -889,13 +925,25 @@ def report(a, out, failures, took, path):
             detail = " -> ".join(r["path_taken"]) + (f"; **{r['why']}**" if r["why"] else "")
             w(f"| {r['corpus']} | `{r['target']}` | {r['tool']} | `{md_escape(r['query'])}` | {calls} | {md_escape(detail)} |")
         w("")
+    if out["ms4"]:
+        for name in sorted({r["corpus"] for r in out["ms4"]}):
+            rows = [r for r in out["ms4"] if r["corpus"] == name]
+            tried = [r for r in rows if r["calls"] != "n/a"]
+            reached = [r for r in tried if r["calls"] is not None]
+            dist = {n: sum(1 for r in reached if r["calls"] == n) for n in range(4)}
+            w(f"- {name}: reached {len(reached)} of {len(tried)} (target, tool) pairs "
+              f"({', '.join(f'{v} in {k}' for k, v in dist.items())} calls); "
+              f"{len(rows) - len(tried)} n/a (no broad query of the lists holds the target)")
+        w("")
     if out["ms5"]:
         w("## 5. count_only against raw Zoekt's census request\n")
-        w("| corpus | tool | query | total | requests | count_only ms | raw census ms | ratio | warning | ok |")
-        w("|---|---|---|---|---|---|---|---|---|---|")
+        w("Requests: the most of any round (/metrics or the page's own count). Errors: rounds whose "
+          "count_only was an error.\n")
+        w("| corpus | tool | query | total | requests | count_only ms | raw census ms | ratio | errors | warning | ok |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|")
         for r in out["ms5"]:
             w(f"| {r['corpus']} | {r['tool']} | `{md_escape(r['query'])}` | {r['total']} | {r['requests']} | "
-              f"{r['count']:.0f} | {r['census']:.0f} | {r['ratio']:.2f} | {md_escape(r['warning'][:80])} | "
+              f"{r['count']:.0f} | {r['census']:.0f} | {r['ratio']:.2f} | {r['errors']} | {md_escape(r['warning'][:80])} | "
               f"{'yes' if r['ok'] else '**no**'} |")
         w("")
     w(f"## Failures: {len(failures)}\n")
@@ -918,6 +966,8 @@ def main():
     ap.add_argument("--tools", default=",".join(TOOLS), help="which tools (a quick look)")
     ap.add_argument("--queries", type=int, default=10, help="how many of each tool's queries")
     ap.add_argument("--markdown")
+    ap.add_argument("--state", help="keep what is measured here after each part, and skip the "
+                                     "parts it holds when run again (a long run that broke off)")
     ap.add_argument("--report-only", action="store_true")
     a = ap.parse_args()
     a.only = set(a.only.split(","))
@@ -926,22 +976,54 @@ def main():
         QUERIES[tool] = QUERIES[tool][:a.queries]
     corpora = [tuple(s.split("=", 1)) for s in a.zoekt]
     started = time.time()
-    out = {k: [] for k in ("ms1", "ms2", "ms3", "ms4", "ms5", "examples")}
-    failures = []
+    state = {"out": {k: [] for k in ("ms1", "ms2", "ms3", "ms4", "ms5", "examples")},
+             "failures": [], "done": [], "seconds": 0.0}
+    if a.state and os.path.exists(a.state):
+        with open(a.state) as fh:
+            state = json.load(fh)
+        say(f"resuming from {a.state}: done {', '.join(state['done']) or 'nothing'}")
+    out, failures = state["out"], state["failures"]
+    failures[:] = [tuple(f) for f in failures]
+
+    def section(key, run):
+        """Runs one part once (a resumed run skips what is done), keeps going when it breaks,
+        and saves what is known so far."""
+        if key in state["done"]:
+            return
+        t = time.time()
+        try:
+            run()
+            state["done"].append(key)
+        except Exception as e:  # a broken part is a failure of the check, not the end of it
+            import traceback
+            traceback.print_exc()
+            failures.append(("run", f"{key} broke off: {type(e).__name__}: {e}"))
+        state["seconds"] += time.time() - t
+        if a.state:
+            with open(a.state, "w") as fh:
+                json.dump(state, fh)
+        if a.markdown:
+            report(a, out, failures, state["seconds"], a.markdown)
+
     for name, url in corpora:
+        parts = [(f"{name}:pages", {"1", "2"}), (f"{name}:count", {"5"}), (f"{name}:reach", {"4"})]
+        if all(key in state["done"] or not (a.only & which) for key, which in parts):
+            continue
         side = Sidecar(a.bin, url)
+        plain = Sidecar(a.bin, url, extra=("--suggest-filters", "off"))
         try:
             if a.only & {"1", "2"}:
-                check_pages(a, name, url, side, out, failures)
+                section(f"{name}:pages", lambda: check_pages(a, name, url, side, plain, out, failures))
             if "5" in a.only:
-                check_count(a, name, url, side, out, failures)
+                section(f"{name}:count", lambda: check_count(a, name, url, side, out, failures))
             if "4" in a.only:
-                reach(a, name, url, side, out, failures)
+                section(f"{name}:reach", lambda: reach(a, name, url, side, out, failures))
         finally:
             side.close()
+            plain.close()
     if "3" in a.only:
-        check_heavy(a, corpora, out, failures)
-    text = report(a, out, failures, time.time() - started, a.markdown)
+        section("heavy", lambda: check_heavy(a, corpora, out, failures))
+    text = report(a, out, failures, state["seconds"], a.markdown)
     print(text)
     sys.exit(1 if failures and not a.report_only else 0)
 

@@ -73,6 +73,10 @@ pub struct Narrowing {
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
+    /// The last way is the part named for its unnamed children (a big part the list goes
+    /// down through): a list cut to fit keeps it and drops the ways before it, since without
+    /// it those children are out of reach.
+    pub last_leads_on: bool,
 }
 
 /// At most this many ways are suggested.
@@ -306,21 +310,26 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
         Some(kept) => kept.as_ref(),
         None => &rank(census),
     };
-    let ways = choose(ranked, on_page, census.unit);
+    let (ways, last_leads_on) = choose(ranked, on_page, census.unit);
     (!ways.is_empty()).then(|| Narrowing {
         ways,
         counts: census.kind,
         unit: census.unit,
         files_read: census.files.len(),
         files_total: census.files_total,
+        last_leads_on,
     })
 }
 
 /// The ways of `ranked` a page shows: not the page's own, none of the very files of one
 /// named before, at most [`MAX_LANGUAGES`] languages, at most [`MAX_WAYS`], the last kept for
 /// the part named for its unnamed children when there is one. `unit` is what the ways'
-/// counts count.
-fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit) -> Vec<Narrow> {
+/// counts count. With them, whether the last is that part.
+fn choose(
+    ranked: &RankedWays,
+    on_page: &[(&FileFacts, usize)],
+    unit: CountUnit,
+) -> (Vec<Narrow>, bool) {
     // What the page shows of each part, in the counts' unit: a way whose every item is on it
     // is the page again.
     let mut shown: HashMap<Key, usize> = HashMap::new();
@@ -341,6 +350,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     let mut languages = 0;
     let mut said = HashSet::new();
     let mut ways = Vec::new();
+    let mut last_leads_on = false;
     let gateway = ranked.ways.last().filter(|c| c.group == GATEWAY);
     let room = MAX_WAYS - usize::from(gateway.is_some());
     for c in &ranked.ways {
@@ -358,12 +368,13 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
             continue;
         }
         languages += usize::from(language);
+        last_leads_on = c.group == GATEWAY;
         ways.push(Narrow {
             by: c.by.clone(),
             items: (c.tally.items.round() as u64).max(1),
         });
     }
-    ways
+    (ways, last_leads_on)
 }
 
 /// Every part of a result: its repositories, directories, directories' own files and
@@ -575,6 +586,10 @@ mod tests {
         // its subdirectories (src/time/ and src/util/ among them).
         assert_eq!(n.ways.len(), MAX_WAYS);
         assert!(said.ends_with("directory t/src/: 83"), "{said}");
+        assert!(
+            n.last_leads_on,
+            "the last way leads on to src/'s unnamed children"
+        );
         assert!(!said.contains("directory t/: "), "{said}");
         assert!(!said.contains("src/util/"), "{said}");
         // Called, src/ is the whole result: eight of its subdirectories fill the list (not
@@ -585,6 +600,7 @@ mod tests {
         );
         let deeper = narrowing(&inside, &[]).expect("ways");
         assert_eq!(deeper.ways.len(), MAX_WAYS);
+        assert!(!deeper.last_leads_on);
         assert!(
             deeper.ways.iter().all(|w| matches!(&w.by,
                 NarrowBy::Directory { dir, .. } if dir.starts_with("t/src/") && dir.len() > 6)),

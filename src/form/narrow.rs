@@ -42,6 +42,9 @@ pub struct Suggestions {
     pub files_read: usize,
     /// How many files the result holds.
     pub files_total: u64,
+    /// The last call is the part named for its unnamed children ([`Narrowing::last_leads_on`]):
+    /// kept when the list is cut to fit.
+    pub last_leads_on: bool,
 }
 
 impl Suggestions {
@@ -54,6 +57,7 @@ impl Suggestions {
             unit,
             files_read,
             files_total,
+            last_leads_on,
         } = page.narrowing.as_ref()?;
         let calls: Vec<NarrowCall> = ways
             .iter()
@@ -66,19 +70,34 @@ impl Suggestions {
                 })
             })
             .collect();
-        let mut s = Suggestions {
+        let last_written = ways.last().is_some_and(|w| args.narrowed(&w.by).is_some());
+        Suggestions {
             calls,
             counts: *counts,
             unit: *unit,
             files_read: *files_read,
             files_total: *files_total,
-        };
-        while !s.calls.is_empty()
-            && (s.json_chars() > MAX_JSON_CHARS || s.text().chars().count() > MAX_TEXT_CHARS)
-        {
-            s.calls.pop();
+            last_leads_on: *last_leads_on && last_written,
         }
-        (!s.calls.is_empty()).then_some(s)
+        .fit()
+    }
+
+    /// The suggestions within [`MAX_JSON_CHARS`] of JSON and [`MAX_TEXT_CHARS`] of text: ways
+    /// dropped from the end, but for a last one that leads on, which stays (the ways before it
+    /// are dropped instead). `None` when none is left.
+    fn fit(mut self) -> Option<Suggestions> {
+        while !self.calls.is_empty()
+            && (self.json_chars() > MAX_JSON_CHARS || self.text().chars().count() > MAX_TEXT_CHARS)
+        {
+            let n = self.calls.len();
+            let at = if self.last_leads_on && n > 1 {
+                n - 2
+            } else {
+                n - 1
+            };
+            self.calls.remove(at);
+        }
+        (!self.calls.is_empty()).then_some(self)
     }
 
     /// What the counts are: the same words in both forms.
@@ -154,5 +173,58 @@ impl Suggestions {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         serde_json::to_string(&map).map_or(usize::MAX, |s| s.chars().count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` calls of long directories, then the part they lie in.
+    fn suggestions(n: usize, last_leads_on: bool) -> Suggestions {
+        let mut calls: Vec<NarrowCall> = (0..n)
+            .map(|i| NarrowCall {
+                arg: "filters",
+                value: format!("file:^go-modules/a-rather-long-module-name-{i}@v1\\.2\\.3/"),
+                results: 400 - i as u64,
+            })
+            .collect();
+        calls.push(NarrowCall {
+            arg: "filters",
+            value: "file:^go-modules/".into(),
+            results: 5000,
+        });
+        Suggestions {
+            calls,
+            counts: CountKind::AtLeast,
+            unit: CountUnit::Files,
+            files_read: 9000,
+            files_total: 9000,
+            last_leads_on,
+        }
+    }
+
+    /// `find_references err` on the monorepo: seven ways under a long note were too long,
+    /// and the one dropped was the last, `file:^go-modules/`, the only way to the many
+    /// modules not named (issue 50: the parent is named too).
+    #[test]
+    fn a_list_cut_to_fit_keeps_the_part_that_leads_on() {
+        let fitted = suggestions(7, true).fit().expect("some ways fit");
+        assert!(fitted.json_chars() <= MAX_JSON_CHARS);
+        assert!(fitted.calls.len() < 8, "{}", fitted.calls.len());
+        assert_eq!(
+            fitted.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        assert_eq!(fitted.calls[0].results, 400, "best first still");
+        // Without one that leads on, the end goes first, as before.
+        let plain = suggestions(7, false).fit().expect("some ways fit");
+        assert_ne!(
+            plain.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        // A list that fits is left whole.
+        let short = suggestions(1, true).fit().expect("fits");
+        assert_eq!(short.calls.len(), 2);
     }
 }

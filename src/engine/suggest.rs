@@ -58,6 +58,9 @@ pub struct Narrow {
     /// What it holds of the whole result, in [`Narrowing::unit`], as [`Narrowing::counts`]
     /// says: exactly, about or at least.
     pub items: u64,
+    /// Kept when the list is cut to fit (the ways before it go first): a big part a model
+    /// reaches the rest of the result through, which ranks after the ways that cut more.
+    pub kept: bool,
 }
 
 /// The ways to narrow a result, best first.
@@ -73,10 +76,6 @@ pub struct Narrowing {
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
-    /// The last way is the part named for its unnamed children (a big part the list goes
-    /// down through): a list cut to fit keeps it and drops the ways before it, since without
-    /// it those children are out of reach.
-    pub last_leads_on: bool,
 }
 
 /// At most this many ways are suggested.
@@ -310,26 +309,21 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
         Some(kept) => kept.as_ref(),
         None => &rank(census),
     };
-    let (ways, last_leads_on) = choose(ranked, on_page, census.unit);
+    let ways = choose(ranked, on_page, census.unit);
     (!ways.is_empty()).then(|| Narrowing {
         ways,
         counts: census.kind,
         unit: census.unit,
         files_read: census.files.len(),
         files_total: census.files_total,
-        last_leads_on,
     })
 }
 
 /// The ways of `ranked` a page shows: not the page's own, none of the very files of one
 /// named before, at most [`MAX_LANGUAGES`] languages, at most [`MAX_WAYS`], the last kept for
 /// the part named for its unnamed children when there is one. `unit` is what the ways'
-/// counts count. With them, whether the last is that part.
-fn choose(
-    ranked: &RankedWays,
-    on_page: &[(&FileFacts, usize)],
-    unit: CountUnit,
-) -> (Vec<Narrow>, bool) {
+/// counts count.
+fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit) -> Vec<Narrow> {
     // What the page shows of each part, in the counts' unit: a way whose every item is on it
     // is the page again.
     let mut shown: HashMap<Key, usize> = HashMap::new();
@@ -350,7 +344,6 @@ fn choose(
     let mut languages = 0;
     let mut said = HashSet::new();
     let mut ways = Vec::new();
-    let mut last_leads_on = false;
     // Kept a place whatever comes before them: the part named for its unnamed children, and
     // a part of the tree holding more than a third of the result. That one cuts it less than
     // three times, so it ranks after every way that does; with many small parts that do, it
@@ -375,13 +368,13 @@ fn choose(
             continue;
         }
         languages += usize::from(language);
-        last_leads_on = c.group == GATEWAY;
         ways.push(Narrow {
             by: c.by.clone(),
             items: (c.tally.items.round() as u64).max(1),
+            kept: kept(c),
         });
     }
-    (ways, last_leads_on)
+    ways
 }
 
 /// Every part of a result: its repositories, directories, directories' own files and
@@ -594,7 +587,7 @@ mod tests {
         assert_eq!(n.ways.len(), MAX_WAYS);
         assert!(said.ends_with("directory t/src/: 83"), "{said}");
         assert!(
-            n.last_leads_on,
+            n.ways.last().is_some_and(|w| w.kept),
             "the last way leads on to src/'s unnamed children"
         );
         assert!(!said.contains("directory t/: "), "{said}");
@@ -607,7 +600,7 @@ mod tests {
         );
         let deeper = narrowing(&inside, &[]).expect("ways");
         assert_eq!(deeper.ways.len(), MAX_WAYS);
-        assert!(!deeper.last_leads_on);
+        assert!(!deeper.ways.iter().any(|w| w.kept));
         assert!(
             deeper.ways.iter().all(|w| matches!(&w.by,
                 NarrowBy::Directory { dir, .. } if dir.starts_with("t/src/") && dir.len() > 6)),
@@ -671,6 +664,8 @@ mod tests {
         let said = ways(&n);
         assert_eq!(n.ways.len(), MAX_WAYS, "{said}");
         assert!(said.contains("repository go-toolchain: 38"), "{said}");
+        let kept: Vec<_> = n.ways.iter().filter(|w| w.kept).map(|w| &w.by).collect();
+        assert_eq!(kept, [&NarrowBy::Repo("go-toolchain".into())]);
         assert!(said.starts_with("repository r0: 6"), "{said}");
         assert!(!said.contains("Python"), "62 of 100 keep most: {said}");
     }

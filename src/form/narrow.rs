@@ -27,6 +27,8 @@ pub struct NarrowCall {
     /// What the narrowed call holds, in [`Suggestions::unit`]: exactly, about or at least, as
     /// [`Suggestions::counts`] says.
     pub results: u64,
+    /// Kept when the list is cut to fit (the engine's `Narrow::kept`).
+    pub kept: bool,
 }
 
 /// The suggestions of one page.
@@ -42,9 +44,6 @@ pub struct Suggestions {
     pub files_read: usize,
     /// How many files the result holds.
     pub files_total: u64,
-    /// The last call is the part named for its unnamed children ([`Narrowing::last_leads_on`]):
-    /// kept when the list is cut to fit.
-    pub last_leads_on: bool,
 }
 
 impl Suggestions {
@@ -57,7 +56,6 @@ impl Suggestions {
             unit,
             files_read,
             files_total,
-            last_leads_on,
         } = page.narrowing.as_ref()?;
         let calls: Vec<NarrowCall> = ways
             .iter()
@@ -67,34 +65,30 @@ impl Suggestions {
                     arg,
                     value,
                     results: w.items,
+                    kept: w.kept,
                 })
             })
             .collect();
-        let last_written = ways.last().is_some_and(|w| args.narrowed(&w.by).is_some());
         Suggestions {
             calls,
             counts: *counts,
             unit: *unit,
             files_read: *files_read,
             files_total: *files_total,
-            last_leads_on: *last_leads_on && last_written,
         }
         .fit()
     }
 
     /// The suggestions within [`MAX_JSON_CHARS`] of JSON and [`MAX_TEXT_CHARS`] of text: ways
-    /// dropped from the end, but for a last one that leads on, which stays (the ways before it
+    /// dropped from the end, but for those kept ([`NarrowCall::kept`]: the ways before them
     /// are dropped instead). `None` when none is left.
     fn fit(mut self) -> Option<Suggestions> {
         while !self.calls.is_empty()
             && (self.json_chars() > MAX_JSON_CHARS || self.text().chars().count() > MAX_TEXT_CHARS)
         {
-            let n = self.calls.len();
-            let at = if self.last_leads_on && n > 1 {
-                n - 2
-            } else {
-                n - 1
-            };
+            let at = (self.calls.iter())
+                .rposition(|c| !c.kept)
+                .unwrap_or(self.calls.len() - 1);
             self.calls.remove(at);
         }
         (!self.calls.is_empty()).then_some(self)
@@ -181,18 +175,20 @@ mod tests {
     use super::*;
 
     /// `n` calls of long directories, then the part they lie in.
-    fn suggestions(n: usize, last_leads_on: bool) -> Suggestions {
+    fn suggestions(n: usize, last_kept: bool) -> Suggestions {
         let mut calls: Vec<NarrowCall> = (0..n)
             .map(|i| NarrowCall {
                 arg: "filters",
                 value: format!("file:^go-modules/a-rather-long-module-name-{i}@v1\\.2\\.3/"),
                 results: 400 - i as u64,
+                kept: false,
             })
             .collect();
         calls.push(NarrowCall {
             arg: "filters",
             value: "file:^go-modules/".into(),
             results: 5000,
+            kept: last_kept,
         });
         Suggestions {
             calls,
@@ -200,7 +196,6 @@ mod tests {
             unit: CountUnit::Files,
             files_read: 9000,
             files_total: 9000,
-            last_leads_on,
         }
     }
 
@@ -221,6 +216,17 @@ mod tests {
         let plain = suggestions(7, false).fit().expect("some ways fit");
         assert_ne!(
             plain.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        // A kept way inside the list stays too (`repo:^go-toolchain$`, over a third of the
+        // result, after the ways that cut more): the others before and after it go.
+        let mut both = suggestions(7, true);
+        both.calls[5].kept = true;
+        let kept = both.calls[5].value.clone();
+        let fitted = both.fit().expect("some ways fit");
+        assert!(fitted.calls.iter().any(|c| c.value == kept));
+        assert_eq!(
+            fitted.calls.last().map(|c| c.value.as_str()),
             Some("file:^go-modules/")
         );
         // A list that fits is left whole.

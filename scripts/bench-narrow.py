@@ -14,7 +14,8 @@ window cache off so that every call asks Zoekt:
 - characters of the suggestions' JSON (`narrow` and `narrow_note`);
 - each suggestion's stated count against raw Zoekt's count for the narrowed query in the
   tool's items (matches; files for the tools whose items are files; matching lines for
-  `find_references`), and how much the best one cuts.
+  `find_references`), or in files where the count is of the files holding results (its key
+  `files`, `files_about`, `files_at_least`), and how much the best one cuts.
 
 Usage: scripts/bench-narrow.py --bin target/release/zoekt-pager --zoekt gen=URL [--zoekt ...]
        [--rounds 15] [--markdown out.md] [--control]
@@ -98,8 +99,17 @@ def raw(url, q, max_docs):
     return time.perf_counter() - t, r["FileCount"], r["MatchCount"]
 
 
+# What a suggestion's count is keyed by (src/form/narrow.rs): results, or the files holding
+# them, exactly, about or at least.
+COUNT_KEYS = ("results", "results_about", "results_at_least", "files", "files_about",
+              "files_at_least")
+
+
 def raw_count(url, q, unit):
-    """Raw Zoekt's count of a query's results in the tool's unit (see CALLS)."""
+    """Raw Zoekt's count of a query's results in the tool's unit (see CALLS); "census files":
+    the files it matches, each once (`type:file`, as the pager's census asks)."""
+    if unit == "census files":
+        return raw(url, "type:file " + q, 1)[1]
     if unit != "lines":
         _, files, matches = raw(url, q, 1)
         return files if unit == "files" else matches
@@ -163,12 +173,14 @@ def main():
             original = raw_count(url, rawq.format(f=""), unit)
             cuts = []
             for page, w in [("page 1", w) for w in narrow] + [("count_only", w) for w in counted_narrow]:
-                arg, value = next((k, v) for k, v in w.items() if not k.startswith("results"))
-                key = next(k for k in w if k.startswith("results"))
+                arg, value = next((k, v) for k, v in w.items() if k not in COUNT_KEYS)
+                key = next(k for k in w if k in COUNT_KEYS)
                 stated = w[key]
-                kind = {"results": "exact", "results_about": "about"}.get(key, "at least")
+                kind = ("about" if key.endswith("_about") else
+                        "at least" if key.endswith("_at_least") else "exact")
                 filt = value[len(args.get(arg, "")):].strip() if value.startswith(args.get(arg, "")) else value
-                held = raw_count(url, rawq.format(f=filt), unit)
+                # Line tools count the files holding results (`files*`): raw Zoekt's files.
+                held = raw_count(url, rawq.format(f=filt), "census files" if key.startswith("files") else unit)
                 if page == "page 1":
                     cuts.append(original / held if held else float("inf"))
                 count_rows.append((name, tool, page, filt, kind, stated, held))

@@ -8,11 +8,14 @@
 #                                     the first run, which takes about ten minutes)
 #   scripts/real-corpora.sh up        build, then serve both: prints `many=URL` and `mono=URL`
 #   scripts/real-corpora.sh down      stop both webservers
-#   scripts/real-corpora.sh check     up, then scripts/check-narrow-real.py against both with the
-#                                     release build: the suggestions' must-shows, with numbers
-#                                     (writes docs/bench/narrow-real.md), then down. Extra
-#                                     arguments go to the checker (--bench adds the latency
-#                                     table, --rounds N).
+#   scripts/real-corpora.sh check     up, then scripts/check-census-real.py against both with the
+#                                     release build: the census's must-shows (page 1's Zoekt
+#                                     requests and time against raw Zoekt, the census's coverage
+#                                     and counts, queries Zoekt cannot finish, reaching chosen
+#                                     files by suggestions alone, count_only), with numbers
+#                                     (writes docs/bench/census-real.md; an hour or more), then
+#                                     down. Extra arguments go to the checker (--rounds N,
+#                                     --only 1,2,3,4,5, --report-only).
 #
 # The source trees are those this machine already has once the project's own steps ran. `mono`
 # is ONE repository, `monorepo`, laid out like a company monorepo (about 91,000 files):
@@ -276,8 +279,8 @@ check() {
   local bin="${CARGO_TARGET_DIR:-target}/release/zoekt-pager"
   local args=()
   for u in $urls; do args+=(--zoekt "$u"); done
-  python3 scripts/check-narrow-real.py --bin "$bin" "${args[@]}" \
-    --markdown docs/bench/narrow-real.md "$@"
+  python3 scripts/check-census-real.py --bin "$bin" "${args[@]}" \
+    --markdown docs/bench/census-real.md "$@"
 }
 
 case "${1:-}" in

@@ -58,6 +58,9 @@ pub struct Narrow {
     /// What it holds of the whole result, in [`Narrowing::unit`], as [`Narrowing::counts`]
     /// says: exactly, about or at least.
     pub items: u64,
+    /// Kept when the list is cut to fit (the ways before it go first): a big part a model
+    /// reaches the rest of the result through, which ranks after the ways that cut more.
+    pub kept: bool,
 }
 
 /// The ways to narrow a result, best first.
@@ -341,10 +344,17 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     let mut languages = 0;
     let mut said = HashSet::new();
     let mut ways = Vec::new();
-    let gateway = ranked.ways.last().filter(|c| c.group == GATEWAY);
-    let room = MAX_WAYS - usize::from(gateway.is_some());
+    // Kept a place whatever comes before them: the part named for its unnamed children, and
+    // a part of the tree holding more than a third of the result. That one cuts it less than
+    // three times, so it ranks after every way that does; with many small parts that do, it
+    // would never be named, and a model following the ways could not reach it
+    // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
+    let kept = |c: &Candidate| {
+        c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
+    };
+    let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
     for c in &ranked.ways {
-        if ways.len() == room && c.group != GATEWAY {
+        if ways.len() >= room && !kept(c) {
             continue;
         }
         if shown
@@ -361,6 +371,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
         ways.push(Narrow {
             by: c.by.clone(),
             items: (c.tally.items.round() as u64).max(1),
+            kept: kept(c),
         });
     }
     ways
@@ -575,6 +586,10 @@ mod tests {
         // its subdirectories (src/time/ and src/util/ among them).
         assert_eq!(n.ways.len(), MAX_WAYS);
         assert!(said.ends_with("directory t/src/: 83"), "{said}");
+        assert!(
+            n.ways.last().is_some_and(|w| w.kept),
+            "the last way leads on to src/'s unnamed children"
+        );
         assert!(!said.contains("directory t/: "), "{said}");
         assert!(!said.contains("src/util/"), "{said}");
         // Called, src/ is the whole result: eight of its subdirectories fill the list (not
@@ -585,6 +600,7 @@ mod tests {
         );
         let deeper = narrowing(&inside, &[]).expect("ways");
         assert_eq!(deeper.ways.len(), MAX_WAYS);
+        assert!(!deeper.ways.iter().any(|w| w.kept));
         assert!(
             deeper.ways.iter().all(|w| matches!(&w.by,
                 NarrowBy::Directory { dir, .. } if dir.starts_with("t/src/") && dir.len() > 6)),
@@ -634,6 +650,24 @@ mod tests {
             "repository b: 25; directory lib/ of a: 25; repository c: 15; \
              directory src/ of a: 35"
         );
+    }
+
+    #[test]
+    fn a_part_that_cuts_less_than_three_times_is_named_beside_many_that_do() {
+        // One repository holds 38 of 100 files, twelve others 4 to 6 each (some in Python):
+        // the twelve cut the result more, but the big one is the way to most of it.
+        let mut table = String::from("go-toolchain src/m#.go Go *38;");
+        for (i, n) in [6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5, 4].iter().enumerate() {
+            table.push_str(&format!(" r{i} x/m#.py Python *{n};"));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert_eq!(n.ways.len(), MAX_WAYS, "{said}");
+        assert!(said.contains("repository go-toolchain: 38"), "{said}");
+        let kept: Vec<_> = n.ways.iter().filter(|w| w.kept).map(|w| &w.by).collect();
+        assert_eq!(kept, [&NarrowBy::Repo("go-toolchain".into())]);
+        assert!(said.starts_with("repository r0: 6"), "{said}");
+        assert!(!said.contains("Python"), "62 of 100 keep most: {said}");
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct NarrowCall {
     /// What the narrowed call holds, in [`Suggestions::unit`]: exactly, about or at least, as
     /// [`Suggestions::counts`] says.
     pub results: u64,
+    /// Kept when the list is cut to fit (the engine's `Narrow::kept`).
+    pub kept: bool,
 }
 
 /// The suggestions of one page.
@@ -63,22 +65,33 @@ impl Suggestions {
                     arg,
                     value,
                     results: w.items,
+                    kept: w.kept,
                 })
             })
             .collect();
-        let mut s = Suggestions {
+        Suggestions {
             calls,
             counts: *counts,
             unit: *unit,
             files_read: *files_read,
             files_total: *files_total,
-        };
-        while !s.calls.is_empty()
-            && (s.json_chars() > MAX_JSON_CHARS || s.text().chars().count() > MAX_TEXT_CHARS)
-        {
-            s.calls.pop();
         }
-        (!s.calls.is_empty()).then_some(s)
+        .fit()
+    }
+
+    /// The suggestions within [`MAX_JSON_CHARS`] of JSON and [`MAX_TEXT_CHARS`] of text: ways
+    /// dropped from the end, but for those kept ([`NarrowCall::kept`]: the ways before them
+    /// are dropped instead). `None` when none is left.
+    fn fit(mut self) -> Option<Suggestions> {
+        while !self.calls.is_empty()
+            && (self.json_chars() > MAX_JSON_CHARS || self.text().chars().count() > MAX_TEXT_CHARS)
+        {
+            let at = (self.calls.iter())
+                .rposition(|c| !c.kept)
+                .unwrap_or(self.calls.len() - 1);
+            self.calls.remove(at);
+        }
+        (!self.calls.is_empty()).then_some(self)
     }
 
     /// What the counts are: the same words in both forms.
@@ -154,5 +167,70 @@ impl Suggestions {
             .map(|(k, v)| (k.to_string(), v))
             .collect();
         serde_json::to_string(&map).map_or(usize::MAX, |s| s.chars().count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` calls of long directories, then the part they lie in.
+    fn suggestions(n: usize, last_kept: bool) -> Suggestions {
+        let mut calls: Vec<NarrowCall> = (0..n)
+            .map(|i| NarrowCall {
+                arg: "filters",
+                value: format!("file:^go-modules/a-rather-long-module-name-{i}@v1\\.2\\.3/"),
+                results: 400 - i as u64,
+                kept: false,
+            })
+            .collect();
+        calls.push(NarrowCall {
+            arg: "filters",
+            value: "file:^go-modules/".into(),
+            results: 5000,
+            kept: last_kept,
+        });
+        Suggestions {
+            calls,
+            counts: CountKind::AtLeast,
+            unit: CountUnit::Files,
+            files_read: 9000,
+            files_total: 9000,
+        }
+    }
+
+    /// `find_references err` on the monorepo: seven ways under a long note were too long,
+    /// and the one dropped was the last, `file:^go-modules/`, the only way to the many
+    /// modules not named (issue 50: the parent is named too).
+    #[test]
+    fn a_list_cut_to_fit_keeps_the_part_that_leads_on() {
+        let fitted = suggestions(7, true).fit().expect("some ways fit");
+        assert!(fitted.json_chars() <= MAX_JSON_CHARS);
+        assert!(fitted.calls.len() < 8, "{}", fitted.calls.len());
+        assert_eq!(
+            fitted.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        assert_eq!(fitted.calls[0].results, 400, "best first still");
+        // Without one that leads on, the end goes first, as before.
+        let plain = suggestions(7, false).fit().expect("some ways fit");
+        assert_ne!(
+            plain.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        // A kept way inside the list stays too (`repo:^go-toolchain$`, over a third of the
+        // result, after the ways that cut more): the others before and after it go.
+        let mut both = suggestions(7, true);
+        both.calls[5].kept = true;
+        let kept = both.calls[5].value.clone();
+        let fitted = both.fit().expect("some ways fit");
+        assert!(fitted.calls.iter().any(|c| c.value == kept));
+        assert_eq!(
+            fitted.calls.last().map(|c| c.value.as_str()),
+            Some("file:^go-modules/")
+        );
+        // A list that fits is left whole.
+        let short = suggestions(1, true).fit().expect("fits");
+        assert_eq!(short.calls.len(), 2);
     }
 }

@@ -302,8 +302,12 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.within_deadline(self.repo_resources(request.and_then(|r| r.cursor)))
-            .await
+        self.within_deadline(resources::repo_resources(
+            &self.pager,
+            &self.metrics,
+            request.and_then(|r| r.cursor),
+        ))
+        .await
     }
 
     async fn list_resource_templates(
@@ -321,7 +325,7 @@ impl<B: Backend + 'static> ServerHandler for PagerServer<B> {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.within_deadline(self.resource_contents(request.uri))
+        self.within_deadline(resources::resource_contents(&self.pager, request.uri))
             .await
     }
 

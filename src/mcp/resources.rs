@@ -12,11 +12,12 @@ use rmcp::model::{
     Resource, ResourceContents, ResourceTemplate,
 };
 
-use super::PagerServer;
 use super::call::{WARNINGS_META_KEY, count_error, rpc_error};
+use crate::engine::Pager;
 use crate::engine::backend::Backend;
 use crate::engine::tool::PageArgs;
 use crate::form::{self, ItemText};
+use crate::metrics::Metrics;
 use crate::tools::error::ToolError;
 use crate::tools::{list_repos, read_file};
 
@@ -93,89 +94,88 @@ pub(super) fn file_template() -> ResourceTemplate {
         .with_mime_type("text/plain")
 }
 
-impl<B: Backend + 'static> PagerServer<B> {
-    /// Repositories, one resource each, from `cursor` on.
-    pub(super) async fn repo_resources(
-        &self,
-        cursor: Option<String>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        let paging = PageArgs {
-            cursor,
-            ..PageArgs::default()
-        };
-        let page = match list_repos::repo_listing(&self.pager, &paging).await {
-            Ok(p) => p,
-            Err(e) => {
-                let e = ToolError::from(&e);
-                count_error(&self.metrics, e.code);
-                return Err(rpc_error(&e));
-            }
-        };
-        let items = page
-            .items
-            .iter()
-            .map(|r| {
-                Resource::new(repo_uri(&r.name), r.name.clone())
-                    .with_description({
-                        // The same words as a list_repos line.
-                        let mut text = String::from("Repository ");
-                        r.write_text(&mut text);
-                        text
-                    })
-                    .with_mime_type("application/json")
-            })
-            .collect();
-        let mut result = ListResourcesResult::with_all_items(items);
-        result.next_cursor = page.next_cursor.clone();
-        if !page.warnings.is_empty() {
-            // A list short of a backend that did not answer (or of crashed shards) says so
-            // where a list result can, in `_meta`, as list_repos says it on its page; and it
-            // is fresh for no time, so that a client keeping lists asks again.
-            let mut meta = JsonObject::new();
-            meta.insert(WARNINGS_META_KEY.into(), form::page_warnings(&page).into());
-            result.meta = Some(MetaObject(meta));
-            result.ttl_ms = Some(0);
+/// Repositories, one resource each, from `cursor` on; a refused cursor counted in `metrics`.
+pub(super) async fn repo_resources<B: Backend>(
+    pager: &Pager<B>,
+    metrics: &Metrics,
+    cursor: Option<String>,
+) -> Result<ListResourcesResult, ErrorData> {
+    let paging = PageArgs {
+        cursor,
+        ..PageArgs::default()
+    };
+    let page = match list_repos::repo_listing(pager, &paging).await {
+        Ok(p) => p,
+        Err(e) => {
+            let e = ToolError::from(&e);
+            count_error(metrics, e.code);
+            return Err(rpc_error(&e));
         }
-        Ok(result)
+    };
+    let items = page
+        .items
+        .iter()
+        .map(|r| {
+            Resource::new(repo_uri(&r.name), r.name.clone())
+                .with_description({
+                    // The same words as a list_repos line.
+                    let mut text = String::from("Repository ");
+                    r.write_text(&mut text);
+                    text
+                })
+                .with_mime_type("application/json")
+        })
+        .collect();
+    let mut result = ListResourcesResult::with_all_items(items);
+    result.next_cursor = page.next_cursor.clone();
+    if !page.warnings.is_empty() {
+        // A list short of a backend that did not answer (or of crashed shards) says so
+        // where a list result can, in `_meta`, as list_repos says it on its page; and it
+        // is fresh for no time, so that a client keeping lists asks again.
+        let mut meta = JsonObject::new();
+        meta.insert(WARNINGS_META_KEY.into(), form::page_warnings(&page).into());
+        result.meta = Some(MetaObject(meta));
+        result.ttl_ms = Some(0);
     }
+    Ok(result)
+}
 
-    /// What a resource URI holds.
-    pub(super) async fn resource_contents(
-        &self,
-        uri: String,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        let target = parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
-        let contents = match target {
-            Target::Repo(name) => {
-                let repo = list_repos::repo(&self.pager, &name)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let Some(repo) = repo else {
-                    return Err(ErrorData::resource_not_found(
-                        format!("no repository `{name}`"),
-                        None,
-                    ));
-                };
-                ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
-                    .with_mime_type("application/json")
+/// What a resource URI holds.
+pub(super) async fn resource_contents<B: Backend>(
+    pager: &Pager<B>,
+    uri: String,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let target = parse_uri(&uri).map_err(|m| ErrorData::invalid_params(m, None))?;
+    let contents = match target {
+        Target::Repo(name) => {
+            let repo = list_repos::repo(pager, &name)
+                .await
+                .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+            let Some(repo) = repo else {
+                return Err(ErrorData::resource_not_found(
+                    format!("no repository `{name}`"),
+                    None,
+                ));
+            };
+            ResourceContents::text(serde_json::to_string(&repo).unwrap_or_default(), &uri)
+                .with_mime_type("application/json")
+        }
+        Target::File { repo, path } => {
+            let slice = read_file::read_file(pager, &repo, &path, None, None)
+                .await
+                .map_err(|e| rpc_error(&ToolError::from(&e)))?;
+            let mut c = ResourceContents::text(slice.content.clone(), &uri);
+            if slice.truncated {
+                let mut meta = JsonObject::new();
+                meta.insert("zoekt-pager/truncated".into(), true.into());
+                meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
+                meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
+                c = c.with_meta(MetaObject(meta));
             }
-            Target::File { repo, path } => {
-                let slice = read_file::read_file(&self.pager, &repo, &path, None, None)
-                    .await
-                    .map_err(|e| rpc_error(&ToolError::from(&e)))?;
-                let mut c = ResourceContents::text(slice.content.clone(), &uri);
-                if slice.truncated {
-                    let mut meta = JsonObject::new();
-                    meta.insert("zoekt-pager/truncated".into(), true.into());
-                    meta.insert("zoekt-pager/end_line".into(), slice.end_line.into());
-                    meta.insert("zoekt-pager/total_lines".into(), slice.total_lines.into());
-                    c = c.with_meta(MetaObject(meta));
-                }
-                c
-            }
-        };
-        Ok(ReadResourceResult::new(vec![contents]).into())
-    }
+            c
+        }
+    };
+    Ok(ReadResourceResult::new(vec![contents]).into())
 }
 
 #[cfg(test)]

@@ -8,13 +8,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::declare::{file_item, paged_args};
-use super::shared::first_match_column;
 use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, count, text};
+use super::shared::{files_source, first_match_column};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
 use crate::engine::text::{Snippet, clip_text};
-use crate::engine::tool::{CensusQuery, Estimate, Found, Search, Shaped, Source, Tool};
+use crate::engine::tool::{CensusQuery, Found, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -76,11 +76,7 @@ impl Tool for FilesWithMatches {
     }
 
     fn source(plan: &String) -> Source<'_> {
-        Source::Search(Search {
-            query: plan,
-            context_lines: 0,
-            estimate: Estimate::Files,
-        })
+        files_source(plan)
     }
 
     fn items(_plan: &String, found: Found<'_>) -> Vec<MatchingFileItem> {

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::declare::paged_args;
 use super::search_symbols::normalise_kinds;
-use super::shared::{LINE, TEXT, ToolInfo, count, text};
+use super::shared::{LINE, TEXT, ToolInfo, count, text, write_scope_and_text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
@@ -169,18 +169,12 @@ impl OutlineItem {
             let _ = write!(out, " {}", self.kind);
         }
         let _ = write!(out, " {}", self.name);
-        match (&self.parent, &self.parent_kind) {
-            (Some(parent), Some(kind)) => {
-                let _ = write!(out, " (in {kind} {parent})");
-            }
-            (Some(parent), None) => {
-                let _ = write!(out, " (in {parent})");
-            }
-            _ => {}
-        }
-        if !self.text.is_empty() {
-            let _ = write!(out, " | {}", self.text);
-        }
+        write_scope_and_text(
+            self.parent.as_deref(),
+            self.parent_kind.as_deref(),
+            &self.text,
+            out,
+        );
     }
 }
 

@@ -6,11 +6,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::declare::{file_item, paged_args};
-use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo};
+use super::shared::{BRANCHES, LANGUAGE, PATH, ToolInfo, files_source};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::tool::{CensusQuery, Estimate, Found, Search, Shaped, Source, Tool};
+use crate::engine::tool::{CensusQuery, Found, Shaped, Source, Tool};
 use crate::form::{Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
 use serde_json::Value;
@@ -60,11 +60,7 @@ impl Tool for SearchFiles {
     }
 
     fn source(plan: &String) -> Source<'_> {
-        Source::Search(Search {
-            query: plan,
-            context_lines: 0,
-            estimate: Estimate::Files,
-        })
+        files_source(plan)
     }
 
     fn items(_plan: &String, found: Found<'_>) -> Vec<FileItem> {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::declare::{file_item, paged_args};
 use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
-use super::shared::{LineQuery, column, context_lines};
+use super::shared::{LineQuery, column, context_lines, write_scope_and_text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
@@ -167,18 +167,12 @@ impl SymbolItem {
             "{}:{} {} {}",
             self.line, self.column, self.kind, self.name
         );
-        match (&self.parent, &self.parent_kind) {
-            (Some(parent), Some(kind)) => {
-                let _ = write!(out, " (in {kind} {parent})");
-            }
-            (Some(parent), None) => {
-                let _ = write!(out, " (in {parent})");
-            }
-            _ => {}
-        }
-        if !self.text.is_empty() {
-            let _ = write!(out, " | {}", self.text);
-        }
+        write_scope_and_text(
+            self.parent.as_deref(),
+            self.parent_kind.as_deref(),
+            &self.text,
+            out,
+        );
     }
 }
 

@@ -150,6 +150,40 @@ impl LineQuery {
     }
 }
 
+/// The one search of a tool whose items are the files `query` matches, one each: no context
+/// lines, its total estimated by Zoekt's file count (`search_files`, `files_with_matches`).
+pub(crate) fn files_source(query: &str) -> Source<'_> {
+    Source::Search(Search {
+        query,
+        context_lines: 0,
+        estimate: Estimate::Files,
+    })
+}
+
+/// Appends what a symbol's line says after its name: its ctags scope (` (in KIND PARENT)`,
+/// or ` (in PARENT)` without a kind) and its source line (` | TEXT`), each when it has one
+/// (`search_symbols`, `outline_file`).
+pub(crate) fn write_scope_and_text(
+    parent: Option<&str>,
+    parent_kind: Option<&str>,
+    text: &str,
+    out: &mut String,
+) {
+    use std::fmt::Write as _;
+    match (parent, parent_kind) {
+        (Some(parent), Some(kind)) => {
+            let _ = write!(out, " (in {kind} {parent})");
+        }
+        (Some(parent), None) => {
+            let _ = write!(out, " (in {parent})");
+        }
+        _ => {}
+    }
+    if !text.is_empty() {
+        let _ = write!(out, " | {text}");
+    }
+}
+
 /// The `context_lines` argument of a tool, checked against `--max-context-lines`.
 pub(crate) fn checked_context_lines(given: Option<u32>, cfg: &PagerConfig) -> Result<u32, Error> {
     let context_lines = given.unwrap_or(0);

@@ -68,8 +68,19 @@ enum Key {
     Largest(AnswerKey),
     /// The fewest files whose answer was too big to read, for a request.
     TooBig(AnswerKey),
-    /// A whole listing of file names, by its query (`names.rs`).
+    /// A listing kept whole (`names.rs`).
+    Kept(Kept),
+}
+
+/// What a listing kept whole is kept by (`names.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Kept {
+    /// Every file name a query lists: what the backend was asked for (a hit or a miss of
+    /// the cache's counts).
     Names(String),
+    /// A request's items, made from a kept listing of names: the pages of one walk share
+    /// them instead of making them again (not counted: no backend request is at stake).
+    Items(RequestKey),
 }
 
 #[derive(Clone)]
@@ -210,29 +221,32 @@ impl WindowCache {
         self.store.run_pending_tasks().await;
     }
 
-    /// The whole listing of names kept for `query`, if any (`names.rs`).
-    pub(crate) async fn names<T: Send + Sync + 'static>(&self, query: &str) -> Option<Arc<T>> {
-        let kept = match self.store.get(&Key::Names(query.to_string())).await {
+    /// What is kept whole by `key`, if any (`names.rs`).
+    pub(crate) async fn kept<T: Send + Sync + 'static>(&self, key: &Kept) -> Option<Arc<T>> {
+        let kept = match self.store.get(&Key::Kept(key.clone())).await {
             Some(Value::Answer(any, _)) => any.downcast::<T>().ok(),
             _ => None,
         };
-        if kept.is_some() {
+        if kept.is_some() && matches!(key, Kept::Names(_)) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
         }
         kept
     }
 
-    /// Keeps a whole listing of names for `query`, weighing `bytes`, fetched because none
-    /// was kept (a miss).
-    pub(crate) async fn keep_names<T: Send + Sync + 'static>(
+    /// Keeps `value` whole by `key`, weighing `bytes`, made because none was kept (for a
+    /// listing of names, a miss).
+    pub(crate) async fn keep<T: Send + Sync + 'static>(
         &self,
-        query: String,
-        list: Arc<T>,
+        key: Kept,
+        value: Arc<T>,
         bytes: u32,
     ) {
-        self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let value = Value::Answer(list, bytes);
-        self.store.insert(Key::Names(query), value).await;
+        if matches!(key, Kept::Names(_)) {
+            self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        }
+        self.store
+            .insert(Key::Kept(key), Value::Answer(value, bytes))
+            .await;
         self.store.run_pending_tasks().await;
     }
 

@@ -32,7 +32,7 @@ impl<B: Backend> Pager<B> {
                 Source::Search(search) => self.ranked::<T>(plan, want, &search).await,
                 Source::Sections(searches) => self.sections::<T>(plan, want, &searches).await,
                 Source::Repositories(query) => self.repositories::<T>(plan, query).await,
-                Source::Names(names) => self.names::<T>(plan, names, want.requests).await,
+                Source::Names(names) => self.names::<T>(plan, names, want).await,
             }
         })
     }

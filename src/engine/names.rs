@@ -28,12 +28,13 @@ use futures_util::future::join_all;
 
 use super::Pager;
 use super::backend::{Backend, BackendErrorKind, FileSearch, RankedFile, Shape};
+use super::cache::Kept;
 use super::census::CENSUS_FILES;
 use super::config::Effort;
 use super::error::Error;
 use super::listed::{ListedFile, NameList, Names, Part};
 use super::order::{Position, file_key};
-use super::tool::{Collected, Found, Tool, Total};
+use super::tool::{Collected, Found, Tool, Total, Want};
 use super::warning::Warning;
 use super::window::Cut;
 
@@ -64,16 +65,31 @@ fn enclosing(dir: &str) -> impl Iterator<Item = &str> {
         .chain(std::iter::once(""))
 }
 
-/// The subdirectories just inside `part.dir` that `files` show, not yet left out.
+/// Most subdirectories one cut part splits into: the largest its answer shows. The rest stay
+/// in the part asked again without them, so a directory of many small subdirectories does
+/// not spend the listing's requests ([`MAX_PARTS`]) on one request each.
+const SPLIT_INTO: usize = 8;
+
+/// The subdirectories just inside `part.dir` that `files` show, not yet left out: the
+/// [`SPLIT_INTO`] that hold most of them.
 fn subdirectories(part: &Part, files: &[RankedFile]) -> BTreeSet<String> {
-    files
-        .iter()
-        .filter_map(|f| {
-            let rest = f.path.strip_prefix(part.dir.as_str())?;
-            let end = rest.find('/')?;
-            let sub = format!("{}{}", part.dir, &rest[..=end]);
-            (!part.except.contains(&sub)).then_some(sub)
-        })
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for f in files {
+        let Some(rest) = f.path.strip_prefix(part.dir.as_str()) else {
+            continue;
+        };
+        let Some(end) = rest.find('/') else { continue };
+        let sub = format!("{}{}", part.dir, &rest[..=end]);
+        if !part.except.contains(&sub) {
+            *seen.entry(sub).or_default() += 1;
+        }
+    }
+    let mut largest: Vec<(String, usize)> = seen.into_iter().collect();
+    largest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    largest
+        .into_iter()
+        .take(SPLIT_INTO)
+        .map(|(sub, _)| sub)
         .collect()
 }
 
@@ -95,7 +111,36 @@ impl Interner {
 impl<B: Backend> Pager<B> {
     /// Tool `T`'s items from the listing `names`: every one, in the tool's order, found again
     /// by [`Tool::listed_key`] when a cursor resumes.
+    ///
+    /// The items are kept in the cache by the request, beside the listing: the next pages
+    /// of a walk read them rather than make them again from every name (94,000 names take a
+    /// tree about 100 ms).
     pub(crate) async fn names<T: Tool>(
+        &self,
+        plan: &T::Plan,
+        names: Names<'_>,
+        want: &Want<'_>,
+    ) -> Result<Collected<T::Item>, Error> {
+        let key = Kept::Items(*want.request);
+        if let Some(cache) = &self.cache
+            && let Some(kept) = cache.kept::<Collected<T::Item>>(&key).await
+        {
+            return Ok((*kept).clone());
+        }
+        let collected = self.names_made::<T>(plan, names, want.requests).await?;
+        // As for the listing: one the backend cut for a while is made again next time.
+        if let Some(cache) = &self.cache
+            && !collected.cut.is_transient()
+        {
+            let bytes = collected.len() * std::mem::size_of::<T::Item>() + 256;
+            let bytes = u32::try_from(bytes).unwrap_or(u32::MAX);
+            cache.keep(key, Arc::new(collected.clone()), bytes).await;
+        }
+        Ok(collected)
+    }
+
+    /// [`Pager::names`]'s items, made from the listing.
+    async fn names_made<T: Tool>(
         &self,
         plan: &T::Plan,
         names: Names<'_>,
@@ -114,14 +159,7 @@ impl<B: Backend> Pager<B> {
             .enumerate()
             .map(|(i, item)| {
                 let key = T::listed_key(item).unwrap_or_else(|| i.to_string());
-                Position {
-                    section: 0,
-                    section_start: 0,
-                    earlier_cut: false,
-                    score: 0.0,
-                    file: file_key("", &key, &[]),
-                    index: 0,
-                }
+                Position::listed(file_key("", &key, &[]))
             })
             .collect();
         let mut warnings = self.cut_warnings(&list.missing, list.shared_backends);
@@ -156,7 +194,7 @@ impl<B: Backend> Pager<B> {
         if let Some(cache) = &self.cache {
             for dir in enclosing(names.dir) {
                 let query = names.query.under(dir, &[]);
-                if let Some(kept) = cache.names::<NameList>(&query).await {
+                if let Some(kept) = cache.kept::<NameList>(&Kept::Names(query)).await {
                     if dir == names.dir {
                         return Ok(kept);
                     }
@@ -172,7 +210,7 @@ impl<B: Backend> Pager<B> {
         {
             let query = names.query.under(names.dir, &[]);
             cache
-                .keep_names(query, Arc::clone(&list), list.weight())
+                .keep(Kept::Names(query), Arc::clone(&list), list.weight())
                 .await;
         }
         Ok(list)
@@ -298,6 +336,26 @@ mod tests {
     fn a_directory_and_those_it_is_in_innermost_first() {
         assert_eq!(enclosing("a/b/").collect::<Vec<_>>(), ["a/b/", "a/", ""]);
         assert_eq!(enclosing("").collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
+    fn a_cut_answer_splits_off_its_largest_subdirectories_only() {
+        let mut files = Vec::new();
+        for (d, n) in (0..12).map(|d| (d, d + 1)) {
+            for i in 0..n {
+                files.push(RankedFile {
+                    path: format!("top/d{d:02}/{i}"),
+                    ..RankedFile::default()
+                });
+            }
+        }
+        let part = Part {
+            dir: "top/".into(),
+            except: Vec::new(),
+        };
+        let split: Vec<String> = subdirectories(&part, &files).into_iter().collect();
+        let largest: Vec<String> = (4..12).map(|d| format!("top/d{d:02}/")).collect();
+        assert_eq!(split, largest, "the eight holding most files");
     }
 
     #[test]

@@ -20,17 +20,12 @@ impl<B: Backend> Pager<B> {
         query: &str,
     ) -> Result<Collected<T::Item>, Error> {
         let mut list = self.listing(query).await?;
-        let mut warnings = Vec::new();
-        if list.crashes > 0 {
-            warnings.push(Warning::Crashed {
-                shards: list.crashes,
-            });
-        }
-        if list.missing_backends != 0 {
-            warnings.push(Warning::MissingBackends {
-                names: self.backend.backend_names(list.missing_backends),
-            });
-        }
+        let cut = Cut {
+            crashes: list.crashes,
+            missing_backends: list.missing_backends,
+            ..Cut::default()
+        };
+        let mut warnings = self.cut_warnings(&cut, 0);
         warnings.extend(self.shared_warnings(&list.shared));
         list.repos.sort_by(|a, b| a.name.cmp(&b.name));
         list.repos.dedup_by(|a, b| a.name == b.name);
@@ -39,25 +34,13 @@ impl<B: Backend> Pager<B> {
         for repo in &list.repos {
             for item in T::items(plan, Found::Repository(repo)) {
                 items.push(item);
-                positions.push(Position {
-                    section: 0,
-                    section_start: 0,
-                    earlier_cut: false,
-                    score: 0.0,
-                    file: file_key(&repo.name, "", &[]),
-                    index: 0,
-                });
+                positions.push(Position::listed(file_key(&repo.name, "", &[])));
             }
         }
         let total = Total {
             value: items.len() as u64,
             exact: list.crashes == 0 && list.missing_backends == 0,
             at_least: false,
-        };
-        let cut = Cut {
-            crashes: list.crashes,
-            missing_backends: list.missing_backends,
-            ..Cut::default()
         };
         Ok(Collected::listed(items, positions, total, cut, warnings))
     }

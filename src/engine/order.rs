@@ -46,6 +46,19 @@ pub struct Position {
 }
 
 impl Position {
+    /// The place of an item of a listing in an order of its own (repositories by name, a
+    /// tree): found again by itself, by `file` (a `file_key` of what names it).
+    pub(crate) fn listed(file: u64) -> Position {
+        Position {
+            section: 0,
+            section_start: 0,
+            earlier_cut: false,
+            score: 0.0,
+            file,
+            index: 0,
+        }
+    }
+
     /// Before every item (its score orders above any finite score): where a walk that has
     /// served nothing yet stands, for a first page that must ask again.
     pub const START: Position = Position {

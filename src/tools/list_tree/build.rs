@@ -72,7 +72,8 @@ pub(super) fn entries(plan: &Tree<'_>, list: &NameList) -> Vec<TreeEntry> {
                 break;
             }
             let sub = format!("{dir}{part}/");
-            if d.dirs.last() != Some(&sub) && !d.dirs.contains(&sub) {
+            // The listing is sorted by path: a directory's files come one after another.
+            if d.dirs.last() != Some(&sub) {
                 d.dirs.push(sub.clone());
             }
             dir = sub;

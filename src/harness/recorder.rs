@@ -21,7 +21,22 @@ use super::index::{Ready, Repos};
 pub const FIXED_INDEX_TIME: &str = "2000-01-01T00:00:00Z";
 
 /// The calls logged so far: each slot filled when its answer comes.
-type Slots = Arc<Mutex<Vec<(Ask, Option<Answer>)>>>;
+type Slots = Arc<Mutex<Asked>>;
+
+/// The calls asked since the last take, and which take that is: an answer that comes in
+/// after a take (its caller's scenario is over) must not land on a call of the next one.
+#[derive(Default)]
+struct Asked {
+    take: u64,
+    calls: Vec<(Ask, Option<Answer>)>,
+}
+
+/// Where a call's answer goes: its take, and its place in that take's calls.
+#[derive(Clone, Copy)]
+struct Slot {
+    take: u64,
+    index: usize,
+}
 
 /// The recording backend (see the module's documentation).
 pub struct Recorder<B> {
@@ -41,7 +56,11 @@ impl Log {
     /// in. A call whose caller stopped waiting (a call deadline) has no answer to replay and
     /// is left out.
     pub fn take(&self) -> Vec<Call> {
-        let slots = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        let slots = {
+            let mut asked = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            asked.take += 1;
+            std::mem::take(&mut asked.calls)
+        };
         let mut calls: Vec<Call> = slots
             .into_iter()
             .filter_map(|(ask, answer)| answer.map(|answer| Call { ask, answer }))
@@ -68,17 +87,22 @@ impl<B: Backend> Recorder<B> {
 
     /// Logs `ask` in the order asked (equal questions then keep the order the engine asked
     /// them in, not the order their answers came in); the index of its slot.
-    fn asked(&self, ask: Ask) -> usize {
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots.push((ask, None));
-        slots.len() - 1
+    fn asked(&self, ask: Ask) -> Slot {
+        let mut asked = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        asked.calls.push((ask, None));
+        Slot {
+            take: asked.take,
+            index: asked.calls.len() - 1,
+        }
     }
 
-    fn answered(&self, slot: usize, answer: Answer) {
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        // A take between the ask and its answer emptied the log: the answer belongs to no
-        // scenario then, and is dropped.
-        if let Some(s) = slots.get_mut(slot) {
+    fn answered(&self, slot: Slot, answer: Answer) {
+        let mut asked = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        // A take between the ask and its answer ended its scenario: the answer belongs to
+        // no scenario then (the same place may hold a call of the next one), and is dropped.
+        if asked.take == slot.take
+            && let Some(s) = asked.calls.get_mut(slot.index)
+        {
             s.1 = Some(answer);
         }
     }
@@ -195,6 +219,28 @@ mod tests {
             context_lines: 0,
             shape: Shape::Lines,
         }
+    }
+
+    #[test]
+    fn an_answer_after_its_take_lands_on_no_call_of_the_next() {
+        let recorder = Recorder::new(Arc::new(crate::engine::testing::FakeBackend::new()));
+        let log = recorder.log();
+        let failure = |message: &str| {
+            Answer::Error(Failure {
+                kind: "timeout".into(),
+                message: message.into(),
+                files_within: None,
+            })
+        };
+        let late = recorder.asked(Ask::Readiness);
+        assert!(log.take().is_empty(), "asked, not answered: left out");
+        // The next scenario's first call takes the same place in the log.
+        let next = recorder.asked(Ask::Readiness);
+        recorder.answered(next, failure("its own"));
+        recorder.answered(late, failure("late"));
+        let calls = log.take();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].answer, failure("its own"));
     }
 
     #[test]

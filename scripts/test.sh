@@ -273,12 +273,13 @@ ZOEKT_TEST_TRANSPORT=grpc "$live_tests" ${filter_args[@]+"${filter_args[@]}"}
 stage_end
 
 # The suites whose pages depend on how Zoekt's answer is decoded, again over the JSON API:
-# every page of the contract's walks equal to raw Zoekt's answer, and walks past Zoekt's
-# budgets on 12,000 files. (Both APIs' answers are compared field for field, ties included,
-# and every tool's walk page for page, fan-out included, by the grpc module itself.)
-stage_begin "live tier again over JSON: the contract and exact_at_scale suites"
+# every page of the contract's walks equal to raw Zoekt's answer, walks past Zoekt's
+# budgets on 12,000 files, and the tree and outline tools (a listing of names, one file
+# named exactly). (Both APIs' answers are compared field for field, ties included, and the
+# search tools' walks page for page, fan-out included, by the grpc module itself.)
+stage_begin "live tier again over JSON: the contract, exact_at_scale, tree and outline suites"
 if [ ${#filter_args[@]} -eq 0 ]; then
-  ZOEKT_TEST_TRANSPORT=json "$live_tests" contract:: exact_at_scale::
+  ZOEKT_TEST_TRANSPORT=json "$live_tests" contract:: exact_at_scale:: tree:: outline::
 else
   ZOEKT_TEST_TRANSPORT=json "$live_tests" "${filter_args[@]}"
 fi

@@ -13,23 +13,16 @@ use support::mcp::*;
 use zoekt_pager::tool::PagedArgs;
 use zoekt_pager::tools::list_tree::{EntryKind, ListTree, ListTreeArgs};
 use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
+use zoekt_pager::zoekt::query::escape_regex;
 use zoekt_pager::{CacheConfig, PageArgs, WindowCache};
 
-/// Every file raw Zoekt lists for `repo` under `dir`, by name only, uncapped.
+/// Every file raw Zoekt lists for `repo` under `dir`, by name only.
 async fn raw_listing(url: &str, repo: &str, dir: &str) -> BTreeSet<String> {
-    let q = format!("type:file case:yes r:^{repo}$ f:^{dir}");
-    let body = json!({"Q": q, "Opts": {
-        "MaxDocDisplayCount": 1_000_000, "ShardMaxMatchCount": 1_000_000,
-        "TotalMaxMatchCount": 10_000_000}});
-    let answer = support::oracle::raw_search(url, &body).await;
-    let result = &answer["Result"];
-    assert_eq!(result["FilesSkipped"].as_u64().unwrap_or(0), 0, "{q}");
-    result["Files"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .map(|f| f["FileName"].as_str().unwrap().to_string())
+    let q = format!("type:file case:yes r:^{repo}$ f:^{}", escape_regex(dir));
+    support::oracle::files(url, &q)
+        .await
+        .into_iter()
+        .map(|f| f.path)
         .collect()
 }
 
@@ -98,10 +91,18 @@ async fn every_directory_counts_what_raw_zoekt_lists_under_it() {
 #[tokio::test]
 async fn the_next_call_on_the_same_tree_costs_no_zoekt_request() {
     let zoekt = support::big_zoekt("the_next_call_on_the_same_tree_costs_no_zoekt_request");
-    let p = support::pager(&zoekt).with_cache(WindowCache::new(&CacheConfig::DEFAULT));
+    // Zoekt's requests are counted on the wire, and each cached page is held against the
+    // same page from a pager without a cache.
+    let tap = support::Tap::start(&zoekt).await;
+    let p = support::json_pager(&tap.url()).with_cache(WindowCache::new(&CacheConfig::DEFAULT));
+    let uncached = support::json_pager(&zoekt);
     let mut args = tree_args("gen-py-a", "", 2, 10);
     let first = p.page::<ListTree>(&args).await.unwrap();
     assert!(first.zoekt_requests >= 1);
+    assert!(
+        !tap.new_searches().is_empty(),
+        "the first call lists the tree"
+    );
     // Its next page, the same tree to another depth, and a directory inside it.
     args.set_paging(PageArgs {
         limit: Some(5),
@@ -116,7 +117,10 @@ async fn the_next_call_on_the_same_tree_costs_no_zoekt_request() {
     ] {
         let page = p.page::<ListTree>(&a).await.unwrap();
         assert_eq!(page.zoekt_requests, 0, "{a:?}");
+        assert_eq!(tap.new_searches(), Vec::<Value>::new(), "{a:?}");
         assert!(page.total.exact);
+        let fresh = uncached.page::<ListTree>(&a).await.unwrap();
+        assert_eq!(page.items, fresh.items, "{a:?}");
     }
 }
 
@@ -134,6 +138,24 @@ async fn a_walk_over_mcp_serves_every_entry_once_and_a_missing_path_is_not_found
     // The top counts what raw Zoekt lists in the repository.
     let raw = raw_listing(&zoekt, "beta-go", "").await;
     assert_eq!(whole[0]["files"], json!(raw.len()), "{}", whole[0]);
+    // A `more` entry counts the files below its directory that the entries shown beside it
+    // (the directory's own, one level down) do not hold.
+    for more in whole.iter().filter(|e| e["kind"] == "more") {
+        let dir = more["path"].as_str().unwrap_or_default();
+        let depth = dir.matches('/').count();
+        let shown: u64 = whole
+            .iter()
+            .filter(|e| e["kind"] != "more")
+            .filter_map(|e| {
+                let path = e["path"].as_str()?;
+                let inside = path.strip_prefix(dir)?;
+                let here = path.trim_end_matches('/').matches('/').count() == depth;
+                (!inside.is_empty() && here).then(|| e["files"].as_u64().unwrap_or(1))
+            })
+            .sum();
+        let under = raw.iter().filter(|f| f.starts_with(dir)).count() as u64;
+        assert_eq!(more["files"].as_u64(), Some(under - shown), "{more}");
+    }
     let kinds: BTreeSet<&str> = whole.iter().filter_map(|e| e["kind"].as_str()).collect();
     assert_eq!(kinds, BTreeSet::from(["dir", "file", "more"]));
     for (args, code) in [

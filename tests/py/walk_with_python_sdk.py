@@ -113,11 +113,18 @@ async def main(binary, zoekt):
                             validator.validate(field(r, "structured_content", "structuredContent"))
                             pages += 1
                             keys |= set(field(r, "structured_content", "structuredContent"))
-                            items += page_items(field(r, "structured_content", "structuredContent"))
-                            cursor = field(r, "structured_content", "structuredContent").get("next_cursor")
+                            sc = field(r, "structured_content", "structuredContent")
+                            items += page_items(sc)
+                            cursor = sc.get("next_cursor")
                             assert pages < 100, "runaway walk"
                             if not cursor:
                                 break
+                        assert pages >= 2, f"only {pages} page(s): the walk shows no paging"
+                        # The items read back are the walk's, not an empty reading of a page
+                        # shape this reader does not know: as many as an exact total says.
+                        assert len(items) > limit, f"{len(items)} items read back"
+                        if "total" in sc:
+                            assert len(items) == sc["total"], f"{len(items)} items, total {sc['total']}"
                         for key in must_carry:
                             assert key in keys, f"no page carried {key}: {keys}"
                         duplicates = len(items) - len(set(items))

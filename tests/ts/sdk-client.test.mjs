@@ -171,8 +171,9 @@ for (const [name, open] of Object.entries(transports)) {
         let pages = 0;
         let carried = false;
         const items = [];
+        let result;
         do {
-          const result = await call(tool, { ...args, limit, ...(cursor ? { cursor } : {}) });
+          result = await call(tool, { ...args, limit, ...(cursor ? { cursor } : {}) });
           pages += 1;
           items.push(...pageItems(result.structuredContent));
           carried ||= met !== undefined && met in result.structuredContent;
@@ -182,6 +183,11 @@ for (const [name, open] of Object.entries(transports)) {
         } while (cursor !== undefined);
         assert.ok(pages >= 2, `${tool}: only ${pages} page(s): the walk shows no paging`);
         if (met !== undefined) assert.ok(carried, `${tool}: no page carried \`${met}\``);
+        // The items read back are the walk's, not an empty reading of a page shape this
+        // reader does not know: as many as an exact total says.
+        assert.ok(items.length > limit, `${tool}: ${items.length} items read back`);
+        const total = result.structuredContent.total;
+        if (total !== undefined) assert.equal(items.length, total, `${tool}: items against total`);
         const duplicates = items.length - new Set(items).size;
         assert.equal(duplicates, 0, `${tool}: ${duplicates} item(s) came twice`);
         t.diagnostic(`${pages} pages, ${items.length} items, 0 duplicates`);

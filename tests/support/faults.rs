@@ -151,11 +151,10 @@ async fn forward(
         )
             .into_response();
     }
-    // A census (a search of names only, `type:file`: the one query a tool never builds) goes
-    // out beside a broad first page's window, at the same time: faults are the pages' own
-    // searches', or which request met one would be a race. (A census that fails only costs
-    // the page its suggestions; the engine's tests cover that.)
-    let census = String::from_utf8_lossy(&body).contains(r#""Q":"type:file "#);
+    // A census goes out beside a broad first page's window, at the same time: faults are
+    // the pages' own searches', or which request met one would be a race. (A census that
+    // fails only costs the page its suggestions; the engine's tests cover that.)
+    let census = serde_json::from_slice(&body).is_ok_and(|b| super::is_census(&b));
     let is_query = (path == "/api/search" && !census) || path == "/api/list";
     let fault = if is_query {
         shared.searches.fetch_add(1, Ordering::SeqCst);

@@ -348,14 +348,29 @@ impl Tap {
             .collect()
     }
 
-    /// [`Tap::new_searches`] without the censuses (searches of names only, `type:file`,
-    /// which a broad first page sends beside its windows): the windows pages asked for.
+    /// [`Tap::new_searches`] without the censuses ([`is_census`]): the windows pages asked
+    /// for.
     pub fn new_windows(&self) -> Vec<serde_json::Value> {
         self.new_searches()
             .into_iter()
-            .filter(|s| !s["Q"].as_str().unwrap_or("").starts_with("type:file "))
+            .filter(|s| !is_census(s))
             .collect()
     }
+}
+
+/// Whether a JSON search request is a census: a search of names only (`type:file`, the one
+/// atom a tool never builds) under the census's own wall time (at most 3 s: less when the
+/// pager's wall time is less). A listing of names (`list_tree`) is names only too, but a
+/// page's own search, under the page's wall time (10 s unless a test lowers it).
+pub fn is_census(request: &serde_json::Value) -> bool {
+    let census_wall_ns = PagerConfig::default().census_wall_time_ms * 1_000_000;
+    request["Q"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("type:file ")
+        && request["Opts"]["MaxWallTime"]
+            .as_u64()
+            .is_some_and(|ns| ns <= census_wall_ns)
 }
 
 /// The committed recordings of the pinned real Zoekt.

@@ -16,12 +16,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::declare::paged_args;
-use super::search_symbols::normalise_kinds;
+use super::search_symbols::{normalise_kinds, symbols_of};
 use super::shared::{LINE, TEXT, ToolInfo, count, text, write_scope_and_text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
-use crate::engine::text::{Snippet, clip_text};
+use crate::engine::text::Snippet;
 use crate::engine::tool::{Estimate, Found, Search, Shaped, Source, Tool};
 use crate::form::{CellKind, Column, Grouping, ItemRow, ItemText, Location};
 use crate::zoekt::query;
@@ -246,7 +246,6 @@ impl ItemRow for OutlineItem {
 /// One symbol as ctags gave it, before it has a place in the tree.
 struct Definition {
     line: u32,
-    byte_offset: u32,
     name: String,
     kind: String,
     parent: String,
@@ -256,27 +255,18 @@ struct Definition {
 
 /// The outline of `file`: its symbols (of `kinds` only, when given) in tree order.
 fn outline(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<OutlineItem> {
-    let mut defs: Vec<Definition> = Vec::new();
-    for line in file.lines.iter().filter(|l| l.number > 0) {
-        for frag in &line.fragments {
-            let Some(sym) = &frag.symbol else { continue };
-            if !kinds.is_empty() && !kinds.contains(&sym.kind.to_lowercase()) {
-                continue;
-            }
-            defs.push(Definition {
-                line: line.number,
-                byte_offset: frag.byte_offset,
-                name: sym.name.clone(),
-                kind: sym.kind.clone(),
-                parent: sym.parent.clone(),
-                parent_kind: sym.parent_kind.clone(),
-                text: clip_text(&line.text),
-            });
-        }
-    }
-    // By position (Zoekt orders a file's matches by score); a definition once.
-    defs.sort_by(|a, b| (a.line, a.byte_offset, &a.name).cmp(&(b.line, b.byte_offset, &b.name)));
-    defs.dedup_by(|a, b| (a.line, a.byte_offset, &a.name) == (b.line, b.byte_offset, &b.name));
+    // The file's symbols as search_symbols reads them: by position, each once.
+    let defs: Vec<Definition> = symbols_of(file, kinds)
+        .into_iter()
+        .map(|s| Definition {
+            line: s.line,
+            name: s.name,
+            kind: s.kind,
+            parent: s.parent.unwrap_or_default(),
+            parent_kind: s.parent_kind.unwrap_or_default(),
+            text: s.text,
+        })
+        .collect();
     let parents = parents(&defs);
     tree_order(&parents)
         .into_iter()

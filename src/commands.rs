@@ -95,11 +95,14 @@ pub(crate) async fn run(name: &str, sub: &ArgMatches, config: &Config) -> Option
     })
 }
 
-fn transport_name(config: &Config) -> &'static str {
-    match config.client.zoekt_transport {
-        Wire::Grpc => "grpc",
-        Wire::Json => "json",
-    }
+fn transport_name(config: &Config) -> String {
+    // The name the flag takes, so that the two cannot drift apart.
+    use clap::ValueEnum as _;
+    config
+        .client
+        .zoekt_transport
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
 /// Over JSON, a webserver started without `-rpc` answers every search and listing with a
@@ -194,7 +197,7 @@ async fn record(config: &Config, args: RecordArgs) -> ExitCode {
     };
     let made = Made {
         source: source.clone(),
-        zoekt_transport: transport_name(config).into(),
+        zoekt_transport: transport_name(config),
     };
     match harness::record(client, &scenarios, &args.out, &config.pager(), &made).await {
         Ok(files) => {

@@ -154,8 +154,9 @@ fn said_by_extension<T: ItemRow>(
     said
 }
 
-/// `.py` of `a/b/c.py`; `None` for a file name without one (`Makefile`, `.gitignore`).
-fn extension(path: &str) -> Option<&str> {
+/// `.py` of `a/b/c.py`; `None` for a file name without one (`Makefile`, `.gitignore`):
+/// what a page's `<column>_by_extension` is keyed by (its readers find values by it too).
+pub(crate) fn extension(path: &str) -> Option<&str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     match name.rfind('.') {
         Some(0) | None => None,

@@ -17,6 +17,7 @@ mod fit;
 mod item;
 mod json;
 mod layout;
+pub(crate) use layout::extension;
 mod narrow;
 mod schema;
 #[cfg(test)]

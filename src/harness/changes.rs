@@ -147,7 +147,7 @@ fn is_error(result: &Value) -> bool {
 
 /// A result in a few words: `error CODE: message`, or its structured content, cut short.
 fn gist(result: &Value) -> String {
-    let text = match result.pointer("/_meta/zoekt-pager~1error") {
+    let text = match result["_meta"].get(crate::mcp::ERROR_META_KEY) {
         Some(e) if is_error(result) => format!(
             "error {}: {}",
             e["code"].as_str().unwrap_or("?"),

@@ -147,7 +147,7 @@ fn said_once(items: &mut [Map<String, Value>], part: &Map<String, Value>) {
                 let value = item
                     .get("path")
                     .and_then(Value::as_str)
-                    .and_then(extension)
+                    .and_then(crate::form::extension)
                     .and_then(|ext| map.get(ext))
                     .cloned();
                 if let Some(value) = value {
@@ -156,14 +156,6 @@ fn said_once(items: &mut [Map<String, Value>], part: &Map<String, Value>) {
             }
         }
     }
-}
-
-/// `.go` of `a/b.go`; none for `a/Makefile` or `a/.profile`.
-fn extension(path: &str) -> Option<&str> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rfind('.')
-        .filter(|&dot| dot > 0)
-        .map(|dot| &name[dot..])
 }
 
 /// An item on one line: where it is (`repo/path:line:column`, as far as it has them), then

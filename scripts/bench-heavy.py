@@ -16,8 +16,16 @@ import argparse
 import json
 import os
 import subprocess
-import threading
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import call_once  # noqa: E402
+
+
+def mcp_call(binary, env, tool, args, timeout):
+    """One tools/call over stdio, as a host makes it: (seconds, text of the result)."""
+    return call_once(binary, env, tool, args, timeout, client="bench-heavy")
 
 QUERIES = [
     ("search", {"query": "\\b"}),
@@ -26,54 +34,6 @@ QUERIES = [
     ("files_with_matches", {"query": ".*.*.*.*q"}),
     ("search_symbols", {"query": "."}),
 ]
-
-
-def mcp_call(binary, env, tool, args, timeout):
-    """One tools/call over stdio, as a host makes it: (seconds, text of the result)."""
-    proc = subprocess.Popen(
-        [binary, "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        text=True,
-    )
-    # A server that never answers is killed at the timeout: its reply reads as "no reply".
-    killer = threading.Timer(timeout, proc.kill)
-    killer.start()
-
-    def send(msg):
-        proc.stdin.write(json.dumps(msg) + "\n")
-        proc.stdin.flush()
-
-    def reply(want_id):
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                return None
-            msg = json.loads(line)
-            if msg.get("id") == want_id:
-                return msg
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bench-heavy", "version": "1"}}})
-    reply(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    started = time.monotonic()
-    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-          "params": {"name": tool, "arguments": args}})
-    msg = reply(2)
-    took = time.monotonic() - started
-    killer.cancel()
-    proc.kill()
-    proc.wait()
-    if msg is None:
-        return took, "no reply"
-    if "error" in msg:
-        return took, "JSON-RPC error: " + msg["error"].get("message", "")
-    text = "\n".join(c.get("text", "") for c in msg["result"].get("content", []))
-    return took, text
 
 
 def cli_call(binary, env, tool, args, timeout):

@@ -21,43 +21,26 @@ import json
 import os
 import re
 import statistics
-import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import Session  # noqa: E402
 
-class Server:
+
+class Server(Session):
     """`zoekt-pager serve` over stdio, its log in a file (each page's Zoekt requests)."""
 
     def __init__(self, binary, zoekt):
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
         env = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="info")
-        self.p = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=self.log, env=env, text=True)
-        self.next_id = 1
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "bench-tree", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0",
-                                       "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
-
-    def request(self, method, params):
-        i = self.next_id
-        self.next_id += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method,
-                                       "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            msg = json.loads(self.p.stdout.readline())
-            if msg.get("id") == i:
-                return msg["result"]
+        super().__init__(binary, env, client="bench-tree", stderr=self.log)
 
     def call(self, tool, args):
         """(seconds, result, Zoekt requests of the page)."""
-        t = time.perf_counter()
-        r = self.request("tools/call", {"name": tool, "arguments": args})
-        took = time.perf_counter() - t
+        took, r = self.timed(tool, args)
         assert not r.get("isError"), r["content"][0]["text"]
         time.sleep(0.05)
         self.log.seek(0)
@@ -70,8 +53,7 @@ class Server:
         return kb / 1024
 
     def close(self):
-        self.p.stdin.close()
-        self.p.wait()
+        super().close()
         os.unlink(self.log.name)
 
 

@@ -59,6 +59,9 @@ import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import call_once  # noqa: E402
+
 LIMIT = 30
 # A result is broad when it holds more than this many items (3 pages at limit 30).
 BROAD = 3 * LIMIT
@@ -397,46 +400,6 @@ class Sidecar:
     def close(self):
         self.p.terminate()
         self.p.wait()
-
-
-def mcp_stdio_call(binary, env, tool, args, timeout):
-    """One tools/call over stdio, as a host makes it: (seconds, text)."""
-    proc = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, text=True)
-    killer = threading.Timer(timeout, proc.kill)
-    killer.start()
-
-    def send(msg):
-        proc.stdin.write(json.dumps(msg) + "\n")
-        proc.stdin.flush()
-
-    def reply(want):
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                return None
-            msg = json.loads(line)
-            if msg.get("id") == want:
-                return msg
-
-    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "check-census-real", "version": "1"}}})
-    reply(1)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    t = time.perf_counter()
-    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-          "params": {"name": tool, "arguments": args}})
-    msg = reply(2)
-    took = time.perf_counter() - t
-    killer.cancel()
-    proc.kill()
-    proc.wait()
-    if msg is None:
-        return took, "no reply"
-    if "error" in msg:
-        return took, "JSON-RPC error: " + msg["error"].get("message", "")
-    return took, text_of(msg["result"])
 
 
 def cli_call(binary, url, transport, tool, args, timeout):
@@ -846,7 +809,7 @@ def check_heavy(a, corpora, out, failures):
                 env.update(ZOEKT_URL=url, ZOEKT_PAGER_ZOEKT_TRANSPORT=transport, ZOEKT_PAGER_LOG="warn")
                 for over in ("MCP", "CLI"):
                     if over == "MCP":
-                        took, text = mcp_stdio_call(a.bin, env, tool, args, 120)
+                        took, text = call_once(a.bin, env, tool, args, 120, client="check-census-real")
                     else:
                         took, text = cli_call(a.bin, url, transport, tool, args, 120)
                     says = summary(text)

@@ -28,9 +28,12 @@ import json
 import os
 import random
 import statistics
-import subprocess
+import sys
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_stdio import Session  # noqa: E402
 
 # Per corpus (NAME of --zoekt NAME=URL): (tool, arguments, raw Zoekt query with {f} for the
 # filter, what raw Zoekt counts as the tool's items: "files", "matches", or "lines" (matching
@@ -57,37 +60,14 @@ CALLS = {
 }
 
 
-class Server:
+class Server(Session):
+    """`zoekt-pager serve` over stdio against `zoekt`, the window cache off unless asked."""
+
     def __init__(self, binary, zoekt, env, cache=False):
         e = dict(os.environ, ZOEKT_URL=zoekt, ZOEKT_PAGER_LOG="warn", **env)
         if not cache:
             e["ZOEKT_PAGER_CACHE_BYTES"] = "0"
-        self.p = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  env=e, text=True)
-        self.next_id = 1
-        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "bench-narrow", "version": "1"}})
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        self.p.stdin.flush()
-
-    def request(self, method, params):
-        i = self.next_id
-        self.next_id += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        self.p.stdin.flush()
-        while True:
-            msg = json.loads(self.p.stdout.readline())
-            if msg.get("id") == i:
-                return msg["result"]
-
-    def timed(self, tool, args):
-        t = time.perf_counter()
-        r = self.request("tools/call", {"name": tool, "arguments": args})
-        return time.perf_counter() - t, r
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
+        super().__init__(binary, e, client="bench-narrow", stderr=None)
 
 
 def raw(url, q, max_docs):

@@ -4,18 +4,19 @@
 //!
 //! Why in parts: a listing is a search of names only ([`Shape::NamesOnly`]), which Zoekt
 //! answers in about 450 bytes a file over JSON and a third of that over gRPC, and in which
-//! each file counts toward the per-shard match cap. The root of a 90,898-file monorepo is
-//! 41.5 MB of JSON: past `--max-answer-bytes`, and past the cap of its biggest shards. So
+//! each file counts toward the per-shard match cap. The root of a 93,969-file monorepo is
+//! 42.9 MB of JSON: past `--max-answer-bytes`, and past the cap of its biggest shards. So
 //! one request asks for at most [`PART_FILES`] files, and when its answer comes back cut, the
-//! listing splits where the files it did return show subdirectories: each one is asked on
-//! its own, and the directory once more without them (its own files, and the subdirectories
-//! the cut answer did not show), until every part comes back whole. A part that cannot split
+//! listing splits where the files it did return show subdirectories: the largest few are
+//! each asked on their own, and the directory once more without them (its own files, and the
+//! subdirectories not split off), until every part comes back whole. A part that cannot split
 //! (one directory directly holding more files than a part) stays cut, and counts over it are
 //! lower bounds ([`NameList::whole_under`]).
 //!
 //! A listing is kept in the window cache under its query, and a listing of a directory
 //! inside a kept one is read from it: the pages of a tree, the same tree to another depth,
-//! and any directory inside it cost no request.
+//! and any directory inside it cost no request. The tool's items are kept too, by the
+//! request: the next pages of a walk only seek.
 //!
 //! [`Source::Names`]: super::tool::Source::Names
 //! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::mirror::mirror;
 use crate::engine::backend::{Fragment, MatchedLine, RankedFile, RankedFiles, SearchStats, Symbol};
 
 /// [`RankedFiles`].
@@ -123,208 +124,36 @@ pub(super) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl From<&RankedFiles> for Files {
-    fn from(r: &RankedFiles) -> Self {
-        let RankedFiles { files, stats } = r;
-        Files {
-            files: files.iter().map(File::from).collect(),
-            stats: Stats::from(stats),
-        }
-    }
-}
-
-impl From<&Files> for RankedFiles {
-    fn from(f: &Files) -> Self {
-        RankedFiles {
-            files: f.files.iter().map(RankedFile::from).collect(),
-            stats: SearchStats::from(&f.stats),
-        }
-    }
-}
-
-impl From<&RankedFile> for File {
-    fn from(f: &RankedFile) -> Self {
-        let RankedFile {
-            repo,
-            path,
-            language,
-            branches,
-            score,
-            path_matched,
-            lines,
-            content,
-        } = f.clone();
-        File {
-            repo,
-            path,
-            language,
-            branches,
-            score,
-            path_matched,
-            lines: lines.iter().map(Line::from).collect(),
-            content,
-        }
-    }
-}
-
-impl From<&File> for RankedFile {
-    fn from(f: &File) -> Self {
-        let File {
-            repo,
-            path,
-            language,
-            branches,
-            score,
-            path_matched,
-            lines,
-            content,
-        } = f.clone();
-        RankedFile {
-            repo,
-            path,
-            language,
-            branches,
-            score,
-            path_matched,
-            lines: lines.iter().map(MatchedLine::from).collect(),
-            content,
-        }
-    }
-}
-
-impl From<&MatchedLine> for Line {
-    fn from(l: &MatchedLine) -> Self {
-        let MatchedLine {
-            number,
-            text,
-            before,
-            after,
-            fragments,
-        } = l.clone();
-        Line {
-            number,
-            text,
-            before,
-            after,
-            fragments: fragments
-                .into_iter()
-                .map(
-                    |Fragment {
-                         byte_offset,
-                         symbol,
-                     }| Part {
-                        byte_offset,
-                        symbol: symbol.map(
-                            |Symbol {
-                                 name,
-                                 kind,
-                                 parent,
-                                 parent_kind,
-                             }| Sym {
-                                name,
-                                kind,
-                                parent,
-                                parent_kind,
-                            },
-                        ),
-                    },
-                )
-                .collect(),
-        }
-    }
-}
-
-impl From<&Line> for MatchedLine {
-    fn from(l: &Line) -> Self {
-        let Line {
-            number,
-            text,
-            before,
-            after,
-            fragments,
-        } = l.clone();
-        MatchedLine {
-            number,
-            text,
-            before,
-            after,
-            fragments: fragments
-                .into_iter()
-                .map(
-                    |Part {
-                         byte_offset,
-                         symbol,
-                     }| Fragment {
-                        byte_offset,
-                        symbol: symbol.map(
-                            |Sym {
-                                 name,
-                                 kind,
-                                 parent,
-                                 parent_kind,
-                             }| Symbol {
-                                name,
-                                kind,
-                                parent,
-                                parent_kind,
-                            },
-                        ),
-                    },
-                )
-                .collect(),
-        }
-    }
-}
-
-impl From<&SearchStats> for Stats {
-    fn from(s: &SearchStats) -> Self {
-        let SearchStats {
-            file_count,
-            match_count,
-            files_skipped,
-            shards_skipped,
-            crashes,
-            duration_ms,
-            missing_backends,
-            shared_backends,
-        } = *s;
-        Stats {
-            file_count,
-            match_count,
-            files_skipped,
-            shards_skipped,
-            crashes,
-            duration_ms,
-            missing_backends,
-            shared_backends,
-        }
-    }
-}
-
-impl From<&Stats> for SearchStats {
-    fn from(s: &Stats) -> Self {
-        let Stats {
-            file_count,
-            match_count,
-            files_skipped,
-            shards_skipped,
-            crashes,
-            duration_ms,
-            missing_backends,
-            shared_backends,
-        } = *s;
-        SearchStats {
-            file_count,
-            match_count,
-            files_skipped,
-            shards_skipped,
-            crashes,
-            duration_ms,
-            missing_backends,
-            shared_backends,
-        }
-    }
-}
+mirror!(RankedFiles <=> Files { files: each, stats: into });
+mirror!(RankedFile <=> File {
+    repo,
+    path,
+    language,
+    branches,
+    score,
+    path_matched,
+    lines: each,
+    content,
+});
+mirror!(MatchedLine <=> Line {
+    number,
+    text,
+    before,
+    after,
+    fragments: each,
+});
+mirror!(Fragment <=> Part { byte_offset, symbol: maybe });
+mirror!(Symbol <=> Sym { name, kind, parent, parent_kind });
+mirror!(SearchStats <=> Stats {
+    file_count,
+    match_count,
+    files_skipped,
+    shards_skipped,
+    crashes,
+    duration_ms,
+    missing_backends,
+    shared_backends,
+});
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::answers::is_zero;
+use super::mirror::mirror;
 use crate::engine::backend::{IndexStats, IndexedRepo, Readiness, RepoListing, SharedRepo};
 
 /// [`RepoListing`].
@@ -82,135 +83,29 @@ pub struct Ready {
     pub loading: bool,
 }
 
-impl From<&RepoListing> for Repos {
-    fn from(l: &RepoListing) -> Self {
-        let RepoListing {
-            repos,
-            crashes,
-            stats,
-            missing_backends,
-            shared,
-        } = l.clone();
-        let IndexStats {
-            repos: n,
-            documents,
-            shards,
-            index_bytes,
-        } = stats;
-        Repos {
-            repos: repos.into_iter().map(Repo::from).collect(),
-            crashes,
-            stats: Totals {
-                repos: n,
-                documents,
-                shards,
-                index_bytes,
-            },
-            missing_backends,
-            shared: shared
-                .into_iter()
-                .map(|SharedRepo { repo, backends }| Shared { repo, backends })
-                .collect(),
-        }
-    }
-}
-
-impl From<&Repos> for RepoListing {
-    fn from(r: &Repos) -> Self {
-        let Totals {
-            repos,
-            documents,
-            shards,
-            index_bytes,
-        } = r.stats;
-        RepoListing {
-            repos: r.repos.iter().cloned().map(IndexedRepo::from).collect(),
-            crashes: r.crashes,
-            stats: IndexStats {
-                repos,
-                documents,
-                shards,
-                index_bytes,
-            },
-            missing_backends: r.missing_backends,
-            shared: r
-                .shared
-                .iter()
-                .map(|s| SharedRepo {
-                    repo: s.repo.clone(),
-                    backends: s.backends,
-                })
-                .collect(),
-        }
-    }
-}
-
-impl From<IndexedRepo> for Repo {
-    fn from(r: IndexedRepo) -> Self {
-        let IndexedRepo {
-            name,
-            documents,
-            has_symbols,
-            index_time,
-            branches,
-            indexer_version,
-        } = r;
-        Repo {
-            name,
-            documents,
-            has_symbols,
-            index_time,
-            branches,
-            indexer_version,
-        }
-    }
-}
-
-impl From<Repo> for IndexedRepo {
-    fn from(r: Repo) -> Self {
-        let Repo {
-            name,
-            documents,
-            has_symbols,
-            index_time,
-            branches,
-            indexer_version,
-        } = r;
-        IndexedRepo {
-            name,
-            documents,
-            has_symbols,
-            index_time,
-            branches,
-            indexer_version,
-        }
-    }
-}
-
-impl From<&Readiness> for Ready {
-    fn from(r: &Readiness) -> Self {
-        let Readiness {
-            status,
-            detail,
-            loading,
-        } = r.clone();
-        Ready {
-            status,
-            detail,
-            loading,
-        }
-    }
-}
-
-impl From<&Ready> for Readiness {
-    fn from(r: &Ready) -> Self {
-        Readiness {
-            status: r.status,
-            detail: r.detail.clone(),
-            loading: r.loading,
-        }
-    }
-}
+mirror!(RepoListing <=> Repos {
+    repos: each,
+    crashes,
+    stats: into,
+    missing_backends,
+    shared: each,
+});
+mirror!(SharedRepo <=> Shared { repo, backends });
+mirror!(IndexStats <=> Totals {
+    repos,
+    documents,
+    shards,
+    index_bytes,
+});
+mirror!(IndexedRepo <=> Repo {
+    name,
+    documents,
+    has_symbols,
+    index_time,
+    branches,
+    indexer_version,
+});
+mirror!(Readiness <=> Ready { status, detail, loading });
 
 #[cfg(test)]
 mod tests {

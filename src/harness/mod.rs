@@ -38,6 +38,7 @@ mod exchange;
 mod files;
 pub mod index;
 mod items;
+mod mirror;
 mod player;
 pub mod proxy;
 mod recorder;

@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::declare::paged_args;
-use super::search_symbols::{normalise_kinds, symbols_of};
-use super::shared::{LINE, TEXT, ToolInfo, count, text, write_scope_and_text};
+use super::search_symbols::{Kinds, symbols_of};
+use super::shared::{KIND, LINE, NAME, TEXT, ToolInfo, count, text, write_scope_and_text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
@@ -85,9 +85,7 @@ pub struct Plan {
     repo: String,
     path: String,
     query: String,
-    kinds: BTreeSet<String>,
-    /// The kinds, sorted and joined: part of the cursor's hash.
-    kinds_key: String,
+    kinds: Kinds,
 }
 
 impl ToolInfo for OutlineFile {
@@ -112,20 +110,18 @@ impl Tool for OutlineFile {
     fn plan(args: &OutlineFileArgs, _cfg: &PagerConfig) -> Result<Plan, Error> {
         let file = query::exact_file_query(&args.repo, &args.path)?;
         let path = format!("file:^{}$", query::escape_token_regex(&args.path));
-        let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
-        let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
+        let kinds = Kinds::new(args.kinds.as_deref())?;
         Ok(Plan {
             repo: args.repo.clone(),
             path: args.path.clone(),
             // The file by its name whether or not it holds a symbol, and its symbols.
             query: format!("{file} (sym:. or {path})"),
             kinds,
-            kinds_key,
         })
     }
 
     fn key(plan: &Plan) -> Vec<&str> {
-        vec![&plan.query, &plan.kinds_key]
+        vec![&plan.query, &plan.kinds.key]
     }
 
     fn source(plan: &Plan) -> Source<'_> {
@@ -140,7 +136,7 @@ impl Tool for OutlineFile {
         found
             .file()
             .filter(|f| f.repo == plan.repo && f.path == plan.path)
-            .map_or_else(Vec::new, |f| outline(f, &plan.kinds))
+            .map_or_else(Vec::new, |f| outline(f, &plan.kinds.set))
     }
 
     fn nothing_found(plan: &Plan) -> Option<Error> {
@@ -211,12 +207,8 @@ impl ItemRow for OutlineItem {
              nearest row before with a lower depth",
         ),
         LINE,
-        Column::new(
-            "kind",
-            CellKind::Text,
-            "ctags kind, e.g. function, method, struct",
-        ),
-        Column::new("name", CellKind::Text, "the symbol's name"),
+        KIND,
+        NAME,
         TEXT,
         Column::new(
             "parent",

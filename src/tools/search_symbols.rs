@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::declare::{file_item, paged_args};
-use super::shared::{AFTER, BEFORE, COLUMN, LINE, TEXT, ToolInfo, count, lines, text};
+use super::shared::{AFTER, BEFORE, COLUMN, KIND, LINE, NAME, TEXT, ToolInfo, count, lines, text};
 use super::shared::{LineQuery, column, context_lines, write_scope_and_text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
@@ -63,9 +63,7 @@ file_item! {
 #[derive(Debug, Clone)]
 pub struct Plan {
     lines: LineQuery,
-    kinds: BTreeSet<String>,
-    /// The kinds, sorted and joined: part of the cursor's hash.
-    kinds_key: String,
+    kinds: Kinds,
 }
 
 impl ToolInfo for SearchSymbols {
@@ -86,17 +84,12 @@ impl Tool for SearchSymbols {
     fn plan(args: &SearchSymbolsArgs, cfg: &PagerConfig) -> Result<Plan, Error> {
         let query = query::symbols_query(&args.query)?;
         let lines = LineQuery::new(query, args.context_lines, cfg)?;
-        let kinds = normalise_kinds(args.kinds.as_deref().unwrap_or_default())?;
-        let kinds_key = kinds.iter().cloned().collect::<Vec<_>>().join(",");
-        Ok(Plan {
-            lines,
-            kinds,
-            kinds_key,
-        })
+        let kinds = Kinds::new(args.kinds.as_deref())?;
+        Ok(Plan { lines, kinds })
     }
 
     fn key(plan: &Plan) -> Vec<&str> {
-        vec![&plan.lines.query, &plan.kinds_key]
+        vec![&plan.lines.query, &plan.kinds.key]
     }
 
     fn source(plan: &Plan) -> Source<'_> {
@@ -106,13 +99,16 @@ impl Tool for SearchSymbols {
     fn items(plan: &Plan, found: Found<'_>) -> Vec<SymbolItem> {
         found
             .file()
-            .map_or_else(Vec::new, |file| symbols_of(file, &plan.kinds))
+            .map_or_else(Vec::new, |file| symbols_of(file, &plan.kinds.set))
     }
 
     /// The files holding matching definitions: exactly those with items, unless `kinds`
     /// keeps only some of their symbols.
     fn census(plan: &Plan) -> Option<CensusQuery> {
-        Some(CensusQuery::files(&plan.lines.query, plan.kinds.is_empty()))
+        Some(CensusQuery::files(
+            &plan.lines.query,
+            plan.kinds.set.is_empty(),
+        ))
     }
 }
 
@@ -120,12 +116,8 @@ impl ItemRow for SymbolItem {
     const COLUMNS: &'static [Column] = &[
         LINE,
         COLUMN,
-        Column::new(
-            "kind",
-            CellKind::Text,
-            "ctags kind, e.g. function, method, struct",
-        ),
-        Column::new("name", CellKind::Text, "the symbol's name"),
+        KIND,
+        NAME,
         TEXT,
         Column::new(
             "parent",
@@ -220,8 +212,26 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
 /// Most ctags kinds one `kinds` filter may list.
 pub const MAX_KINDS: usize = 20;
 
+/// The ctags kinds a call keeps (none: every kind), as its plan holds them.
+#[derive(Debug, Clone)]
+pub(crate) struct Kinds {
+    /// Normalised, lowercase.
+    pub(crate) set: BTreeSet<String>,
+    /// Sorted and joined: part of the cursor's hash.
+    pub(crate) key: String,
+}
+
+impl Kinds {
+    /// The `kinds` argument, checked and normalised.
+    pub(crate) fn new(kinds: Option<&[String]>) -> Result<Kinds, ArgumentError> {
+        let set = normalise_kinds(kinds.unwrap_or_default())?;
+        let key = set.iter().cloned().collect::<Vec<_>>().join(",");
+        Ok(Kinds { set, key })
+    }
+}
+
 /// Lower-cases, dedups and bounds the `kinds` filter.
-pub(crate) fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
+fn normalise_kinds(kinds: &[String]) -> Result<BTreeSet<String>, ArgumentError> {
     if kinds.len() > MAX_KINDS {
         return Err(ArgumentError::TooManyKinds { count: kinds.len() });
     }

@@ -87,6 +87,14 @@ pub const AFTER: Column = Column::new(
     CellKind::Lines,
     "lines after it (with context_lines)",
 );
+/// A symbol's ctags kind.
+pub const KIND: Column = Column::new(
+    "kind",
+    CellKind::Text,
+    "ctags kind, e.g. function, method, struct",
+);
+/// A symbol's name.
+pub const NAME: Column = Column::new("name", CellKind::Text, "the symbol's name");
 /// A file's path inside its repository.
 pub const PATH: Column = Column::new("path", CellKind::Text, "path inside the repository");
 /// The branches holding a version of a file or a repository.

@@ -717,42 +717,40 @@ mod tests {
     #[test]
     fn a_narrower_directory_replaces_the_file_filter_it_refines() {
         let q = r"func main file:^go-toolchain/src/";
-        assert_eq!(
-            and_filter(q, r"file:^go-toolchain/src/runtime/"),
-            r"func main file:^go-toolchain/src/runtime/"
-        );
-        // Its own files: the directory filter is kept by the new one, said once.
-        assert_eq!(
-            and_filter(q, r"file:^go-toolchain/src/ -file:^go-toolchain/src/.+/"),
-            r"func main file:^go-toolchain/src/ -file:^go-toolchain/src/.+/"
-        );
-        // A repository said again is said once.
-        assert_eq!(
-            and_filter(r"x repo:^a$", r"repo:^a$ file:^src/"),
-            r"x repo:^a$ file:^src/"
-        );
-        // Not a refinement: both hold.
-        assert_eq!(
-            and_filter(r"x file:^a/", r"file:^b/"),
-            r"x file:^a/ file:^b/"
-        );
-        assert_eq!(
-            and_filter(r"x f:^a/b", r"file:^a/bc/"),
-            r"x f:^a/b file:^a/bc/"
-        );
-        assert_eq!(
-            and_filter(r"x -file:^a/", r"file:^a/b/"),
-            r"x -file:^a/ file:^a/b/"
-        );
-        // With `or` or groups, every atom stays where it is.
-        assert_eq!(
-            and_filter(r"x or y file:^a/", r"file:^a/b/"),
-            r"(x or y file:^a/) file:^a/b/"
-        );
-        assert_eq!(
-            and_filter(r"(x file:^a/)", r"file:^a/b/"),
-            r"(x file:^a/) file:^a/b/"
-        );
+        // (query, filter added, the query that holds both)
+        let cases = [
+            (
+                q,
+                r"file:^go-toolchain/src/runtime/",
+                r"func main file:^go-toolchain/src/runtime/",
+            ),
+            // Its own files: the directory filter is kept by the new one, said once.
+            (
+                q,
+                r"file:^go-toolchain/src/ -file:^go-toolchain/src/.+/",
+                r"func main file:^go-toolchain/src/ -file:^go-toolchain/src/.+/",
+            ),
+            // A repository said again is said once.
+            (
+                r"x repo:^a$",
+                r"repo:^a$ file:^src/",
+                r"x repo:^a$ file:^src/",
+            ),
+            // Not a refinement: both hold.
+            (r"x file:^a/", r"file:^b/", r"x file:^a/ file:^b/"),
+            (r"x f:^a/b", r"file:^a/bc/", r"x f:^a/b file:^a/bc/"),
+            (r"x -file:^a/", r"file:^a/b/", r"x -file:^a/ file:^a/b/"),
+            // With `or` or groups, every atom stays where it is.
+            (
+                r"x or y file:^a/",
+                r"file:^a/b/",
+                r"(x or y file:^a/) file:^a/b/",
+            ),
+            (r"(x file:^a/)", r"file:^a/b/", r"(x file:^a/) file:^a/b/"),
+        ];
+        for (query, filter, both) in cases {
+            assert_eq!(and_filter(query, filter), both, "{query} + {filter}");
+        }
     }
 
     #[test]

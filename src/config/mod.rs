@@ -2,9 +2,11 @@
 //! same binary is configured by `claude mcp add ... -e ZOEKT_URL=...` or by a Kubernetes
 //! manifest without a config file.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 mod pager;
+mod transport;
 
 use clap::Args;
 
@@ -28,7 +30,7 @@ pub struct Config {
     pub zoekt_url: Vec<String>,
     /// TLS roots, headers and the fan-out's policy.
     #[command(flatten)]
-    pub transport: crate::zoekt::TransportArgs,
+    pub transport: TransportArgs,
     /// How to talk to Zoekt.
     #[command(flatten)]
     pub client: ClientOptions,
@@ -68,6 +70,33 @@ pub struct Config {
         global = true
     )]
     pub log_format: String,
+}
+
+/// Flags of the connection to Zoekt besides its URLs.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TransportArgs {
+    /// PEM file of CA certificates to trust for https Zoekt URLs, besides the system's (a
+    /// private CA).
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_ZOEKT_CA_FILE",
+        value_name = "PATH",
+        global = true
+    )]
+    pub zoekt_ca_file: Option<PathBuf>,
+    /// File of headers sent on every request to Zoekt, one `Name: value` a line (e.g.
+    /// `Authorization: Bearer ...`); or set ZOEKT_PAGER_ZOEKT_HEADERS to the same text.
+    #[arg(
+        long,
+        env = "ZOEKT_PAGER_ZOEKT_HEADER_FILE",
+        value_name = "PATH",
+        global = true
+    )]
+    pub zoekt_header_file: Option<PathBuf>,
+    /// Fail a page when any Zoekt backend fails, instead of serving it from the others with
+    /// a warning naming the missing one.
+    #[arg(long, env = "ZOEKT_PAGER_REQUIRE_ALL_BACKENDS", global = true)]
+    pub require_all_backends: bool,
 }
 
 impl Config {

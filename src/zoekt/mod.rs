@@ -20,4 +20,4 @@ pub mod tls;
 pub mod wire;
 
 pub use client::{ClientOptions, Readiness, Wire, ZoektClient, ZoektError};
-pub use tls::{Transport, TransportArgs};
+pub use tls::Transport;

@@ -6,36 +6,7 @@
 //! `Sensitive`), never logged, never echoed in an error (a bad line is named by its number)
 //! and never a metrics label.
 
-use std::path::PathBuf;
-
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-
-/// Flags of the connection to Zoekt besides its URLs.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct TransportArgs {
-    /// PEM file of CA certificates to trust for https Zoekt URLs, besides the system's (a
-    /// private CA).
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_ZOEKT_CA_FILE",
-        value_name = "PATH",
-        global = true
-    )]
-    pub zoekt_ca_file: Option<PathBuf>,
-    /// File of headers sent on every request to Zoekt, one `Name: value` a line (e.g.
-    /// `Authorization: Bearer ...`); or set ZOEKT_PAGER_ZOEKT_HEADERS to the same text.
-    #[arg(
-        long,
-        env = "ZOEKT_PAGER_ZOEKT_HEADER_FILE",
-        value_name = "PATH",
-        global = true
-    )]
-    pub zoekt_header_file: Option<PathBuf>,
-    /// Fail a page when any Zoekt backend fails, instead of serving it from the others with
-    /// a warning naming the missing one.
-    #[arg(long, env = "ZOEKT_PAGER_REQUIRE_ALL_BACKENDS", global = true)]
-    pub require_all_backends: bool,
-}
 
 /// What every Zoekt client of the process is built with.
 #[derive(Clone, Default)]
@@ -55,51 +26,6 @@ impl std::fmt::Debug for Transport {
             .field("roots", &self.roots.len())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .finish()
-    }
-}
-
-impl TransportArgs {
-    /// Reads the CA file and the headers; the message names the flag or file to fix, never a
-    /// header's value.
-    pub fn load(&self) -> Result<Transport, String> {
-        let mut transport = Transport::default();
-        if let Some(path) = &self.zoekt_ca_file {
-            let pem = std::fs::read(path)
-                .map_err(|e| format!("cannot read --zoekt-ca-file {}: {e}", path.display()))?;
-            transport.roots = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-                format!(
-                    "--zoekt-ca-file {} holds no PEM certificate: {e}",
-                    path.display()
-                )
-            })?;
-            if transport.roots.is_empty() {
-                return Err(format!(
-                    "--zoekt-ca-file {} holds no PEM certificate",
-                    path.display()
-                ));
-            }
-            transport.roots_pem = Some(pem);
-        }
-        let from_env =
-            std::env::var_os("ZOEKT_PAGER_ZOEKT_HEADERS").map(|t| t.to_string_lossy().into_owned());
-        let text = match (from_env, &self.zoekt_header_file) {
-            (Some(_), Some(_)) => {
-                return Err(
-                    "set ZOEKT_PAGER_ZOEKT_HEADERS or --zoekt-header-file, not both".into(),
-                );
-            }
-            (Some(t), None) => Some(("ZOEKT_PAGER_ZOEKT_HEADERS".to_string(), t)),
-            (None, Some(p)) => Some((
-                format!("--zoekt-header-file {}", p.display()),
-                std::fs::read_to_string(p)
-                    .map_err(|e| format!("cannot read --zoekt-header-file {}: {e}", p.display()))?,
-            )),
-            (None, None) => None,
-        };
-        if let Some((source, text)) = text {
-            transport.headers = parse_headers(&text).map_err(|e| format!("{source}: {e}"))?;
-        }
-        Ok(transport)
     }
 }
 

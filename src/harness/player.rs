@@ -13,6 +13,7 @@
 //! is not reported either.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::engine::backend::{
     Backend, BackendError, BackendErrorKind, FileSearch, RankedFiles, Readiness, RepoListing,
@@ -138,11 +139,7 @@ impl Backend for Player {
         }
     }
 
-    async fn repos(
-        &self,
-        query: &str,
-        wall_time: std::time::Duration,
-    ) -> Result<RepoListing, BackendError> {
+    async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
         let ask = Ask::Repos {
             query: query.to_string(),
             wall_time_ms: wall_time.as_millis() as u64,

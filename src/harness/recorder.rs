@@ -7,6 +7,7 @@
 //! run is compared with goldens made the same way.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::engine::backend::{
     Backend, BackendError, FileSearch, RankedFiles, Readiness, RepoListing,
@@ -155,11 +156,7 @@ impl<B: Backend> Backend for Recorder<B> {
         answer
     }
 
-    async fn repos(
-        &self,
-        query: &str,
-        wall_time: std::time::Duration,
-    ) -> Result<RepoListing, BackendError> {
+    async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
         let slot = self.asked(Ask::Repos {
             query: query.to_string(),
             wall_time_ms: wall_time.as_millis() as u64,
@@ -187,10 +184,7 @@ impl<B: Backend> Backend for Recorder<B> {
 
     // The inner backend's own bound (a fan-out bounds each of its backends), recorded as a
     // readiness call like any other: the bound is the caller's, not part of Zoekt's answer.
-    async fn readiness_within(
-        &self,
-        budget: std::time::Duration,
-    ) -> Result<Readiness, BackendError> {
+    async fn readiness_within(&self, budget: Duration) -> Result<Readiness, BackendError> {
         let slot = self.asked(Ask::Readiness);
         let answer = self.inner.readiness_within(budget).await;
         self.answered(slot, readiness_answer(&answer));

@@ -1,6 +1,8 @@
 //! The Zoekt adapter: [`ZoektClient`] as the engine's [`Backend`]. The one place Zoekt's wire
 //! types meet the engine's neutral ones, translated field by field.
 
+use std::time::Duration;
+
 use super::check::check_listing;
 use super::grpc::proto;
 use super::grpc::query::{self, Parsed};
@@ -29,11 +31,7 @@ impl Backend for ZoektClient {
         answer
     }
 
-    async fn repos(
-        &self,
-        query: &str,
-        wall_time: std::time::Duration,
-    ) -> Result<RepoListing, BackendError> {
+    async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
         if let Some(grpc) = self.grpc() {
             // "" lists every repository, as Zoekt's own parser reads it over JSON.
             let tree = match query.trim() {

@@ -195,7 +195,7 @@ impl Shaped for ReferenceItem {
 fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
     let mut out: Vec<ReferenceItem> = symbols_of(file, &BTreeSet::new())
         .into_iter()
-        .filter(|s| s.name == symbol)
+        .filter(|s| s.definition.name == symbol)
         .map(|s| ReferenceItem {
             role: ReferenceRole::Definition,
             repo: s.repo,
@@ -204,7 +204,7 @@ fn definitions_of(file: &RankedFile, symbol: &str) -> Vec<ReferenceItem> {
             line: s.line,
             column: s.column,
             text: s.text,
-            kind: Some(s.kind),
+            kind: Some(s.definition.kind),
             before: s.before,
             after: s.after,
         })

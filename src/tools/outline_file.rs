@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::declare::paged_args;
-use super::search_symbols::{Kinds, symbols_of};
-use super::shared::{KIND, LINE, NAME, TEXT, ToolInfo, count, text, write_scope_and_text};
+use super::search_symbols::{Definition, Kinds, symbols_of};
+use super::shared::{KIND, LINE, NAME, PARENT, PARENT_KIND, TEXT, ToolInfo, count};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::Error;
@@ -56,17 +56,11 @@ pub struct OutlineItem {
     pub depth: u32,
     /// 1-based line of the definition.
     pub line: u32,
-    /// ctags kind, e.g. `function`, `method`, `struct`.
-    pub kind: String,
-    /// The symbol's name.
-    pub name: String,
-    /// The enclosing scope ctags names when it is not a symbol of this outline (say, the
-    /// type of a method defined in another file); absent when the item is nested under it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    /// ctags kind of that scope.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parent_kind: Option<String>,
+    /// What ctags says of the symbol. Its scope (`parent`, `parent_kind`) is given only when
+    /// it is not a symbol of this outline (say, the type of a method defined in another
+    /// file): an item nested under its scope has none.
+    #[serde(flatten)]
+    pub definition: Definition,
     /// The defining line, only with `source: true`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub text: String,
@@ -160,17 +154,13 @@ impl OutlineItem {
         for _ in 0..self.depth {
             out.push(' ');
         }
+        let definition = &self.definition;
         let _ = write!(out, "{}", self.line);
         if !same_kind {
-            let _ = write!(out, " {}", self.kind);
+            let _ = write!(out, " {}", definition.kind);
         }
-        let _ = write!(out, " {}", self.name);
-        write_scope_and_text(
-            self.parent.as_deref(),
-            self.parent_kind.as_deref(),
-            &self.text,
-            out,
-        );
+        let _ = write!(out, " {}", definition.name);
+        definition.write_scope_and_text(&self.text, out);
     }
 }
 
@@ -193,7 +183,8 @@ impl ItemText for OutlineItem {
     /// In tree order, an item right after one of the same depth is its sibling: a run of
     /// siblings of one kind says the kind once, on its first item.
     fn write_text_after(&self, previous: Option<&Self>, out: &mut String) {
-        let same_kind = previous.is_some_and(|p| p.depth == self.depth && p.kind == self.kind);
+        let same_kind = previous
+            .is_some_and(|p| p.depth == self.depth && p.definition.kind == self.definition.kind);
         self.write(same_kind, out);
     }
 }
@@ -210,12 +201,8 @@ impl ItemRow for OutlineItem {
         KIND,
         NAME,
         TEXT,
-        Column::new(
-            "parent",
-            CellKind::Text,
-            "enclosing scope ctags names when it is not a symbol of the outline",
-        ),
-        Column::new("parent_kind", CellKind::Text, "ctags kind of that scope"),
+        PARENT,
+        PARENT_KIND,
     ];
     const GROUPING: Grouping = Grouping::File;
     /// A file holds a few kinds, each many times: a page names each once.
@@ -223,20 +210,14 @@ impl ItemRow for OutlineItem {
     const ITEMS_ARE: &'static str = "symbols";
 
     fn cells(&self) -> Vec<Option<Value>> {
-        vec![
-            count(self.depth),
-            count(self.line),
-            text(&self.kind),
-            text(&self.name),
-            text(&self.text),
-            self.parent.as_deref().and_then(text),
-            self.parent_kind.as_deref().and_then(text),
-        ]
+        let mut cells = vec![count(self.depth), count(self.line)];
+        cells.extend(self.definition.cells(&self.text));
+        cells
     }
 }
 
 /// One symbol as ctags gave it, before it has a place in the tree.
-struct Definition {
+struct Unplaced {
     line: u32,
     name: String,
     kind: String,
@@ -248,14 +229,14 @@ struct Definition {
 /// The outline of `file`: its symbols (of `kinds` only, when given) in tree order.
 fn outline(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<OutlineItem> {
     // The file's symbols as search_symbols reads them: by position, each once.
-    let defs: Vec<Definition> = symbols_of(file, kinds)
+    let defs: Vec<Unplaced> = symbols_of(file, kinds)
         .into_iter()
-        .map(|s| Definition {
+        .map(|s| Unplaced {
             line: s.line,
-            name: s.name,
-            kind: s.kind,
-            parent: s.parent.unwrap_or_default(),
-            parent_kind: s.parent_kind.unwrap_or_default(),
+            name: s.definition.name,
+            kind: s.definition.kind,
+            parent: s.definition.parent.unwrap_or_default(),
+            parent_kind: s.definition.parent_kind.unwrap_or_default(),
             text: s.text,
         })
         .collect();
@@ -269,10 +250,12 @@ fn outline(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<OutlineItem> {
             OutlineItem {
                 depth,
                 line: d.line,
-                kind: d.kind.clone(),
-                name: d.name.clone(),
-                parent: unheld(&d.parent),
-                parent_kind: unheld(&d.parent).and(unheld(&d.parent_kind)),
+                definition: Definition {
+                    kind: d.kind.clone(),
+                    name: d.name.clone(),
+                    parent: unheld(&d.parent),
+                    parent_kind: unheld(&d.parent).and(unheld(&d.parent_kind)),
+                },
                 text: d.text.clone(),
                 repo: file.repo.clone(),
                 path: file.path.clone(),
@@ -302,7 +285,7 @@ fn qualified(name: &str) -> Option<(&str, &str)> {
 /// of `http.Request` declared in another file), of any kind, not as its scope. Never a parent
 /// that would make a loop: each definition is given its parent in turn, and refused one that
 /// descends from it.
-fn parents(defs: &[Definition]) -> Vec<Option<(usize, bool)>> {
+fn parents(defs: &[Unplaced]) -> Vec<Option<(usize, bool)>> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, d) in defs.iter().enumerate() {
         by_name.entry(d.name.as_str()).or_default().push(i);
@@ -429,7 +412,7 @@ mod tests {
         let items = outline(&f, &BTreeSet::new());
         let got: Vec<(u32, u32, &str)> = items
             .iter()
-            .map(|i| (i.depth, i.line, i.name.as_str()))
+            .map(|i| (i.depth, i.line, i.definition.name.as_str()))
             .collect();
         assert_eq!(
             got,
@@ -447,9 +430,9 @@ mod tests {
         );
         // A scope the outline does not hold is said (`Other` nests in the package its
         // qualifier names); one it holds is the nesting.
-        assert_eq!(items[6].parent.as_deref(), Some("http.Remote"));
-        assert_eq!(items[6].parent_kind.as_deref(), Some("struct"));
-        assert!(items[4].parent.is_none());
+        assert_eq!(items[6].definition.parent.as_deref(), Some("http.Remote"));
+        assert_eq!(items[6].definition.parent_kind.as_deref(), Some("struct"));
+        assert!(items[4].definition.parent.is_none());
         assert_eq!(
             shown(&items[..7]),
             "r/a.go\n1 package http\n 10 struct conn\n  11 member rwc\n  12 werr\n  30 func Close\n \
@@ -478,7 +461,7 @@ mod tests {
         let items = outline(&f, &methods);
         assert_eq!(items.len(), 2);
         assert!(items.iter().all(|i| i.depth == 0));
-        assert_eq!(items[0].parent.as_deref(), Some("Registry"));
+        assert_eq!(items[0].definition.parent.as_deref(), Some("Registry"));
     }
 
     #[test]

@@ -4,17 +4,18 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::declare::{file_item, paged_args};
-use super::shared::{AFTER, BEFORE, COLUMN, KIND, LINE, NAME, TEXT, ToolInfo, count, lines, text};
-use super::shared::{LineQuery, column, context_lines, write_scope_and_text};
+use super::shared::{AFTER, BEFORE, COLUMN, KIND, LINE, NAME, PARENT, PARENT_KIND, TEXT, ToolInfo};
+use super::shared::{LineQuery, column, context_lines};
+use super::shared::{count, lines, text};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
 use crate::engine::error::{ArgumentError, Error};
 use crate::engine::text::{Snippet, clip_text};
 use crate::engine::tool::{CensusQuery, Found, Shaped, Source, Tool};
-use crate::form::{CellKind, Column, Grouping, ItemRow};
+use crate::form::{Column, Grouping, ItemRow};
 use crate::zoekt::query;
 use serde_json::Value;
 
@@ -46,16 +47,57 @@ file_item! {
     line;
     /// One symbol definition found by ctags (a `sym:` match): its line is the defining line.
     pub struct SymbolItem {
-        /// The symbol's name.
-        pub name: String,
-        /// ctags kind, e.g. `function`, `method`, `struct`.
-        pub kind: String,
-        /// Enclosing scope (class, impl, module), when ctags knows it.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub parent: Option<String>,
-        /// ctags kind of the enclosing scope, when ctags knows it.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub parent_kind: Option<String>,
+        /// What ctags says of the symbol.
+        #[serde(flatten)]
+        pub definition: Definition,
+    }
+}
+
+/// What ctags says of one definition: its kind, name and scope. A symbol item and an
+/// outline item each carry one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Definition {
+    /// ctags kind, e.g. `function`, `method`, `struct`.
+    pub kind: String,
+    /// The symbol's name.
+    pub name: String,
+    /// Enclosing scope (class, impl, module), when ctags knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// ctags kind of the enclosing scope, when ctags knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_kind: Option<String>,
+}
+
+impl Definition {
+    /// The cells of KIND, NAME, TEXT (`text`), then the scope's two columns: the order both
+    /// items' columns give them.
+    pub(crate) fn cells(&self, text_cell: &str) -> [Option<Value>; 5] {
+        [
+            text(&self.kind),
+            text(&self.name),
+            text(text_cell),
+            self.parent.as_deref().and_then(text),
+            self.parent_kind.as_deref().and_then(text),
+        ]
+    }
+
+    /// Appends what a symbol's line says after its name: its scope (` (in KIND PARENT)`, or
+    /// ` (in PARENT)` without a kind) and its source line `text` (` | TEXT`), each when there
+    /// is one.
+    pub(crate) fn write_scope_and_text(&self, text: &str, out: &mut String) {
+        match (&self.parent, &self.parent_kind) {
+            (Some(parent), Some(kind)) => {
+                let _ = write!(out, " (in {kind} {parent})");
+            }
+            (Some(parent), None) => {
+                let _ = write!(out, " (in {parent})");
+            }
+            _ => {}
+        }
+        if !text.is_empty() {
+            let _ = write!(out, " | {text}");
+        }
     }
 }
 
@@ -119,16 +161,8 @@ impl ItemRow for SymbolItem {
         KIND,
         NAME,
         TEXT,
-        Column::new(
-            "parent",
-            CellKind::Text,
-            "enclosing scope (class, impl, module, package), when ctags knows it",
-        ),
-        Column::new(
-            "parent_kind",
-            CellKind::Text,
-            "ctags kind of the enclosing scope",
-        ),
+        PARENT,
+        PARENT_KIND,
         BEFORE,
         AFTER,
     ];
@@ -137,17 +171,10 @@ impl ItemRow for SymbolItem {
     const SAID_PER_GROUP: &'static [&'static str] = &["kind", "parent", "parent_kind"];
 
     fn cells(&self) -> Vec<Option<Value>> {
-        vec![
-            count(self.line),
-            count(self.column),
-            text(&self.kind),
-            text(&self.name),
-            text(&self.text),
-            self.parent.as_deref().and_then(text),
-            self.parent_kind.as_deref().and_then(text),
-            lines(&self.before),
-            lines(&self.after),
-        ]
+        let mut cells = vec![count(self.line), count(self.column)];
+        cells.extend(self.definition.cells(&self.text));
+        cells.extend([lines(&self.before), lines(&self.after)]);
+        cells
     }
 }
 
@@ -157,14 +184,9 @@ impl SymbolItem {
         let _ = write!(
             out,
             "{}:{} {} {}",
-            self.line, self.column, self.kind, self.name
+            self.line, self.column, self.definition.kind, self.definition.name
         );
-        write_scope_and_text(
-            self.parent.as_deref(),
-            self.parent_kind.as_deref(),
-            &self.text,
-            out,
-        );
+        self.definition.write_scope_and_text(&self.text, out);
     }
 }
 
@@ -189,10 +211,12 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
                 continue;
             }
             out.push(SymbolItem {
-                name: sym.name.clone(),
-                kind: sym.kind.clone(),
-                parent: Some(sym.parent.clone()).filter(|p| !p.is_empty()),
-                parent_kind: Some(sym.parent_kind.clone()).filter(|p| !p.is_empty()),
+                definition: Definition {
+                    name: sym.name.clone(),
+                    kind: sym.kind.clone(),
+                    parent: Some(sym.parent.clone()).filter(|p| !p.is_empty()),
+                    parent_kind: Some(sym.parent_kind.clone()).filter(|p| !p.is_empty()),
+                },
                 repo: file.repo.clone(),
                 path: file.path.clone(),
                 branches: file.branches.clone(),
@@ -204,8 +228,9 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
             });
         }
     }
-    out.sort_by(|a, b| (a.line, a.column, &a.name).cmp(&(b.line, b.column, &b.name)));
-    out.dedup_by(|a, b| (a.line, a.column, &a.name) == (b.line, b.column, &b.name));
+    let at = |s: &SymbolItem| (s.line, s.column, s.definition.name.clone());
+    out.sort_by_key(at);
+    out.dedup_by(|a, b| at(a) == at(b));
     out
 }
 
@@ -286,7 +311,9 @@ pub(crate) mod tests {
         ]);
         let s = symbols_of(&f, &BTreeSet::new());
         assert_eq!(
-            s.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            s.iter()
+                .map(|s| s.definition.name.as_str())
+                .collect::<Vec<_>>(),
             ["a", "b"]
         );
         assert_eq!((s[0].line, s[0].column), (2, 6));

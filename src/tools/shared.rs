@@ -95,6 +95,19 @@ pub const KIND: Column = Column::new(
 );
 /// A symbol's name.
 pub const NAME: Column = Column::new("name", CellKind::Text, "the symbol's name");
+/// The scope a symbol is defined in.
+pub const PARENT: Column = Column::new(
+    "parent",
+    CellKind::Text,
+    "enclosing scope (class, impl, module, package), when ctags knows it; in an outline, only \
+     when it is not a symbol of the outline",
+);
+/// The kind of that scope.
+pub const PARENT_KIND: Column = Column::new(
+    "parent_kind",
+    CellKind::Text,
+    "ctags kind of the enclosing scope",
+);
 /// A file's path inside its repository.
 pub const PATH: Column = Column::new("path", CellKind::Text, "path inside the repository");
 /// The branches holding a version of a file or a repository.
@@ -166,30 +179,6 @@ pub(crate) fn files_source(query: &str) -> Source<'_> {
         context_lines: 0,
         estimate: Estimate::Files,
     })
-}
-
-/// Appends what a symbol's line says after its name: its ctags scope (` (in KIND PARENT)`,
-/// or ` (in PARENT)` without a kind) and its source line (` | TEXT`), each when it has one
-/// (`search_symbols`, `outline_file`).
-pub(crate) fn write_scope_and_text(
-    parent: Option<&str>,
-    parent_kind: Option<&str>,
-    text: &str,
-    out: &mut String,
-) {
-    use std::fmt::Write as _;
-    match (parent, parent_kind) {
-        (Some(parent), Some(kind)) => {
-            let _ = write!(out, " (in {kind} {parent})");
-        }
-        (Some(parent), None) => {
-            let _ = write!(out, " (in {parent})");
-        }
-        _ => {}
-    }
-    if !text.is_empty() {
-        let _ = write!(out, " | {text}");
-    }
 }
 
 /// The `context_lines` argument of a tool, checked against `--max-context-lines`.

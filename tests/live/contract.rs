@@ -65,7 +65,7 @@ async fn symbols_walk_30_30_30_10() {
     assert_eq!(pages[0].total.value, 100, "total on the first page");
     let items = all_items(&pages);
     assert_no_duplicates(&items);
-    let names: BTreeSet<_> = items.iter().map(|s| s.name.clone()).collect();
+    let names: BTreeSet<_> = items.iter().map(|s| s.definition.name.clone()).collect();
     let expected: BTreeSet<_> = (1..=100).map(|n| format!("pagerItem{n:03}")).collect();
     assert_eq!(names, expected, "fixture fact: pagerItem001..pagerItem100");
     let truth = oracle::symbols(&url, r"sym:pagerItem\d+").await;
@@ -80,11 +80,12 @@ async fn symbols_walk_30_30_30_10() {
         .find(|s| s.path.ends_with("registry.rs"))
         .expect("a Rust method");
     assert!(
-        !method.kind.is_empty() && method.parent.as_deref() == Some("Registry"),
+        !method.definition.kind.is_empty()
+            && method.definition.parent.as_deref() == Some("Registry"),
         "{method:?}"
     );
     assert!(
-        items.iter().all(|s| s.text.contains(&s.name)),
+        items.iter().all(|s| s.text.contains(&s.definition.name)),
         "text holds the name"
     );
 }

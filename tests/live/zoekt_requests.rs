@@ -190,7 +190,7 @@ async fn window_grows_when_files_yield_few_items_and_stays_bounded() {
     assert!(windows.iter().all(|w| *w <= 64), "{windows:?}");
     assert_eq!(page.count, 3, "{:?}", page.items);
     assert!(
-        page.items.iter().all(|s| s.kind == "variable"),
+        page.items.iter().all(|s| s.definition.kind == "variable"),
         "{:?}",
         page.items
     );

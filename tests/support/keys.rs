@@ -8,7 +8,12 @@ use zoekt_pager::tools::search_symbols::SymbolItem;
 
 /// (repo, path, line, name) of a symbol.
 pub fn symbol(s: &SymbolItem) -> (String, String, u32, String) {
-    (s.repo.clone(), s.path.clone(), s.line, s.name.clone())
+    (
+        s.repo.clone(),
+        s.path.clone(),
+        s.line,
+        s.definition.name.clone(),
+    )
 }
 
 /// (repo, path) of a file.

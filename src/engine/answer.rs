@@ -12,7 +12,7 @@
 //! Zoekt's answer for `n` files holds, above its trusted edge, the same files as its answer
 //! for more (its statistics do not depend on `n` either; `docs/zoekt.md`, "Windows"). So an
 //! [`Answer`] fetched for many files also answers, exactly, every smaller window
-//! ([`Answer::covers`]): the window cache (`engine/cache.rs`) serves a walk's pages from one
+//! ([`Answer::covers`]): the window cache (`engine/cache/`) serves a walk's pages from one
 //! growing answer, and every page is the one a fresh request would have given.
 
 use std::collections::HashSet;

@@ -74,7 +74,7 @@ pub struct Effort {
     pub max_wall_time_ms: u64,
 }
 
-/// Bounds of the window cache (`engine/cache.rs`). Not part of the order: the cache changes
+/// Bounds of the window cache (`engine/cache/`). Not part of the order: the cache changes
 /// what a page costs, never what it holds, so cursors ignore it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CacheConfig {

@@ -15,7 +15,6 @@
 //! bounded in number and dropped on shutdown. Entries are weighed in bytes and expire after a
 //! time to live and an idle time. See `docs/contract.md`, "The window cache".
 
-use std::any::{Any, TypeId};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -24,80 +23,16 @@ use moka::future::Cache;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+mod entry;
+
 use super::answer::{Answer, Collectable, Flatten};
 use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFiles};
-use super::config::{CacheConfig, Effort};
-use super::cursor::RequestKey;
+use super::config::CacheConfig;
 use super::fetch::WindowSpec;
 use super::weight::{answer_weight, raw_weight};
 use super::window::Cut;
-
-/// Names one request's answers: everything that decides which items a backend answer
-/// flattens into, except the number of files.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct AnswerKey {
-    /// The tool, its canonical request and the settings of the order (the cursor's hash).
-    request: RequestKey,
-    /// The item type the answer is flattened into.
-    item: TypeId,
-    query: String,
-    effort: Effort,
-    context_lines: u32,
-}
-
-impl AnswerKey {
-    /// The key of `spec`'s answers for `request`, flattened into `T`.
-    pub(crate) fn new<T: 'static>(request: &RequestKey, spec: &WindowSpec<'_>) -> AnswerKey {
-        AnswerKey {
-            request: *request,
-            item: TypeId::of::<T>(),
-            query: spec.query.to_string(),
-            effort: spec.effort,
-            context_lines: spec.context_lines,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    /// Zoekt's answer to one search, until a page flattens it (prefetched, or in flight).
-    Raw(FileSearch),
-    /// A fetch of this many files for a request, while it runs (concurrent pages share it).
-    Fetch(AnswerKey, u32),
-    /// The largest answer of a request.
-    Largest(AnswerKey),
-    /// The fewest files whose answer was too big to read, for a request.
-    TooBig(AnswerKey),
-    /// A listing kept whole (`names.rs`).
-    Kept(Kept),
-}
-
-/// What a listing kept whole is kept by (`names.rs`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Kept {
-    /// Every file name a query lists: what the backend was asked for (a hit or a miss of
-    /// the cache's counts).
-    Names(String),
-    /// A request's items, made from a kept listing of names: the pages of one walk share
-    /// them instead of making them again (not counted: no backend request is at stake).
-    Items(RequestKey),
-}
-
-#[derive(Clone)]
-enum Value {
-    Raw(Arc<RankedFiles>, u32, Instant),
-    Answer(Arc<dyn Any + Send + Sync>, u32),
-    Files(u32),
-}
-
-impl Value {
-    fn weight(&self) -> u32 {
-        match self {
-            Value::Raw(_, w, _) | Value::Answer(_, w) => *w,
-            Value::Files(_) => 64,
-        }
-    }
-}
+pub(crate) use entry::{AnswerKey, Kept};
+use entry::{Key, Value};
 
 /// How much bigger than the kept answer a new fetch is, at least. Zoekt's cost for one query
 /// is mostly fixed (every window searches the same candidates under the same caps; on the

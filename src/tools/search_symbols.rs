@@ -228,10 +228,14 @@ pub(crate) fn symbols_of(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<Sym
             });
         }
     }
-    let at = |s: &SymbolItem| (s.line, s.column, s.definition.name.clone());
-    out.sort_by_key(at);
-    out.dedup_by(|a, b| at(a) == at(b));
+    out.sort_by(|a, b| position(a).cmp(&position(b)));
+    out.dedup_by(|a, b| position(a) == position(b));
     out
+}
+
+/// Where a symbol item stands in its file, then its name: the order of a file's items.
+fn position(s: &SymbolItem) -> (u32, u32, &str) {
+    (s.line, s.column, &s.definition.name)
 }
 
 /// Most ctags kinds one `kinds` filter may list.

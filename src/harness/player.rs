@@ -132,7 +132,7 @@ impl Backend for Player {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let ask = Ask::Search(SearchAsk::from(search));
         match self.serve(ask.clone()) {
-            Some(Answer::Files(files)) => Ok(RankedFiles::from(&files)),
+            Some(Answer::Files(files)) => Ok(RankedFiles::from(files)),
             Some(Answer::Error(e)) => Err(e.to_error()),
             Some(_) => Err(mismatched(&ask)),
             None => Err(not_recorded(&ask)),
@@ -145,7 +145,7 @@ impl Backend for Player {
             wall_time_ms: wall_time.as_millis() as u64,
         };
         match self.serve(ask.clone()) {
-            Some(Answer::Repos(repos)) => Ok(RepoListing::from(&repos)),
+            Some(Answer::Repos(repos)) => Ok(RepoListing::from(repos)),
             Some(Answer::Error(e)) => Err(e.to_error()),
             Some(_) => Err(mismatched(&ask)),
             None => Err(not_recorded(&ask)),
@@ -154,7 +154,7 @@ impl Backend for Player {
 
     async fn readiness(&self) -> Result<Readiness, BackendError> {
         match self.serve(Ask::Readiness) {
-            Some(Answer::Readiness(r)) => Ok(Readiness::from(&r)),
+            Some(Answer::Readiness(r)) => Ok(Readiness::from(r)),
             Some(Answer::Error(e)) => Err(e.to_error()),
             Some(_) => Err(mismatched(&Ask::Readiness)),
             None => Err(not_recorded(&Ask::Readiness)),

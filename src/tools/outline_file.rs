@@ -195,7 +195,8 @@ impl ItemRow for OutlineItem {
             "depth",
             CellKind::Count,
             "depth in the tree (0: in no other symbol of the outline); the parent is the \
-             nearest row before with a lower depth",
+             nearest row before with a lower depth, and parent names only a scope outside \
+             the outline",
         ),
         LINE,
         KIND,

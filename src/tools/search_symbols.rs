@@ -61,10 +61,11 @@ pub struct Definition {
     pub kind: String,
     /// The symbol's name.
     pub name: String,
-    /// Enclosing scope (class, impl, module), when ctags knows it.
+    /// Enclosing scope (class, impl, module), when ctags knows it and the item's page does
+    /// not already show it (an outline item nested under its scope has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
-    /// ctags kind of the enclosing scope, when ctags knows it.
+    /// ctags kind of that scope, when `parent` is given and ctags knows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_kind: Option<String>,
 }

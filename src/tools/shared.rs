@@ -99,8 +99,8 @@ pub const NAME: Column = Column::new("name", CellKind::Text, "the symbol's name"
 pub const PARENT: Column = Column::new(
     "parent",
     CellKind::Text,
-    "enclosing scope (class, impl, module, package), when ctags knows it; in an outline, only \
-     when it is not a symbol of the outline",
+    "enclosing scope (class, impl, module, package), when ctags knows it and the page does \
+     not already show it",
 );
 /// The kind of that scope.
 pub const PARENT_KIND: Column = Column::new(

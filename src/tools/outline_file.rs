@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::declare::paged_args;
-use super::search_symbols::{Definition, Kinds, symbols_of};
+use super::search_symbols::{Definition, Kinds, SymbolItem, symbols_of};
 use super::shared::{KIND, LINE, NAME, PARENT, PARENT_KIND, TEXT, ToolInfo, count};
 use crate::engine::backend::RankedFile;
 use crate::engine::config::PagerConfig;
@@ -217,45 +217,30 @@ impl ItemRow for OutlineItem {
     }
 }
 
-/// One symbol as ctags gave it, before it has a place in the tree.
-struct Unplaced {
-    line: u32,
-    name: String,
-    kind: String,
-    parent: String,
-    parent_kind: String,
-    text: String,
-}
-
 /// The outline of `file`: its symbols (of `kinds` only, when given) in tree order.
 fn outline(file: &RankedFile, kinds: &BTreeSet<String>) -> Vec<OutlineItem> {
     // The file's symbols as search_symbols reads them: by position, each once.
-    let defs: Vec<Unplaced> = symbols_of(file, kinds)
-        .into_iter()
-        .map(|s| Unplaced {
-            line: s.line,
-            name: s.definition.name,
-            kind: s.definition.kind,
-            parent: s.definition.parent.unwrap_or_default(),
-            parent_kind: s.definition.parent_kind.unwrap_or_default(),
-            text: s.text,
-        })
-        .collect();
+    let defs = symbols_of(file, kinds);
     let parents = parents(&defs);
     tree_order(&parents)
         .into_iter()
         .map(|(i, depth)| {
             let d = &defs[i];
+            // A scope the outline holds is said by nesting, not again by name.
             let nested = parents[i].is_some_and(|(_, direct)| direct);
-            let unheld = |s: &str| Some(s.to_string()).filter(|s| !nested && !s.is_empty());
+            let parent = d.definition.parent.clone().filter(|_| !nested);
             OutlineItem {
                 depth,
                 line: d.line,
                 definition: Definition {
-                    kind: d.kind.clone(),
-                    name: d.name.clone(),
-                    parent: unheld(&d.parent),
-                    parent_kind: unheld(&d.parent).and(unheld(&d.parent_kind)),
+                    kind: d.definition.kind.clone(),
+                    name: d.definition.name.clone(),
+                    parent_kind: d
+                        .definition
+                        .parent_kind
+                        .clone()
+                        .filter(|_| parent.is_some()),
+                    parent,
                 },
                 text: d.text.clone(),
                 repo: file.repo.clone(),
@@ -286,30 +271,38 @@ fn qualified(name: &str) -> Option<(&str, &str)> {
 /// of `http.Request` declared in another file), of any kind, not as its scope. Never a parent
 /// that would make a loop: each definition is given its parent in turn, and refused one that
 /// descends from it.
-fn parents(defs: &[Unplaced]) -> Vec<Option<(usize, bool)>> {
+fn parents(defs: &[SymbolItem]) -> Vec<Option<(usize, bool)>> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, d) in defs.iter().enumerate() {
-        by_name.entry(d.name.as_str()).or_default().push(i);
+        by_name
+            .entry(d.definition.name.as_str())
+            .or_default()
+            .push(i);
     }
     let mut parents: Vec<Option<(usize, bool)>> = vec![None; defs.len()];
     for (i, d) in defs.iter().enumerate() {
-        if d.parent.is_empty() {
+        let Definition {
+            parent,
+            parent_kind,
+            ..
+        } = &d.definition;
+        let Some(parent) = parent.as_deref() else {
             continue;
-        }
+        };
         let named = |name: &str, kind: &str| -> Vec<usize> {
-            let fits = |j: &usize| *j != i && (kind.is_empty() || defs[*j].kind == kind);
+            let fits = |j: &usize| *j != i && (kind.is_empty() || defs[*j].definition.kind == kind);
             by_name
                 .get(name)
                 .map(|c| c.iter().copied().filter(fits).collect())
                 .unwrap_or_default()
         };
-        let kind = match d.parent_kind.as_str() {
+        let kind = match parent_kind.as_deref().unwrap_or("") {
             "unknown" => "",
             kind => kind,
         };
-        let mut candidates = named(&d.parent, kind);
+        let mut candidates = named(parent, kind);
         let mut direct = true;
-        if let Some((outer, last)) = qualified(&d.parent) {
+        if let Some((outer, last)) = qualified(parent) {
             if candidates.is_empty() {
                 candidates = named(last, kind);
             }

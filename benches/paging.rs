@@ -73,6 +73,7 @@ impl Backend for Synthetic {
                 ..SearchStats::default()
             },
             files: self.files[..n].to_vec(),
+            cut_at_bytes: false,
         })
     }
     async fn repos(

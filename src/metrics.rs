@@ -302,6 +302,9 @@ impl<B: Backend> Backend for Instrumented<B> {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         self.timed("search", self.inner.search(search)).await
     }
+    async fn search_window(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        self.timed("search", self.inner.search_window(search)).await
+    }
     async fn repos(
         &self,
         query: &str,

@@ -67,6 +67,7 @@ fn backend() -> common::Fixed {
                 match_count: 4,
                 ..SearchStats::default()
             },
+            cut_at_bytes: false,
         },
         repos: RepoListing::default(),
     }

@@ -59,8 +59,11 @@ pub struct Answer<T> {
     /// The scores of the files as Zoekt returned them, in its order: a smaller window is a
     /// prefix of it.
     zoekt_scores: Vec<f64>,
-    /// `MaxDocDisplayCount` sent.
+    /// `MaxDocDisplayCount` sent; for an answer cut at the byte bound, the files it holds.
     asked: u32,
+    /// The answer was cut at the client's byte bound ([`RankedFiles::cut_at_bytes`]): Zoekt's
+    /// answer for `asked` files, and no more files can be read for this query.
+    cut_at_bytes: bool,
     pub(crate) stats: SearchStats,
     /// When Zoekt answered.
     fetched_at: Instant,
@@ -100,6 +103,7 @@ impl<T> Answer<T> {
             files: Vec::new(),
             zoekt_scores: Vec::new(),
             asked: 0,
+            cut_at_bytes: false,
             stats,
             fetched_at: Instant::now(),
             weight: 0,
@@ -107,11 +111,16 @@ impl<T> Answer<T> {
         }
     }
 
-    /// Orders `ranked`, Zoekt's answer to a request for `asked` files, and flattens it.
+    /// Orders `ranked`, Zoekt's answer to a request for `asked` files, and flattens it. An
+    /// answer cut at the byte bound is the answer for the files it holds, whatever was asked.
     pub fn new<F>(ranked: &RankedFiles, asked: u32, flatten: F) -> Answer<T>
     where
         F: Fn(&RankedFile) -> Vec<T>,
     {
+        let asked = match ranked.cut_at_bytes {
+            true => clamp_u32(ranked.files.len()).min(asked),
+            false => asked,
+        };
         let zoekt_scores: Vec<f64> = ranked.files.iter().map(|f| f.score).collect();
         let mut list = ItemList {
             items: Vec::new(),
@@ -148,6 +157,7 @@ impl<T> Answer<T> {
             files,
             zoekt_scores,
             asked,
+            cut_at_bytes: ranked.cut_at_bytes,
             stats: ranked.stats,
             fetched_at: Instant::now(),
             weight: 0,
@@ -185,6 +195,12 @@ impl<T> Answer<T> {
     /// `MaxDocDisplayCount` this answer was fetched with.
     pub fn asked(&self) -> u32 {
         self.asked
+    }
+
+    /// The answer was cut at the client's byte bound: it holds Zoekt's answer for
+    /// [`Answer::asked`] files, and the answer for more is too big to read.
+    pub fn cut_at_bytes(&self) -> bool {
+        self.cut_at_bytes
     }
 
     /// Zoekt returned fewer files than asked: this is every file it has for the query.
@@ -338,9 +354,15 @@ mod tests {
     }
 
     fn answer(files: Vec<RankedFile>, asked: u32, stats: SearchStats) -> Answer<u32> {
-        Answer::new(&RankedFiles { files, stats }, asked, |f| {
-            (0..f.lines.len() as u32).collect()
-        })
+        Answer::new(
+            &RankedFiles {
+                files,
+                stats,
+                cut_at_bytes: false,
+            },
+            asked,
+            |f| (0..f.lines.len() as u32).collect(),
+        )
     }
 
     fn census_query() -> CensusQuery {

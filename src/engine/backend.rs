@@ -45,6 +45,11 @@ pub struct RankedFiles {
     pub files: Vec<RankedFile>,
     /// Counts and budget reports of the whole search.
     pub stats: SearchStats,
+    /// The answer was bigger than the client reads (`--max-answer-bytes`), and these are its
+    /// first files, each whole: Zoekt's answer to a request for exactly this many files, and
+    /// the next file is past the bound. Only [`Backend::search_window`] answers so; a
+    /// [`Backend::search`] answer too big is [`BackendErrorKind::TooBig`].
+    pub cut_at_bytes: bool,
 }
 
 /// One file that matched.
@@ -283,6 +288,16 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         search: &FileSearch,
     ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send;
+    /// [`Backend::search`] for a page's window, which may come back as the start of an
+    /// answer too big to read whole ([`RankedFiles::cut_at_bytes`]) instead of the error:
+    /// Zoekt's answer for fewer files, read in the same request, so that the window bound
+    /// by the answer's size costs no second search (`fetch.rs`). By default, the search.
+    fn search_window(
+        &self,
+        search: &FileSearch,
+    ) -> impl Future<Output = Result<RankedFiles, BackendError>> + Send {
+        self.search(search)
+    }
     /// The repositories a query selects (`""`: all of them), within `wall_time`: the same
     /// bound a search gets from its [`Effort`], which a listing has no field for.
     fn repos(

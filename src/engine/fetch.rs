@@ -84,6 +84,13 @@ impl WindowSpec<'_> {
 /// from it as at the cap ([`Window::bytes_bound`]), unless a window on the way already holds
 /// what the page needs. Answer sizes grow with the window (a bigger window's answer holds the
 /// smaller's files), which is what makes the bisection find `L`.
+///
+/// A backend that reads an answer too big up to the bound answers with its start instead
+/// ([`Answer::cut_at_bytes`]): Zoekt's answer for the files read whole, from the same
+/// request. Then `L` is those files, found by the one search that met the bound, with no
+/// retry and no bisection ([`WindowSpec::bound_by_bytes`]). The files read before the bound
+/// do not depend on how many more were asked, so every page is bound at the same `L` this
+/// way too.
 pub async fn fetch<T, A, Fut>(spec: &WindowSpec<'_>, answer: A) -> Result<Window<T>, BackendError>
 where
     A: Fn(u32) -> Fut,
@@ -94,6 +101,9 @@ where
     let mut fitted: Option<(u32, Arc<Answer<T>>)> = None;
     loop {
         match answer(files).await {
+            Ok(read) if read.cut_at_bytes() && read.asked() < files => {
+                return Ok(spec.bound_by_bytes(read));
+            }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
                 Step::Grow(next) => {
@@ -156,6 +166,9 @@ where
         guesses += u32::from(guessed.is_some());
         let middle = guessed.unwrap_or(fit + (too_big - fit) / 2);
         match answer(middle).await {
+            Ok(got) if got.cut_at_bytes() && got.asked() < middle => {
+                return Ok(spec.bound_by_bytes(got));
+            }
             Ok(got) => match spec.step(Arc::clone(&got), middle) {
                 Step::Done(window) => return Ok(window),
                 Step::Grow(_) => {
@@ -198,6 +211,23 @@ impl WindowSpec<'_> {
     /// The first window of every page's sequence: the walk's first page's.
     fn first_files(&self) -> u32 {
         first_window(self.needed.min(self.probe.max(1))).clamp(1, self.max_files.max(1))
+    }
+
+    /// The window of an answer cut at the byte bound ([`Answer::cut_at_bytes`]): the start of
+    /// a bigger answer, read whole up to the bound in the same request, which is Zoekt's
+    /// answer for the files it holds. No more files can be read, so the bound sits there, as
+    /// a bisection would have found it with a search per probe: the page is served from it
+    /// as usual when it holds what the page needs, else as at the cap.
+    fn bound_by_bytes<T>(&self, read: Arc<Answer<T>>) -> Window<T> {
+        let held = read.asked();
+        match self.step(Arc::clone(&read), held) {
+            Step::Done(window) => window,
+            Step::Grow(_) => {
+                let mut window = self.step_within(read, held, held).done();
+                window.bytes_bound = true;
+                window
+            }
+        }
     }
 
     /// Reads the window of `files` files off `answer` (which covers it): either it serves
@@ -282,7 +312,7 @@ where
     let flatten = &flatten;
     fetch(spec, |files| async move {
         requests.fetch_add(1, Ordering::Relaxed);
-        let ranked = backend.search(&spec.search(files)).await?;
+        let ranked = backend.search_window(&spec.search(files)).await?;
         Ok(Arc::new(Answer::new(&ranked, files, flatten)))
     })
     .await
@@ -345,6 +375,7 @@ mod tests {
         let ranked = RankedFiles {
             files,
             stats: SearchStats::default(),
+            cut_at_bytes: false,
         };
         let answer = Answer::new(&ranked, asked, one_item);
         let view = answer.view(asked);
@@ -543,6 +574,7 @@ mod tests {
         let ranked = |n: usize| RankedFiles {
             files: distinct(n),
             stats: SearchStats::default(),
+            cut_at_bytes: false,
         };
         // Fewer files than asked: every file Zoekt has. As many as asked: maybe more behind.
         let short = Answer::new(&ranked(3), 5, one_item);
@@ -565,6 +597,7 @@ mod tests {
             let ranked = RankedFiles {
                 files: distinct(files),
                 stats: SearchStats::default(),
+                cut_at_bytes: false,
             };
             Arc::new(Answer::new(&ranked, asked, one_item))
         };
@@ -695,6 +728,7 @@ mod tests {
                 let ranked = RankedFiles {
                     files: all.iter().take(files as usize).cloned().collect(),
                     stats: SearchStats::default(),
+                    cut_at_bytes: false,
                 };
                 Ok(Arc::new(Answer::new(&ranked, files, sparse)))
             };

@@ -71,8 +71,10 @@ impl<B: Backend> Pager<B> {
                 }
                 None => {
                     requests.fetch_add(1, Ordering::Relaxed);
+                    // As through the cache: an answer too big to read whole is counted
+                    // as far as it was read, one request either way.
                     self.backend
-                        .search(&spec.search(CENSUS_FILES))
+                        .search_window(&spec.search(CENSUS_FILES))
                         .await
                         .map(|ranked| Arc::new(Answer::new(&ranked, CENSUS_FILES, flatten)))
                 }
@@ -81,7 +83,9 @@ impl<B: Backend> Pager<B> {
         let within = Duration::from_millis(effort.max_wall_time_ms) + GRACE;
         match tokio::time::timeout(within, answer).await {
             Ok(Ok(answer)) => {
-                let cut = !Cut::of(&answer.stats, &effort).is_none();
+                // The start of an answer too big to read counts some files of the result:
+                // a lower bound, like an answer Zoekt cut.
+                let cut = !Cut::of(&answer.stats, &effort).is_none() || answer.cut_at_bytes();
                 Some(answer.census(cut, census))
             }
             Ok(Err(e)) => {

@@ -53,6 +53,8 @@ pub(crate) struct FakeBackend {
     readiness_hangs: Mutex<bool>,
     /// The next this many searches answer no files and one crashed shard.
     crash_next: Mutex<u32>,
+    /// A window too big to read answers with its start (see [`FakeBackend::keep_starts`]).
+    keeps_starts: Mutex<bool>,
     /// The repositories it lists, each in a shard of its own (set while it is built, so
     /// without a lock).
     listed: Vec<IndexedRepo>,
@@ -109,6 +111,14 @@ impl FakeBackend {
         *self.failure.lock().expect("failure lock") = Some((kind, over));
     }
 
+    /// From now on, a page's window over the bound of [`FakeBackend::fail`] (with
+    /// [`BackendErrorKind::TooBig`]) answers with its first files up to the bound, cut
+    /// ([`RankedFiles::cut_at_bytes`]), as the Zoekt client reads one; other searches still
+    /// fail.
+    pub(crate) fn keep_starts(&self) {
+        *self.keeps_starts.lock().expect("failure lock") = true;
+    }
+
     /// Censuses (searches of names only) do not fail, whatever [`FakeBackend::fail`] says:
     /// their answers are small where the pages' are too big.
     pub(crate) fn heal_census(&self) {
@@ -158,23 +168,8 @@ impl FakeBackend {
             .count()
     }
 
-    /// How many censuses (searches of names only) of `query` were received so far.
-    pub(crate) fn censuses_asked(&self, query: &str) -> usize {
-        self.requests()
-            .iter()
-            .filter(|s| s.query == query && s.shape == Shape::NamesOnly)
-            .count()
-    }
-}
-
-impl Backend for FakeBackend {
-    /// The query's files sorted by score, descending (ties in fixture order), cut at
-    /// `max_files` (0: all); the statistics count every file and line of the query.
-    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
-        self.requests
-            .lock()
-            .expect("requests lock")
-            .push(search.clone());
+    /// The answer to `search`, unrecorded.
+    async fn answer(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let mut delay = *self.delay.lock().expect("delay lock");
         if search.shape == Shape::NamesOnly {
             delay += *self.census_delay.lock().expect("delay lock");
@@ -206,6 +201,7 @@ impl Backend for FakeBackend {
                         crashes: 1,
                         ..SearchStats::default()
                     },
+                    cut_at_bytes: false,
                 });
             }
         }
@@ -240,7 +236,54 @@ impl Backend for FakeBackend {
         if search.max_files > 0 {
             files.truncate(search.max_files as usize);
         }
-        Ok(RankedFiles { files, stats })
+        Ok(RankedFiles {
+            files,
+            stats,
+            cut_at_bytes: false,
+        })
+    }
+
+    /// How many censuses (searches of names only) of `query` were received so far.
+    pub(crate) fn censuses_asked(&self, query: &str) -> usize {
+        self.requests()
+            .iter()
+            .filter(|s| s.query == query && s.shape == Shape::NamesOnly)
+            .count()
+    }
+}
+
+impl Backend for FakeBackend {
+    /// The query's files sorted by score, descending (ties in fixture order), cut at
+    /// `max_files` (0: all); the statistics count every file and line of the query.
+    async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        self.requests
+            .lock()
+            .expect("requests lock")
+            .push(search.clone());
+        self.answer(search).await
+    }
+
+    /// [`FakeBackend::search`], or the start of an answer too big to read after
+    /// [`FakeBackend::keep_starts`]: one request either way.
+    async fn search_window(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        let answer = self.search(search).await;
+        let keeps = *self.keeps_starts.lock().expect("failure lock");
+        let failure = *self.failure.lock().expect("failure lock");
+        match (answer, failure) {
+            (Err(e), Some((BackendErrorKind::TooBig, over)))
+                if keeps && e.kind == BackendErrorKind::TooBig && over > 0 =>
+            {
+                let start = FileSearch {
+                    max_files: over,
+                    ..search.clone()
+                };
+                let mut answer = self.answer(&start).await?;
+                // An answer of fewer files than the bound is whole: it was never too big.
+                answer.cut_at_bytes = answer.files.len() == over as usize;
+                Ok(answer)
+            }
+            (answer, _) => answer,
+        }
     }
 
     /// The repositories given by [`FakeBackend::with_repos`] (none by default), whatever the

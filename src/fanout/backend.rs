@@ -30,6 +30,16 @@ impl<B: Backend> Backend for FanOut<B> {
         Ok(merged_answer(got, missing, asked, search.max_files))
     }
 
+    /// One backend's window may be the start of an answer too big to read; several
+    /// backends' merged answer is whole or the error: a start cut from one of them would
+    /// leave out files of the others that rank between its last file and the cut.
+    async fn search_window(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        match self.members.as_slice() {
+            [only] => only.backend.search_window(search).await,
+            _ => self.search(search).await,
+        }
+    }
+
     async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
         if let [only] = self.members.as_slice() {
             return only.backend.repos(query, wall_time).await;

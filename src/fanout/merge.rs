@@ -66,7 +66,11 @@ pub(super) fn merged_answer(
     stats.shared_backends |= shared.backends;
     stats.file_count = stats.file_count.saturating_sub(shared.files);
     stats.match_count = stats.match_count.saturating_sub(shared.lines);
-    RankedFiles { files, stats }
+    RankedFiles {
+        files,
+        stats,
+        cut_at_bytes: false,
+    }
 }
 
 /// The backend's answer less its lowest-scoring file, when it did not run out: what is left

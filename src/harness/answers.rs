@@ -17,6 +17,9 @@ pub struct Files {
     pub files: Vec<File>,
     /// The search's statistics.
     pub stats: Stats,
+    /// The start of an answer too big to read whole (absent: the whole answer).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cut_at_bytes: bool,
 }
 
 /// [`RankedFile`].
@@ -124,7 +127,7 @@ pub(super) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-mirror!(RankedFiles <=> Files { files: each, stats: into });
+mirror!(RankedFiles <=> Files { files: each, stats: into, cut_at_bytes });
 mirror!(RankedFile <=> File {
     repo,
     path,
@@ -209,6 +212,7 @@ mod tests {
                 missing_backends: 7,
                 shared_backends: 8,
             },
+            cut_at_bytes: true,
         };
         let text = serde_json::to_string(&Files::from(&files)).unwrap();
         let back: Files = serde_json::from_str(&text).unwrap();

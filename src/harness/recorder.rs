@@ -245,6 +245,7 @@ mod tests {
                 duration_ms: 37,
                 ..SearchStats::default()
             },
+            cut_at_bytes: false,
         };
         normalise_files(&mut files, &search(10_000));
         assert_eq!(files.stats.duration_ms, 0);

@@ -19,7 +19,7 @@ use crate::engine::backend::{
 impl Backend for ZoektClient {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let started = std::time::Instant::now();
-        let answer = self.search_over_either(search).await;
+        let answer = self.search_over_either(search, false).await;
         tracing::debug!(
             files = search.max_files,
             context = search.context_lines,
@@ -27,6 +27,21 @@ impl Backend for ZoektClient {
             got = answer.as_ref().map_or(0, |a| a.files.len()),
             ok = answer.is_ok(),
             "zoekt search"
+        );
+        answer
+    }
+
+    async fn search_window(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+        let started = std::time::Instant::now();
+        let answer = self.search_over_either(search, true).await;
+        tracing::debug!(
+            files = search.max_files,
+            context = search.context_lines,
+            ms = started.elapsed().as_millis() as u64,
+            got = answer.as_ref().map_or(0, |a| a.files.len()),
+            cut = answer.as_ref().is_ok_and(|a| a.cut_at_bytes),
+            ok = answer.is_ok(),
+            "zoekt window"
         );
         answer
     }
@@ -72,7 +87,13 @@ impl Backend for ZoektClient {
 
 impl ZoektClient {
     /// One search over gRPC, or over JSON (chosen, or a query the gRPC parser is unsure of).
-    async fn search_over_either(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
+    /// With `keep_start`, an answer too big to read whole is its start
+    /// ([`RankedFiles::cut_at_bytes`]) rather than the error.
+    async fn search_over_either(
+        &self,
+        search: &FileSearch,
+        keep_start: bool,
+    ) -> Result<RankedFiles, BackendError> {
         let mut unsure = None;
         if let Some(grpc) = self.grpc() {
             match query::parse(&query_text(search)) {
@@ -80,6 +101,13 @@ impl ZoektClient {
                     let req = grpc_request(search, tree);
                     // On the heap: tonic's call is a big future, and a page awaits
                     // several searches at once on a worker thread's small stack.
+                    if keep_start {
+                        let (answer, cut) = Box::pin(grpc.search_start(&req)).await?;
+                        return Ok(RankedFiles {
+                            cut_at_bytes: cut,
+                            ..grpc_ranked_files(answer)
+                        });
+                    }
                     let answer = Box::pin(grpc.search(&req)).await?;
                     return Ok(grpc_ranked_files(answer));
                 }
@@ -90,13 +118,19 @@ impl ZoektClient {
                 }
             }
         }
-        let result = ZoektClient::search(self, &search_request(search))
-            .await
-            .map_err(|e| match &unsure {
-                Some(why) => without_json_api(e, why),
-                None => e,
-            })?;
-        Ok(ranked_files(result))
+        let req = search_request(search);
+        let answer = match keep_start {
+            true => self.search_start(&req).await,
+            false => ZoektClient::search(self, &req).await.map(|r| (r, false)),
+        };
+        let (result, cut) = answer.map_err(|e| match &unsure {
+            Some(why) => without_json_api(e, why),
+            None => e,
+        })?;
+        Ok(RankedFiles {
+            cut_at_bytes: cut,
+            ..ranked_files(result)
+        })
     }
 }
 
@@ -188,6 +222,7 @@ pub fn ranked_files(result: SearchResult) -> RankedFiles {
             shared_backends: 0,
         },
         files: result.files.into_iter().map(ranked_file).collect(),
+        cut_at_bytes: false,
     }
 }
 
@@ -204,6 +239,7 @@ pub fn grpc_request(search: &FileSearch, tree: proto::Q) -> proto::SearchRequest
             max_wall_time: Some(proto::Duration::from_millis(search.effort.max_wall_time_ms)),
             max_doc_display_count: to_i64(search.max_files),
             num_context_lines: to_i64(search.context_lines),
+            flush_wall_time: None,
         }),
     }
 }
@@ -225,6 +261,7 @@ pub fn grpc_ranked_files(answer: proto::SearchResponse) -> RankedFiles {
             shared_backends: 0,
         },
         files: answer.files.into_iter().map(grpc_ranked_file).collect(),
+        cut_at_bytes: false,
     }
 }
 

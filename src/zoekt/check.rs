@@ -11,17 +11,18 @@ use super::wire::{RepoList, SearchRequest, SearchResult};
 /// one of them says nothing reliable, least of all that nothing matched (`FileCount: 7` with
 /// `Files: null` would otherwise read as an exact, empty result).
 pub fn check_answer(req: &SearchRequest, result: &SearchResult) -> Result<(), String> {
+    check_answer_for(u64::from(req.opts.max_doc_display_count), result)
+}
+
+/// [`check_answer`] for an answer to a request for `asked` files; for the start of an
+/// answer too big to read whole, the files it holds (it is Zoekt's answer for that many).
+pub fn check_answer_for(asked: u64, result: &SearchResult) -> Result<(), String> {
     let unnamed = result
         .files
         .iter()
         .find(|f| f.file_name.is_empty() || f.repository.is_empty())
         .map(|f| (f.file_name.as_str(), f.repository.as_str()));
-    check_files(
-        u64::from(req.opts.max_doc_display_count),
-        result.files.len() as u64,
-        result.file_count,
-        unnamed,
-    )
+    check_files(asked, result.files.len() as u64, result.file_count, unnamed)
 }
 
 /// [`check_answer`] over either API's answer: `asked` files (0: no cut), `returned`,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
-use super::check::{check_answer, check_listing};
+use super::check::{check_answer_for, check_listing};
 pub use super::error::ZoektError;
 pub use super::options::{ClientOptions, Wire};
 use super::stream::{SearchStream, StreamError};
@@ -109,12 +109,36 @@ impl ZoektClient {
     /// `POST /api/search`. The answer is checked before it is returned ([`check_answer`]):
     /// one that contradicts itself is an error, never a result.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
+        Ok(self.search_reading(req, false).await?.0)
+    }
+
+    /// [`ZoektClient::search`] for a page's window: an answer over `--max-answer-bytes`
+    /// comes back as its start, the files read whole within the bound (`true` beside it),
+    /// instead of [`ZoektError::TooBig`]. Zoekt sends its statistics first and its files best
+    /// first, so that start is its answer for that many files, got without asking again.
+    pub async fn search_start(
+        &self,
+        req: &SearchRequest,
+    ) -> Result<(SearchResult, bool), ZoektError> {
+        self.search_reading(req, true).await
+    }
+
+    async fn search_reading(
+        &self,
+        req: &SearchRequest,
+        keep_start: bool,
+    ) -> Result<(SearchResult, bool), ZoektError> {
         let body = serde_json::to_vec(req).expect("search request serialises");
         let timeout = self.opts.timeout;
         let resp = self.post("/api/search", body, timeout).await?;
-        let resp = self.read_search(resp, timeout).await?;
-        check_answer(req, &resp.result).map_err(|reason| ZoektError::Contradiction { reason })?;
-        Ok(resp.result)
+        let (resp, cut) = self.read_search(resp, timeout, keep_start).await?;
+        let asked = match cut {
+            true => resp.result.files.len() as u64,
+            false => u64::from(req.opts.max_doc_display_count),
+        };
+        check_answer_for(asked, &resp.result)
+            .map_err(|reason| ZoektError::Contradiction { reason })?;
+        Ok((resp.result, cut))
     }
 
     /// `POST /api/list`: the repositories `query` selects (`""`: all), unsorted. Zoekt's list
@@ -258,14 +282,18 @@ impl ZoektClient {
 
     /// A search answer, decoded file by file as its chunks arrive (`stream.rs`), up to
     /// `--max-answer-bytes`: never held whole.
+    /// With `keep_start`, an answer over the bound is its start instead of the error, when
+    /// at least one file was read whole (`true` beside it: cut).
     async fn read_search(
         &self,
         mut resp: reqwest::Response,
         timeout: Duration,
-    ) -> Result<SearchResponse, ZoektError> {
+        keep_start: bool,
+    ) -> Result<(SearchResponse, bool), ZoektError> {
         let limit = self.opts.max_answer_bytes;
         let too_big = |within| ZoektError::TooBig { limit, within };
-        if resp.content_length().is_some_and(|n| n > limit as u64) {
+        // Its start can be read all the same.
+        if !keep_start && resp.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_big(None));
         }
         let malformed = |e: StreamError| ZoektError::Malformed {
@@ -281,12 +309,15 @@ impl ZoektClient {
                 // one's start (its statistics come before the files).
                 stream.feed(&chunk[..limit - len]).map_err(malformed)?;
                 let read = u32::try_from(stream.files_read()).unwrap_or(u32::MAX);
+                if keep_start && let Some(start) = stream.prefix() {
+                    return Ok((start, true));
+                }
                 return Err(too_big(Some(read)));
             }
             len += chunk.len();
             stream.feed(&chunk).map_err(malformed)?;
         }
-        stream.finish().map_err(malformed)
+        Ok((stream.finish().map_err(malformed)?, false))
     }
 
     /// Sends with bounded retries on "Zoekt is restarting" symptoms only.
@@ -438,6 +469,7 @@ fn root_cause(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::zoekt::check::check_answer;
     use crate::zoekt::wire::{FileMatch, SearchOptions};
 
     fn answer(file_count: u64, files: usize) -> SearchResult {

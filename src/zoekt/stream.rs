@@ -192,6 +192,24 @@ impl SearchStream {
         Ok(resp)
     }
 
+    /// The files read whole so far, with the statistics before them, when the answer is
+    /// cut inside its file list (at the client's byte bound): Zoekt's answer for that many
+    /// files, since it sends its statistics first and its files best first. `None` when no
+    /// file was read whole yet, or the cut is not inside the list.
+    pub fn prefix(self) -> Option<SearchResponse> {
+        if self.files.is_empty() || !matches!(self.place, Place::List(_) | Place::File { .. }) {
+            return None;
+        }
+        // The skeleton ends with the list's `[` inside `Result` inside the answer: close all
+        // three. The keys after the list (the repositories' URLs, the fragments' text) are
+        // left out; nothing reads them.
+        let mut skeleton = self.skeleton;
+        skeleton.extend_from_slice(b"]}}");
+        let mut resp: SearchResponse = decode(&skeleton).ok()?;
+        resp.result.files = self.files;
+        Some(resp)
+    }
+
     /// Moves past string contents from `i`: to the byte after the closing quote, or to the
     /// chunk's end. Remembers a short string at depth 1 or 2 of the skeleton.
     fn skip_string(&mut self, chunk: &[u8], mut i: usize) -> usize {
@@ -367,6 +385,38 @@ mod tests {
             "the skeleton holds no file: {}",
             String::from_utf8_lossy(&s.skeleton)
         );
+    }
+
+    /// An answer cut anywhere inside its file list gives the files read whole before the
+    /// cut, with the statistics: what Zoekt answers for that many files.
+    #[test]
+    fn an_answer_cut_inside_its_files_gives_the_files_before_the_cut() {
+        let expected = whole(ANSWER).unwrap().result;
+        let list = ANSWER.find("\"Files\":[").unwrap() + "\"Files\":[".len();
+        let end = ANSWER.find("\n        ],").unwrap();
+        let mut seen = Vec::new();
+        for cut in list..=end {
+            let mut s = SearchStream::new();
+            s.feed(&ANSWER.as_bytes()[..cut]).unwrap();
+            let read = s.files_read();
+            seen.push(read);
+            match s.prefix() {
+                None => assert_eq!(read, 0, "cut at {cut}"),
+                Some(start) => {
+                    assert_eq!(start.result.files, expected.files[..read], "cut at {cut}");
+                    assert_eq!(start.result.file_count, expected.file_count);
+                    assert_eq!(start.result.match_count, expected.match_count);
+                }
+            }
+        }
+        assert!((1..=3).all(|n| seen.contains(&n)), "{seen:?}");
+        // Cut before the list, or after it: not a start of the file list.
+        let mut s = SearchStream::new();
+        s.feed(&ANSWER.as_bytes()[..end + 10]).unwrap();
+        assert!(s.prefix().is_none());
+        let mut s = SearchStream::new();
+        s.feed(&ANSWER.as_bytes()[..list - 3]).unwrap();
+        assert!(s.prefix().is_none());
     }
 
     #[test]

@@ -356,4 +356,75 @@ async fn an_answer_too_big_says_how_many_files_would_fit() {
         .unwrap_err();
     let within = grpc.files_within.expect("gRPC says how many would fit");
     assert!((1..ASKED).contains(&within), "{within} of {ASKED}");
+
+    // A page's window reads the start instead, in the same request: over JSON the files
+    // that end within the bound (at least those whose own answer fits), over gRPC's stream
+    // those whose messages do; either way raw Zoekt's best files, best first.
+    let raw: Value = reqwest::Client::new()
+        .post(format!("{url}/api/search"))
+        .json(&body(ASKED))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let raw_files: Vec<(String, f64)> = raw["Result"]["Files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            let name = format!(
+                "{}/{}",
+                f["Repository"].as_str().unwrap(),
+                f["FileName"].as_str().unwrap()
+            );
+            (name, f["Score"].as_f64().unwrap_or(0.0))
+        })
+        .collect();
+    for wire in [Wire::Json, Wire::Grpc] {
+        let start = Backend::search_window(&bounded(wire), &search)
+            .await
+            .unwrap_or_else(|e| panic!("{wire:?}: {e:?}"));
+        let held = start.files.len();
+        assert!(
+            start.cut_at_bytes,
+            "{wire:?}: the start of an answer too big"
+        );
+        assert!(
+            (1..ASKED as usize).contains(&held),
+            "{wire:?}: {held} files"
+        );
+        if wire == Wire::Json {
+            assert!(
+                held >= fits as usize,
+                "{held} read against {fits} whose answer fits"
+            );
+        }
+        assert_eq!(
+            start.stats.file_count,
+            raw["Result"]["FileCount"].as_u64().unwrap()
+        );
+        // Zoekt orders ties between shards as they finish: compare the files that score
+        // above the last one held, which are the same in any order of ties.
+        let edge = start.files[held - 1].score;
+        let mut got: Vec<String> = start
+            .files
+            .iter()
+            .filter(|f| f.score > edge)
+            .map(|f| format!("{}/{}", f.repo, f.path))
+            .collect();
+        let mut want: Vec<String> = raw_files
+            .iter()
+            .filter(|(_, score)| *score > edge)
+            .map(|(name, _)| name.clone())
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{wire:?}");
+        assert!(
+            !got.is_empty() || held < 3,
+            "{wire:?}: scores tie throughout"
+        );
+    }
 }

@@ -160,6 +160,7 @@ impl Backend for Adversary {
                 ..SearchStats::default()
             },
             files: files.iter().map(Self::ranked_file).collect(),
+            cut_at_bytes: false,
         })
     }
 

@@ -235,6 +235,15 @@ impl WindowCache {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(Arc::clone(kept));
         }
+        // An answer cut at the byte bound is the answer for any bigger window too: no more
+        // files can be read.
+        if let Some(cut) = kept
+            .as_ref()
+            .filter(|a| a.cut_at_bytes() && a.asked() < files)
+        {
+            self.counters.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(Arc::clone(cut));
+        }
         let too_big = self.too_big_from(key).await;
         if let Some(limit) = too_big.filter(|&limit| files >= limit) {
             return Err(BackendError {
@@ -258,6 +267,9 @@ impl WindowCache {
                     let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
                     self.store.invalidate(&Key::Raw(search)).await;
                     let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
+                    if answer.cut_at_bytes() {
+                        self.note_too_big(key, answer.asked() + 1).await;
+                    }
                     let weight = answer_weight(&answer);
                     Ok::<_, BackendError>(answer_value(Arc::new(answer.weighed(weight))))
                 })
@@ -351,7 +363,7 @@ impl WindowCache {
                     r.fetch_add(1, Ordering::Relaxed);
                     Foreground::enter(&self.counters)
                 });
-                let ranked = backend.search(search).await?;
+                let ranked = backend.search_window(search).await?;
                 let weight = raw_weight(&ranked);
                 Ok::<_, BackendError>(Value::Raw(Arc::new(ranked), weight, Instant::now()))
             })
@@ -412,6 +424,10 @@ impl WindowCache {
                 fetched = cache.raw(backend.as_ref(), &search, None) => match fetched {
                     Err(e) if e.kind == BackendErrorKind::TooBig => {
                         cache.note_too_big(&key, size).await;
+                    }
+                    Ok((ranked, _)) if ranked.cut_at_bytes => {
+                        let held = u32::try_from(ranked.files.len()).unwrap_or(u32::MAX);
+                        cache.note_too_big(&key, held.saturating_add(1)).await;
                     }
                     Ok((ranked, _)) if Cut::of(&ranked.stats, &search.effort).is_transient() => {
                         cache.store.invalidate(&Key::Raw(search.clone())).await;
@@ -567,6 +583,55 @@ mod tests {
                     .any(|w| matches!(w, crate::engine::warning::Warning::TooBigToRead { .. })),
                 "{:?}",
                 last.warnings
+            );
+        }
+    }
+
+    /// A window too big read as its start, as the Zoekt client reads one, binds the walk
+    /// where the searches too big to read did, with the cache on and off, and costs a page
+    /// one search of lines at most: no retry, no bisection.
+    #[tokio::test]
+    async fn a_start_read_within_the_bound_binds_the_walk_in_one_search_a_page() {
+        for limits in [vec![7], vec![30], vec![7, 30, 1, 13, 64, 100, 3]] {
+            let bisected = Pager::new(backend(), PagerConfig::default());
+            bisected.backend().fail(BackendErrorKind::TooBig, 150);
+            let reference = walk(&bisected, &limits).await;
+            let off = Pager::new(backend(), PagerConfig::default());
+            let on = cached(backend(), CacheConfig::DEFAULT);
+            let mut walks = Vec::new();
+            for (name, p) in [("off", &off), ("on", &on)] {
+                p.backend().fail(BackendErrorKind::TooBig, 150);
+                p.backend().keep_starts();
+                let pages = walk(p, &limits).await;
+                // The census, too big as well, now counts the start of its answer where
+                // the bisected walk's counted the page's own items.
+                let unsuggested = |pages: &[Page<LineItem>]| {
+                    let mut pages = pages.to_vec();
+                    pages.iter_mut().for_each(|p| p.narrowing = None);
+                    json(&pages)
+                };
+                assert_eq!(
+                    unsuggested(&pages),
+                    unsuggested(&reference),
+                    "{name}, limits {limits:?}"
+                );
+                walks.push(json(&pages));
+                let asked: Vec<u32> = p.backend().requests().iter().map(|r| r.max_files).collect();
+                // Without the cache a page beyond the first asks for the walk's first window,
+                // then for one sized by it (`fetch_direct`); with it, the cache's own steps.
+                let per_page = if name == "off" { 2 } else { 1 };
+                assert!(
+                    searches(p) <= per_page * pages.len(),
+                    "{name}, limits {limits:?}: {} pages, {asked:?}",
+                    pages.len()
+                );
+            }
+            assert_eq!(walks[0], walks[1], "the cache changes no page");
+            assert!(
+                searches(&off) < searches(&bisected),
+                "limits {limits:?}: {} against {}",
+                searches(&off),
+                searches(&bisected)
             );
         }
     }

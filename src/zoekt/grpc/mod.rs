@@ -12,6 +12,7 @@ mod expr;
 pub mod list;
 pub mod proto;
 pub mod query;
+mod stream;
 mod tokens;
 mod words;
 
@@ -313,6 +314,13 @@ fn check(req: &proto::SearchRequest, answer: &proto::SearchResponse) -> Result<(
         .opts
         .as_ref()
         .map_or(0, |o| count(o.max_doc_display_count));
+    check_for(asked, answer)
+}
+
+/// [`check`] for an answer to a request for `asked` files; for the start of an answer too big
+/// to read whole, the files it holds.
+fn check_for(asked: u64, answer: &proto::SearchResponse) -> Result<(), String> {
+    let count = |n: i64| u64::try_from(n).unwrap_or(0);
     let file_count = answer.stats.as_ref().map_or(0, |s| count(s.file_count));
     let unnamed = answer
         .files

@@ -68,6 +68,26 @@ pub struct SearchOptions {
     /// Context lines around each matching line.
     #[prost(int64, tag = "9")]
     pub num_context_lines: i64,
+    /// For `StreamSearch`: how long Zoekt collects and ranks files before it streams them
+    /// as they come (absent: it streams at once, unranked).
+    #[prost(message, optional, tag = "7")]
+    pub flush_wall_time: Option<Duration>,
+}
+
+/// `StreamSearchRequest`: a search whose answer comes in chunks.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StreamSearchRequest {
+    /// The search.
+    #[prost(message, optional, tag = "3")]
+    pub request: Option<SearchRequest>,
+}
+
+/// `StreamSearchResponse`: one chunk of the answer.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StreamSearchResponse {
+    /// Files of the answer, in its order, and statistics (on the first chunk of files).
+    #[prost(message, optional, tag = "6")]
+    pub response_chunk: Option<SearchResponse>,
 }
 
 /// `Q`: one node of a query tree.

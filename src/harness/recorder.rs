@@ -139,6 +139,10 @@ fn readiness_answer(answer: &Result<Readiness, BackendError>) -> Answer {
     }
 }
 
+/// `search_window` keeps its default, `search`: a recording holds whole answers and errors,
+/// an answer too big among them, and the player serves them the same way, so a recorded walk
+/// bound by an answer's size finds its bound by bisection in both (the live pager reads the
+/// start of such an answer instead, `engine/fetch.rs`).
 impl<B: Backend> Backend for Recorder<B> {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let slot = self.asked(Ask::Search(SearchAsk::from(search)));

@@ -282,8 +282,9 @@ impl ZoektClient {
 
     /// A search answer, decoded file by file as its chunks arrive (`stream.rs`), up to
     /// `--max-answer-bytes`: never held whole.
-    /// With `keep_start`, an answer over the bound is its start instead of the error, when
-    /// at least one file was read whole (`true` beside it: cut).
+    /// With `keep_start`, the answer keeps the files that end within [`list_bytes`] of its
+    /// file list's start, whether it was read whole or cut at the bound (`true` beside it:
+    /// files of the answer were left out), and is the error only when not one file does.
     async fn read_search(
         &self,
         mut resp: reqwest::Response,
@@ -309,15 +310,32 @@ impl ZoektClient {
                 // one's start (its statistics come before the files).
                 stream.feed(&chunk[..limit - len]).map_err(malformed)?;
                 let read = u32::try_from(stream.files_read()).unwrap_or(u32::MAX);
-                if keep_start && let Some(start) = stream.prefix() {
-                    return Ok((start, true));
+                if keep_start {
+                    let kept = stream.files_within(list_bytes(limit));
+                    let whole = stream.list_closed() && kept == stream.files_read();
+                    if kept > 0
+                        && let Some(start) = stream.start(kept)
+                    {
+                        return Ok((start, !whole));
+                    }
                 }
                 return Err(too_big(Some(read)));
             }
             len += chunk.len();
             stream.feed(&chunk).map_err(malformed)?;
         }
-        Ok((stream.finish().map_err(malformed)?, false))
+        // A whole answer is held to the same bound as a start, so that a window's files do
+        // not depend on whether a bigger window was asked for.
+        let kept = keep_start.then(|| stream.files_within(list_bytes(limit)));
+        let mut answer = stream.finish().map_err(malformed)?;
+        match kept {
+            Some(0) if !answer.result.files.is_empty() => Err(too_big(Some(0))),
+            Some(kept) if kept < answer.result.files.len() => {
+                answer.result.files.truncate(kept);
+                Ok((answer, true))
+            }
+            _ => Ok((answer, false)),
+        }
     }
 
     /// Sends with bounded retries on "Zoekt is restarting" symptoms only.
@@ -464,6 +482,14 @@ fn root_cause(e: &reqwest::Error) -> String {
         cause = next;
     }
     cause.to_string()
+}
+
+/// The bytes of a window's file list read within an answer of `limit` bytes: the bound less
+/// room for the statistics before the list (about 700 bytes from Zoekt), so that which files
+/// fit depends on the files alone (`SearchStream::files_within`).
+fn list_bytes(limit: usize) -> usize {
+    const STATISTICS_ROOM: usize = 16 << 10;
+    limit.saturating_sub(STATISTICS_ROOM).max(1)
 }
 
 #[cfg(test)]

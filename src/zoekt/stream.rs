@@ -67,6 +67,15 @@ pub struct SearchStream {
     file_bytes: Vec<u8>,
     /// The files, decoded.
     files: Vec<FileMatch>,
+    /// Bytes fed so far.
+    fed: usize,
+    /// Where the file list started: the offset of the byte after its `[`, and the
+    /// skeleton's length then (the skeleton up to and including that `[`).
+    list_start: Option<(usize, usize)>,
+    /// The offset just past each file decoded.
+    file_ends: Vec<usize>,
+    /// The file list's `]` was read.
+    list_closed: bool,
 }
 
 impl Default for SearchStream {
@@ -98,6 +107,10 @@ impl SearchStream {
             skeleton: Vec::new(),
             file_bytes: Vec::new(),
             files: Vec::new(),
+            fed: 0,
+            list_start: None,
+            file_ends: Vec::new(),
+            list_closed: false,
         }
     }
 
@@ -108,6 +121,8 @@ impl SearchStream {
 
     /// Reads the next chunk of the answer: every file it completes is decoded now.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), StreamError> {
+        let base = self.fed;
+        self.fed += chunk.len();
         // Where the bytes of the current place started in this chunk: the skeleton's run, or
         // the current file's.
         let mut start = 0;
@@ -124,6 +139,7 @@ impl SearchStream {
                     if self.place != Place::Skeleton {
                         // The file list opened: its `[` is the skeleton's last byte.
                         self.skeleton.extend_from_slice(&chunk[start..=i]);
+                        self.list_start = Some((base + i + 1, self.skeleton.len()));
                     }
                 }
                 Place::List(next) => match (b, next) {
@@ -134,6 +150,7 @@ impl SearchStream {
                     }
                     (b',', Next::CommaOrEnd) => self.place = Place::List(Next::File),
                     (b']', Next::FileOrEnd | Next::CommaOrEnd) => {
+                        self.list_closed = true;
                         self.place = Place::Skeleton;
                         self.depth -= 1;
                         self.key[1] = None;
@@ -157,6 +174,7 @@ impl SearchStream {
                     b'{' | b'[' => self.place = Place::File { depth: depth + 1 },
                     b'}' | b']' if depth == 1 => {
                         self.file_done(&chunk[start..=i])?;
+                        self.file_ends.push(base + i + 1);
                         self.place = Place::List(Next::CommaOrEnd);
                     }
                     b'}' | b']' => self.place = Place::File { depth: depth - 1 },
@@ -192,20 +210,35 @@ impl SearchStream {
         Ok(resp)
     }
 
-    /// The files read whole so far, with the statistics before them, when the answer is
-    /// cut inside its file list (at the client's byte bound): Zoekt's answer for that many
-    /// files, since it sends its statistics first and its files best first. `None` when no
-    /// file was read whole yet, or the cut is not inside the list.
-    pub fn prefix(self) -> Option<SearchResponse> {
-        if self.files.is_empty() || !matches!(self.place, Place::List(_) | Place::File { .. }) {
-            return None;
-        }
-        // The skeleton ends with the list's `[` inside `Result` inside the answer: close all
-        // three. The keys after the list (the repositories' URLs, the fragments' text) are
-        // left out; nothing reads them.
-        let mut skeleton = self.skeleton;
+    /// How many of the files decoded end within `list_bytes` bytes of the file list's start.
+    /// Counted from the list, not from the answer's first byte, the count does not move with
+    /// the statistics before the list (their digits differ from one request to the next) or
+    /// with the maps after it: it depends on the files alone.
+    pub fn files_within(&self, list_bytes: usize) -> usize {
+        let Some((start, _)) = self.list_start else {
+            return 0;
+        };
+        self.file_ends
+            .partition_point(|&end| end - start <= list_bytes)
+    }
+
+    /// The file list's end was read: every file of the answer is decoded.
+    pub fn list_closed(&self) -> bool {
+        self.list_closed
+    }
+
+    /// The first `files` files decoded, with the statistics before the list: Zoekt's answer
+    /// for that many files, since it sends its statistics first and its files best first
+    /// (what follows the list, the repositories' URLs and the fragments' text, is left out:
+    /// nothing reads it). `None` when the list was not reached.
+    pub fn start(mut self, files: usize) -> Option<SearchResponse> {
+        let (_, skeleton_len) = self.list_start?;
+        // The skeleton up to the list's `[`, inside `Result` inside the answer: close all
+        // three.
+        let mut skeleton = self.skeleton[..skeleton_len].to_vec();
         skeleton.extend_from_slice(b"]}}");
         let mut resp: SearchResponse = decode(&skeleton).ok()?;
+        self.files.truncate(files);
         resp.result.files = self.files;
         Some(resp)
     }
@@ -400,23 +433,42 @@ mod tests {
             s.feed(&ANSWER.as_bytes()[..cut]).unwrap();
             let read = s.files_read();
             seen.push(read);
-            match s.prefix() {
-                None => assert_eq!(read, 0, "cut at {cut}"),
-                Some(start) => {
-                    assert_eq!(start.result.files, expected.files[..read], "cut at {cut}");
-                    assert_eq!(start.result.file_count, expected.file_count);
-                    assert_eq!(start.result.match_count, expected.match_count);
-                }
-            }
+            assert_eq!(s.files_within(usize::MAX), read);
+            assert!(!s.list_closed());
+            let start = s.start(read).expect("the list was reached");
+            assert_eq!(start.result.files, expected.files[..read], "cut at {cut}");
+            assert_eq!(start.result.file_count, expected.file_count);
+            assert_eq!(start.result.match_count, expected.match_count);
         }
-        assert!((1..=3).all(|n| seen.contains(&n)), "{seen:?}");
-        // Cut before the list, or after it: not a start of the file list.
-        let mut s = SearchStream::new();
-        s.feed(&ANSWER.as_bytes()[..end + 10]).unwrap();
-        assert!(s.prefix().is_none());
+        assert!((0..=3).all(|n| seen.contains(&n)), "{seen:?}");
+        // Before the list: no start.
         let mut s = SearchStream::new();
         s.feed(&ANSWER.as_bytes()[..list - 3]).unwrap();
-        assert!(s.prefix().is_none());
+        assert!(s.start(0).is_none());
+    }
+
+    /// Which files end within a number of bytes of the list is counted from the list's
+    /// start: the same however long the statistics before it are, and whatever follows it.
+    #[test]
+    fn the_files_within_a_bound_depend_on_the_files_alone() {
+        let list = ANSWER.find("\"Files\":[").unwrap() + "\"Files\":[".len();
+        // Just past the first file's `}`, and the list's end.
+        let first_end = ANSWER.find("]}]},").unwrap() + 4;
+        let list_end = ANSWER.find("\n        ]").unwrap();
+        // Longer statistics (digits of a duration), and the maps after the list cut short.
+        let longer = ANSWER.replacen("\"Duration\":12", "\"Duration\":123456789012", 1);
+        for text in [ANSWER.to_string(), longer] {
+            let shift = text.len() - ANSWER.len();
+            let mut s = SearchStream::new();
+            s.feed(&text.as_bytes()[..text.len() - 10]).unwrap();
+            assert!(s.list_closed());
+            let first = first_end - list;
+            assert_eq!(s.files_within(first - 1), 0, "shift {shift}");
+            assert_eq!(s.files_within(first), 1, "shift {shift}");
+            assert_eq!(s.files_within(list_end - list), 3, "shift {shift}");
+            let start = s.start(1).unwrap();
+            assert_eq!(start.result.files.len(), 1);
+        }
     }
 
     #[test]

@@ -267,7 +267,11 @@ impl WindowCache {
                     let (ranked, fetched_at) = self.raw(backend, &search, Some(requests)).await?;
                     self.store.invalidate(&Key::Raw(search)).await;
                     let answer = Answer::new(&ranked, size, flatten).fetched_at(fetched_at);
-                    if answer.cut_at_bytes() {
+                    // Noted only with the start kept beside it (an answer cut by time or
+                    // loading is not kept, below): a bigger window is then served the start,
+                    // where the note alone would send the page to a bisection.
+                    let transient = Cut::of(answer.search_stats(), &spec.effort).is_transient();
+                    if answer.cut_at_bytes() && !transient {
                         self.note_too_big(key, answer.asked() + 1).await;
                     }
                     let weight = answer_weight(&answer);
@@ -425,7 +429,10 @@ impl WindowCache {
                     Err(e) if e.kind == BackendErrorKind::TooBig => {
                         cache.note_too_big(&key, size).await;
                     }
-                    Ok((ranked, _)) if ranked.cut_at_bytes => {
+                    Ok((ranked, _))
+                        if ranked.cut_at_bytes
+                            && !Cut::of(&ranked.stats, &search.effort).is_transient() =>
+                    {
                         let held = u32::try_from(ranked.files.len()).unwrap_or(u32::MAX);
                         cache.note_too_big(&key, held.saturating_add(1)).await;
                     }

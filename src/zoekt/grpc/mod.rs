@@ -6,7 +6,9 @@
 //! takes a parsed query tree, so the client parses Zoekt's query language ([`query`]); a
 //! query the parser cannot be sure of goes over JSON (`zoekt/backend.rs`).
 //!
-//! The client knows Zoekt's failure modes and nothing about pages, as the JSON one.
+//! The client knows Zoekt's failure modes and nothing about pages, as the JSON one. A search
+//! may be read in part (`stream.rs`: `StreamSearch`, read up to the byte bound), which the
+//! engine asks for its windows.
 
 mod expr;
 pub mod list;

@@ -1,5 +1,5 @@
-//! `StreamSearch` for a page's window: Zoekt's answer read chunk by chunk, up to the client's
-//! byte bound, so that an answer too big to read whole still gives its start.
+//! `StreamSearch`: Zoekt's answer read chunk by chunk, up to the client's byte bound, so that
+//! an answer too big to read whole still gives its start (the engine asks so for windows).
 //!
 //! Why: `Search` answers in one message, which tonic refuses whole when it is over the bound;
 //! the page then had to ask again for fewer files, each time a whole search (`files_with_matches
@@ -44,8 +44,12 @@ impl GrpcClient {
         let asked = asked.and_then(|n| u32::try_from(n).ok());
         let mut collected = req.clone();
         if let Some(opts) = collected.opts.as_mut() {
+            // Past the search's wall time and the client's timeout, whatever they are set to.
+            let wall = opts.max_wall_time.map_or(0, |d| d.as_millis());
+            let timeout = u64::try_from(self.opts.timeout.as_millis()).unwrap_or(u64::MAX);
+            let collect = u64::try_from(COLLECT_ALL.as_millis()).unwrap_or(u64::MAX);
             opts.flush_wall_time = Some(proto::Duration::from_millis(
-                u64::try_from(COLLECT_ALL.as_millis()).unwrap_or(u64::MAX),
+                collect.max(wall.saturating_add(timeout).saturating_mul(2)),
             ));
         }
         let stream_req = proto::StreamSearchRequest {
@@ -67,6 +71,13 @@ impl GrpcClient {
                     tokio::time::sleep(delay).await;
                     delay *= 2;
                     attempt += 1;
+                }
+                // One file alone over the bound: no start to give.
+                Ok(Err(Opened::Broke(status))) if too_long(&status) => {
+                    return Err(ZoektError::TooBig {
+                        limit: self.opts.max_answer_bytes,
+                        within: Some(0),
+                    });
                 }
                 Ok(Err(Opened::No(status) | Opened::Broke(status))) => {
                     return Err(self.error(status, timeout, asked));
@@ -97,6 +108,7 @@ impl GrpcClient {
         timeout: Duration,
     ) -> Result<(proto::SearchResponse, bool), Opened> {
         let limit = self.decode_limit();
+        let started = std::time::Instant::now();
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
             .max_decoding_message_size(limit.max(CHUNK_BYTES));
         grpc.ready()
@@ -118,33 +130,47 @@ impl GrpcClient {
             .into_inner();
         let mut answer = proto::SearchResponse::default();
         let mut bytes = 0;
-        loop {
+        // Zoekt's stream sends no duration (only its `Search` measures one), and out of time
+        // is read from it (`engine/window.rs`, `Cut`): Zoekt sends nothing before its search
+        // ends (the files collected, or the statistics alone), so the first message's arrival
+        // is when it ended, give or take one chunk's transfer.
+        let mut searched = None;
+        let cut = loop {
             let message = match stream.message().await {
                 Ok(Some(message)) => message,
-                Ok(None) => break,
+                Ok(None) => break false,
                 // A chunk bigger than any decoded (one file alone over the bound): the files
                 // before it are the start, if there are any.
-                Err(status) if too_long(&status) && !answer.files.is_empty() => {
-                    return Ok((answer, true));
-                }
+                Err(status) if too_long(&status) && !answer.files.is_empty() => break true,
                 Err(status) => return Err(Opened::Broke(status)),
             };
+            searched.get_or_insert_with(|| started.elapsed());
             let Some(chunk) = message.response_chunk else {
                 continue;
             };
             if let Some(stats) = chunk.stats {
                 add_stats(&mut answer.stats, stats);
             }
+            let mut over = false;
             for file in chunk.files {
                 bytes += file.encoded_len();
                 if bytes > limit {
-                    // Dropping the stream cancels the call, and Zoekt's search with it.
-                    return Ok((answer, true));
+                    over = true;
+                    break;
                 }
                 answer.files.push(file);
             }
-        }
-        Ok((answer, false))
+            if over {
+                // Dropping the stream cancels the call, and Zoekt's search with it.
+                break true;
+            }
+        };
+        let searched = searched.unwrap_or_else(|| started.elapsed());
+        let stats = answer.stats.get_or_insert_with(proto::Stats::default);
+        let said = stats.duration.map_or(0, |d| d.as_millis());
+        let measured = u64::try_from(searched.as_millis()).unwrap_or(u64::MAX);
+        stats.duration = Some(proto::Duration::from_millis(said.max(measured)));
+        Ok((answer, cut))
     }
 }
 
@@ -164,7 +190,8 @@ enum Opened {
 }
 
 /// Adds one chunk's statistics to the answer's, as Zoekt's own client does: the first chunk
-/// of files carries the search's, and statistics gathered after it come on their own.
+/// of files carries the search's, and statistics gathered after it come on their own (Zoekt
+/// sends no duration on a stream today; one that did would be the search's so far).
 fn add_stats(into: &mut Option<proto::Stats>, more: proto::Stats) {
     let Some(sum) = into else {
         *into = Some(more);
@@ -175,9 +202,10 @@ fn add_stats(into: &mut Option<proto::Stats>, more: proto::Stats) {
     sum.files_skipped += more.files_skipped;
     sum.shards_skipped += more.shards_skipped;
     sum.match_count += more.match_count;
+    // Durations overlap (a chunk's is the whole search's so far): the longest, not the sum.
     let millis = |d: Option<proto::Duration>| d.map_or(0, |d| d.as_millis());
     sum.duration = Some(proto::Duration::from_millis(
-        millis(sum.duration) + millis(more.duration),
+        millis(sum.duration).max(millis(more.duration)),
     ));
 }
 
@@ -209,6 +237,6 @@ mod tests {
             ),
             (2, 20, 4, 60)
         );
-        assert_eq!(sum.duration.map(|d| d.as_millis()), Some(80));
+        assert_eq!(sum.duration.map(|d| d.as_millis()), Some(40));
     }
 }

@@ -310,22 +310,31 @@ impl ZoektClient {
                 // one's start (its statistics come before the files).
                 stream.feed(&chunk[..limit - len]).map_err(malformed)?;
                 let read = u32::try_from(stream.files_read()).unwrap_or(u32::MAX);
-                if keep_start {
-                    let kept = stream.files_within(list_bytes(limit));
-                    let whole = stream.list_closed() && kept == stream.files_read();
-                    if kept > 0
-                        && let Some(start) = stream.start(kept)
-                    {
-                        return Ok((start, !whole));
-                    }
+                if !keep_start {
+                    return Err(too_big(Some(read)));
                 }
-                return Err(too_big(Some(read)));
+                statistics_fit(&stream, limit)?;
+                let kept = stream.files_within(list_bytes(limit));
+                let whole = stream.list_closed() && kept == stream.files_read();
+                if kept == 0 {
+                    return Err(too_big(Some(0)));
+                }
+                return match stream.start(kept) {
+                    Some(start) => Ok((start, !whole)),
+                    None => Err(ZoektError::Malformed {
+                        reason: "the statistics before the file list do not decode".into(),
+                        excerpt: String::new(),
+                    }),
+                };
             }
             len += chunk.len();
             stream.feed(&chunk).map_err(malformed)?;
         }
         // A whole answer is held to the same bound as a start, so that a window's files do
         // not depend on whether a bigger window was asked for.
+        if keep_start {
+            statistics_fit(&stream, limit)?;
+        }
         let kept = keep_start.then(|| stream.files_within(list_bytes(limit)));
         let mut answer = stream.finish().map_err(malformed)?;
         match kept {
@@ -485,11 +494,31 @@ fn root_cause(e: &reqwest::Error) -> String {
 }
 
 /// The bytes of a window's file list read within an answer of `limit` bytes: the bound less
-/// room for the statistics before the list (about 700 bytes from Zoekt), so that which files
-/// fit depends on the files alone (`SearchStream::files_within`).
+/// room for the statistics before the list, so that which files fit depends on the files
+/// alone (`SearchStream::files_within`).
 fn list_bytes(limit: usize) -> usize {
-    const STATISTICS_ROOM: usize = 16 << 10;
-    limit.saturating_sub(STATISTICS_ROOM).max(1)
+    limit - statistics_room(limit)
+}
+
+/// The bytes left for what comes before a window's file list: 16 KiB (Zoekt's statistics
+/// take about 700), or a quarter of a smaller bound.
+fn statistics_room(limit: usize) -> usize {
+    (16 << 10).min(limit / 4)
+}
+
+/// An answer whose file list starts past [`statistics_room`] could keep fewer files cut at
+/// the bound than read whole: it is refused rather than bound at a count that would move.
+fn statistics_fit(stream: &SearchStream, limit: usize) -> Result<(), ZoektError> {
+    match stream.list_offset() {
+        Some(offset) if offset > statistics_room(limit) => Err(ZoektError::Malformed {
+            reason: format!(
+                "{offset} bytes before the file list, more than the {} kept for statistics",
+                statistics_room(limit)
+            ),
+            excerpt: String::new(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

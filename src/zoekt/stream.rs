@@ -222,6 +222,11 @@ impl SearchStream {
             .partition_point(|&end| end - start <= list_bytes)
     }
 
+    /// Where the file list starts (the byte after its `[`), once it was reached.
+    pub fn list_offset(&self) -> Option<usize> {
+        self.list_start.map(|(offset, _)| offset)
+    }
+
     /// The file list's end was read: every file of the answer is decoded.
     pub fn list_closed(&self) -> bool {
         self.list_closed

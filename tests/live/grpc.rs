@@ -420,5 +420,45 @@ async fn an_answer_too_big_says_how_many_files_would_fit() {
             !got.is_empty() || held < 3,
             "{wire:?}: scores tie throughout"
         );
+        // The bound depends on the files alone: a window twice as big is cut at the same
+        // files, a window of exactly those files is whole, and one more file is cut again.
+        let names = |files: &RankedFiles| -> Vec<String> {
+            let mut v: Vec<String> = files
+                .files
+                .iter()
+                .map(|f| format!("{}/{}", f.repo, f.path))
+                .collect();
+            v.sort();
+            v
+        };
+        let window = |files: u32| {
+            let search = FileSearch {
+                max_files: files,
+                ..search.clone()
+            };
+            let client = bounded(wire);
+            async move { Backend::search_window(&client, &search).await.unwrap() }
+        };
+        let twice = window(ASKED * 2).await;
+        assert!(twice.cut_at_bytes, "{wire:?}");
+        assert_eq!(names(&twice), names(&start), "{wire:?}: a bigger window");
+        let exact = window(held as u32).await;
+        assert!(
+            !exact.cut_at_bytes,
+            "{wire:?}: {held} files are within the bound"
+        );
+        assert_eq!(
+            names(&exact),
+            names(&start),
+            "{wire:?}: the window of {held}"
+        );
+        let more = window(held as u32 + 1).await;
+        assert!(more.cut_at_bytes, "{wire:?}: one file more");
+        assert_eq!(
+            names(&more),
+            names(&start),
+            "{wire:?}: the window of {}",
+            held + 1
+        );
     }
 }

@@ -429,13 +429,6 @@ impl WindowCache {
                     Err(e) if e.kind == BackendErrorKind::TooBig => {
                         cache.note_too_big(&key, size).await;
                     }
-                    Ok((ranked, _))
-                        if ranked.cut_at_bytes
-                            && !Cut::of(&ranked.stats, &search.effort).is_transient() =>
-                    {
-                        let held = u32::try_from(ranked.files.len()).unwrap_or(u32::MAX);
-                        cache.note_too_big(&key, held.saturating_add(1)).await;
-                    }
                     Ok((ranked, _)) if Cut::of(&ranked.stats, &search.effort).is_transient() => {
                         cache.store.invalidate(&Key::Raw(search.clone())).await;
                     }

@@ -272,6 +272,9 @@ pub struct Stats {
     /// Matches counted, before the display cut.
     #[prost(int64, tag = "13")]
     pub match_count: i64,
+    /// How long the search waited for Zoekt's scheduler before it ran.
+    #[prost(message, optional, tag = "15")]
+    pub wait: Option<Duration>,
 }
 
 /// `FileMatch`.

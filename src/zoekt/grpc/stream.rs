@@ -25,6 +25,10 @@ const STREAM_SEARCH: &str = "/zoekt.webserver.v1.WebserverService/StreamSearch";
 /// files of the first one that fit it.
 const CHUNK_BYTES: usize = 2 << 20;
 
+/// Room over the bound for a message's own bytes, so that a file within the bound is never
+/// refused for the few bytes its message adds around it.
+const MESSAGE_SLACK: usize = 64 << 10;
+
 /// How long Zoekt collects and ranks before it would stream files unranked: far past any
 /// wall time the pager sends, so that it never does (the search ends first, and its end
 /// sends what was collected).
@@ -108,12 +112,12 @@ impl GrpcClient {
         timeout: Duration,
     ) -> Result<(proto::SearchResponse, bool), Opened> {
         let limit = self.decode_limit();
-        let started = std::time::Instant::now();
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
-            .max_decoding_message_size(limit.max(CHUNK_BYTES));
+            .max_decoding_message_size(limit.saturating_add(MESSAGE_SLACK).max(CHUNK_BYTES));
         grpc.ready()
             .await
             .map_err(|e| Opened::No(tonic::Status::unavailable(e.to_string())))?;
+        let started = std::time::Instant::now();
         let mut request = tonic::Request::new(req.clone());
         request.set_timeout(timeout);
         for (key, value) in &self.headers {
@@ -168,7 +172,11 @@ impl GrpcClient {
         let searched = searched.unwrap_or_else(|| started.elapsed());
         let stats = answer.stats.get_or_insert_with(proto::Stats::default);
         let said = stats.duration.map_or(0, |d| d.as_millis());
-        let measured = u64::try_from(searched.as_millis()).unwrap_or(u64::MAX);
+        // Less the time it queued for Zoekt's scheduler, as `Search` measures it.
+        let waited = stats.wait.map_or(0, |d| d.as_millis());
+        let measured = u64::try_from(searched.as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_sub(waited);
         stats.duration = Some(proto::Duration::from_millis(said.max(measured)));
         Ok((answer, cut))
     }
@@ -207,6 +215,10 @@ fn add_stats(into: &mut Option<proto::Stats>, more: proto::Stats) {
     sum.duration = Some(proto::Duration::from_millis(
         millis(sum.duration).max(millis(more.duration)),
     ));
+    // Zoekt adds waits up; only the search's own wait, at its start, is ever sent.
+    sum.wait = Some(proto::Duration::from_millis(
+        millis(sum.wait).saturating_add(millis(more.wait)),
+    ));
 }
 
 #[cfg(test)]
@@ -222,6 +234,7 @@ mod tests {
             files_skipped: 2,
             shards_skipped: 0,
             match_count: 30,
+            wait: None,
         };
         let mut sum = None;
         add_stats(&mut sum, one.clone());

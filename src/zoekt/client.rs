@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use super::check::{check_answer_for, check_listing};
 pub use super::error::ZoektError;
 pub use super::options::{ClientOptions, Wire};
-use super::stream::{SearchStream, StreamError};
+use super::stream::{SearchStream, StreamError, list_bytes, statistics_fit};
 use super::wire::{ListOptions, ListRequest, RepoList, SearchRequest, SearchResult};
 use super::wire::{ListResponse, SearchResponse};
 
@@ -106,7 +106,7 @@ impl ZoektClient {
         &self.base
     }
 
-    /// `POST /api/search`. The answer is checked before it is returned ([`check_answer`]):
+    /// `POST /api/search`. The answer is checked before it is returned ([`check_answer`](super::check::check_answer)):
     /// one that contradicts itself is an error, never a result.
     pub async fn search(&self, req: &SearchRequest) -> Result<SearchResult, ZoektError> {
         Ok(self.search_reading(req, false).await?.0)
@@ -301,6 +301,10 @@ impl ZoektClient {
             reason: e.reason,
             excerpt: excerpt(&e.excerpt),
         };
+        let refused = |reason| ZoektError::Malformed {
+            reason,
+            excerpt: String::new(),
+        };
         let mut stream = SearchStream::new();
         let mut len = 0;
         while let Some(chunk) = resp.chunk().await.map_err(|e| body_error(e, timeout))? {
@@ -313,7 +317,7 @@ impl ZoektClient {
                 if !keep_start {
                     return Err(too_big(Some(read)));
                 }
-                statistics_fit(&stream, limit)?;
+                statistics_fit(&stream, limit).map_err(refused)?;
                 let kept = stream.files_within(list_bytes(limit));
                 let whole = stream.list_closed() && kept == stream.files_read();
                 if kept == 0 {
@@ -333,7 +337,7 @@ impl ZoektClient {
         // A whole answer is held to the same bound as a start, so that a window's files do
         // not depend on whether a bigger window was asked for.
         if keep_start {
-            statistics_fit(&stream, limit)?;
+            statistics_fit(&stream, limit).map_err(refused)?;
         }
         let kept = keep_start.then(|| stream.files_within(list_bytes(limit)));
         let mut answer = stream.finish().map_err(malformed)?;
@@ -491,34 +495,6 @@ fn root_cause(e: &reqwest::Error) -> String {
         cause = next;
     }
     cause.to_string()
-}
-
-/// The bytes of a window's file list read within an answer of `limit` bytes: the bound less
-/// room for the statistics before the list, so that which files fit depends on the files
-/// alone (`SearchStream::files_within`).
-fn list_bytes(limit: usize) -> usize {
-    limit - statistics_room(limit)
-}
-
-/// The bytes left for what comes before a window's file list: 16 KiB (Zoekt's statistics
-/// take about 700), or a quarter of a smaller bound.
-fn statistics_room(limit: usize) -> usize {
-    (16 << 10).min(limit / 4)
-}
-
-/// An answer whose file list starts past [`statistics_room`] could keep fewer files cut at
-/// the bound than read whole: it is refused rather than bound at a count that would move.
-fn statistics_fit(stream: &SearchStream, limit: usize) -> Result<(), ZoektError> {
-    match stream.list_offset() {
-        Some(offset) if offset > statistics_room(limit) => Err(ZoektError::Malformed {
-            reason: format!(
-                "{offset} bytes before the file list, more than the {} kept for statistics",
-                statistics_room(limit)
-            ),
-            excerpt: String::new(),
-        }),
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -354,6 +354,31 @@ impl SearchStream {
     }
 }
 
+/// The bytes of a window's file list read within an answer of `limit` bytes: the bound less
+/// room for the statistics before the list, so that which files fit depends on the files
+/// alone ([`SearchStream::files_within`]).
+pub fn list_bytes(limit: usize) -> usize {
+    limit - statistics_room(limit)
+}
+
+/// The bytes left for what comes before a window's file list: 16 KiB (Zoekt's statistics
+/// take about 700), or a quarter of a smaller bound.
+fn statistics_room(limit: usize) -> usize {
+    (16 << 10).min(limit / 4)
+}
+
+/// An answer whose file list starts past the room kept for statistics could keep fewer files cut at
+/// the bound than read whole: it is refused rather than bound at a count that would move.
+pub fn statistics_fit(stream: &SearchStream, limit: usize) -> Result<(), String> {
+    match stream.list_offset() {
+        Some(offset) if offset > statistics_room(limit) => Err(format!(
+            "{offset} bytes before the file list, more than the {} kept for statistics",
+            statistics_room(limit)
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// One part of the answer, read as a whole answer is: as text when it is UTF-8 (checked once,
 /// which is faster than serde_json checking each string), as bytes otherwise.
 fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, StreamError> {

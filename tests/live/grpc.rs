@@ -452,6 +452,18 @@ async fn an_answer_too_big_says_how_many_files_would_fit() {
             names(&start),
             "{wire:?}: the window of {held}"
         );
+        // Measured in the bytes Zoekt sent, as a whole answer is: `Search` for exactly those
+        // files is read whole, within the same bound (a few bytes of statistics aside).
+        let whole_search = FileSearch {
+            max_files: held as u32,
+            ..search.clone()
+        };
+        let whole = Backend::search(&bounded(wire), &whole_search).await;
+        assert!(
+            whole.is_ok(),
+            "{wire:?}: {held} files kept, but Zoekt's answer for them is over the bound: {:?}",
+            whole.err()
+        );
         let more = window(held as u32 + 1).await;
         assert!(more.cut_at_bytes, "{wire:?}: one file more");
         assert_eq!(

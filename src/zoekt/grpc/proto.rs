@@ -87,7 +87,21 @@ pub struct StreamSearchRequest {
 pub struct StreamSearchResponse {
     /// Files of the answer, in its order, and statistics (on the first chunk of files).
     #[prost(message, optional, tag = "6")]
-    pub response_chunk: Option<SearchResponse>,
+    pub response_chunk: Option<RawChunk>,
+}
+
+/// A chunk of `StreamSearch`'s answer, its files left as their bytes on the wire (an embedded
+/// message is length-delimited bytes in protobuf): what each file costs is its bytes as Zoekt
+/// sent them, every field counted, where one decoded into [`FileMatch`] and encoded again
+/// would count only the fields the pager declares (for lines, about a third).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct RawChunk {
+    /// What the search did (on the first chunk of files).
+    #[prost(message, optional, tag = "1")]
+    pub stats: Option<Stats>,
+    /// `FileMatch`es, in Zoekt's order, undecoded.
+    #[prost(bytes = "vec", repeated, tag = "3")]
+    pub files: Vec<Vec<u8>>,
 }
 
 /// `Q`: one node of a query tree.

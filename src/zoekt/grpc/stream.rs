@@ -156,12 +156,16 @@ impl GrpcClient {
                 add_stats(&mut answer.stats, stats);
             }
             let mut over = false;
-            for file in chunk.files {
-                bytes += file.encoded_len();
+            for raw in chunk.files {
+                // Its bytes on the wire, as tonic measures a `Search` answer against the same
+                // bound; decoded only once it is kept.
+                bytes += raw.len();
                 if bytes > limit {
                     over = true;
                     break;
                 }
+                let file = proto::FileMatch::decode(raw.as_slice())
+                    .map_err(|e| Opened::Broke(tonic::Status::internal(format!("decode: {e}"))))?;
                 answer.files.push(file);
             }
             if over {

@@ -130,11 +130,27 @@ impl GrpcClient {
         Req: prost::Message + Clone + Send + Sync + 'static,
         Resp: prost::Message + Default + Send + Sync + 'static,
     {
+        self.retried(|| async {
+            self.call_once(path, req, timeout)
+                .await
+                .map_err(Failed::Before)
+        })
+        .await
+        .map_err(|status| self.error(status, timeout, asked))
+    }
+
+    /// Runs `once` again, after a doubling backoff, while it fails with Zoekt unavailable
+    /// before any answer came (it is restarting), at most `--retries` times; never after an
+    /// answer began.
+    async fn retried<T, Fut>(&self, once: impl Fn() -> Fut) -> Result<T, tonic::Status>
+    where
+        Fut: std::future::Future<Output = Result<T, Failed>>,
+    {
         let mut delay = self.opts.backoff;
         let mut attempt = 0;
         loop {
-            match self.call_once(path, req, timeout).await {
-                Err(status)
+            match once().await {
+                Err(Failed::Before(status))
                     if status.code() == tonic::Code::Unavailable && attempt < self.opts.retries =>
                 {
                     tracing::debug!(attempt, ?delay, "retrying Zoekt gRPC request");
@@ -142,8 +158,8 @@ impl GrpcClient {
                     delay *= 2;
                     attempt += 1;
                 }
-                Err(status) => return Err(self.error(status, timeout, asked)),
-                Ok(resp) => return Ok(resp),
+                Err(Failed::Before(status) | Failed::After(status)) => return Err(status),
+                Ok(answer) => return Ok(answer),
             }
         }
     }
@@ -246,6 +262,13 @@ impl GrpcClient {
             },
         }
     }
+}
+
+/// How a call failed: before any answer came (worth a retry when Zoekt is unavailable), or
+/// after part of one did (never retried).
+enum Failed {
+    Before(tonic::Status),
+    After(tonic::Status),
 }
 
 /// The length tonic found in a message over its decoding limit: it says "found N bytes".

@@ -14,7 +14,7 @@ use std::time::Duration;
 use prost::Message as _;
 use tonic::codegen::http::uri::PathAndQuery;
 
-use super::{GrpcClient, proto};
+use super::{Failed, GrpcClient, proto};
 use crate::zoekt::error::ZoektError;
 
 /// The method.
@@ -60,34 +60,26 @@ impl GrpcClient {
             request: Some(collected),
         };
         let timeout = self.opts.timeout;
-        let mut delay = self.opts.backoff;
-        let mut attempt = 0;
-        let read = loop {
-            match tokio::time::timeout(timeout, self.read_stream(&stream_req, timeout)).await {
-                Err(_) => {
-                    let status = tonic::Status::deadline_exceeded("the client timeout ran out");
-                    return Err(self.error(status, timeout, asked));
+        let read = self
+            .retried(|| async {
+                match tokio::time::timeout(timeout, self.read_stream(&stream_req, timeout)).await {
+                    Ok(read) => read,
+                    Err(_) => Err(Failed::After(tonic::Status::deadline_exceeded(
+                        "the client timeout ran out",
+                    ))),
                 }
-                Ok(Err(Opened::No(status)))
-                    if status.code() == tonic::Code::Unavailable && attempt < self.opts.retries =>
-                {
-                    tracing::debug!(attempt, ?delay, "retrying Zoekt gRPC stream");
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
-                    attempt += 1;
-                }
-                // One file alone over the bound: no start to give.
-                Ok(Err(Opened::Broke(status))) if too_long(&status) => {
-                    return Err(ZoektError::TooBig {
-                        limit: self.opts.max_answer_bytes,
-                        within: Some(0),
-                    });
-                }
-                Ok(Err(Opened::No(status) | Opened::Broke(status))) => {
-                    return Err(self.error(status, timeout, asked));
-                }
-                Ok(Ok(read)) => break read,
+            })
+            .await;
+        let read = match read {
+            Ok(read) => read,
+            // One file alone over the bound: no start to give.
+            Err(status) if too_long(&status) => {
+                return Err(ZoektError::TooBig {
+                    limit: self.opts.max_answer_bytes,
+                    within: Some(0),
+                });
             }
+            Err(status) => return Err(self.error(status, timeout, asked)),
         };
         let (answer, cut) = read;
         if cut && answer.files.is_empty() {
@@ -110,13 +102,13 @@ impl GrpcClient {
         &self,
         req: &proto::StreamSearchRequest,
         timeout: Duration,
-    ) -> Result<(proto::SearchResponse, bool), Opened> {
+    ) -> Result<(proto::SearchResponse, bool), Failed> {
         let limit = self.decode_limit();
         let mut grpc = tonic::client::Grpc::new(self.channel.clone())
             .max_decoding_message_size(limit.saturating_add(MESSAGE_SLACK).max(CHUNK_BYTES));
         grpc.ready()
             .await
-            .map_err(|e| Opened::No(tonic::Status::unavailable(e.to_string())))?;
+            .map_err(|e| Failed::Before(tonic::Status::unavailable(e.to_string())))?;
         let started = std::time::Instant::now();
         let mut request = tonic::Request::new(req.clone());
         request.set_timeout(timeout);
@@ -130,7 +122,7 @@ impl GrpcClient {
         let mut stream = grpc
             .server_streaming(request, PathAndQuery::from_static(STREAM_SEARCH), codec)
             .await
-            .map_err(Opened::No)?
+            .map_err(Failed::Before)?
             .into_inner();
         let mut answer = proto::SearchResponse::default();
         let mut bytes = 0;
@@ -146,7 +138,7 @@ impl GrpcClient {
                 // A chunk bigger than any decoded (one file alone over the bound): the files
                 // before it are the start, if there are any.
                 Err(status) if too_long(&status) && !answer.files.is_empty() => break true,
-                Err(status) => return Err(Opened::Broke(status)),
+                Err(status) => return Err(Failed::After(status)),
             };
             searched.get_or_insert_with(|| started.elapsed());
             let Some(chunk) = message.response_chunk else {
@@ -165,7 +157,7 @@ impl GrpcClient {
                     break;
                 }
                 let file = proto::FileMatch::decode(raw.as_slice())
-                    .map_err(|e| Opened::Broke(tonic::Status::internal(format!("decode: {e}"))))?;
+                    .map_err(|e| Failed::After(tonic::Status::internal(format!("decode: {e}"))))?;
                 answer.files.push(file);
             }
             if over {
@@ -192,13 +184,6 @@ fn too_long(status: &tonic::Status) -> bool {
         status.code(),
         tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
     ) && status.message().contains("message length")
-}
-
-/// How a stream failed: before it opened (worth a retry when Zoekt is unavailable), or
-/// after (never retried: part of an answer came).
-enum Opened {
-    No(tonic::Status),
-    Broke(tonic::Status),
 }
 
 /// Adds one chunk's statistics to the answer's, as Zoekt's own client does: the first chunk

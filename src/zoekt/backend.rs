@@ -18,32 +18,11 @@ use crate::engine::backend::{
 
 impl Backend for ZoektClient {
     async fn search(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
-        let started = std::time::Instant::now();
-        let answer = self.search_over_either(search, false).await;
-        tracing::debug!(
-            files = search.max_files,
-            context = search.context_lines,
-            ms = started.elapsed().as_millis() as u64,
-            got = answer.as_ref().map_or(0, |a| a.files.len()),
-            ok = answer.is_ok(),
-            "zoekt search"
-        );
-        answer
+        self.logged_search(search, false).await
     }
 
     async fn search_window(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
-        let started = std::time::Instant::now();
-        let answer = self.search_over_either(search, true).await;
-        tracing::debug!(
-            files = search.max_files,
-            context = search.context_lines,
-            ms = started.elapsed().as_millis() as u64,
-            got = answer.as_ref().map_or(0, |a| a.files.len()),
-            cut = answer.as_ref().is_ok_and(|a| a.cut_at_bytes),
-            ok = answer.is_ok(),
-            "zoekt window"
-        );
-        answer
+        self.logged_search(search, true).await
     }
 
     async fn repos(&self, query: &str, wall_time: Duration) -> Result<RepoListing, BackendError> {
@@ -86,6 +65,27 @@ impl Backend for ZoektClient {
 }
 
 impl ZoektClient {
+    /// [`ZoektClient::search_over_either`], with a debug line of what it asked and got.
+    async fn logged_search(
+        &self,
+        search: &FileSearch,
+        keep_start: bool,
+    ) -> Result<RankedFiles, BackendError> {
+        let started = std::time::Instant::now();
+        let answer = self.search_over_either(search, keep_start).await;
+        tracing::debug!(
+            files = search.max_files,
+            context = search.context_lines,
+            window = keep_start,
+            ms = started.elapsed().as_millis() as u64,
+            got = answer.as_ref().map_or(0, |a| a.files.len()),
+            cut = answer.as_ref().is_ok_and(|a| a.cut_at_bytes),
+            ok = answer.is_ok(),
+            "zoekt search"
+        );
+        answer
+    }
+
     /// One search over gRPC, or over JSON (chosen, or a query the gRPC parser is unsure of).
     /// With `keep_start`, an answer too big to read whole is its start
     /// ([`RankedFiles::cut_at_bytes`]) rather than the error.

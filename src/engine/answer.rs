@@ -203,6 +203,12 @@ impl<T> Answer<T> {
         self.cut_at_bytes
     }
 
+    /// This answer is cut at the byte bound below `files` files: it stands for Zoekt's
+    /// answer for `files` too, since no more can be read.
+    pub fn cut_below(&self, files: u32) -> bool {
+        self.cut_at_bytes && self.asked < files
+    }
+
     /// Zoekt returned fewer files than asked: this is every file it has for the query.
     pub fn ran_out(&self) -> bool {
         self.zoekt_scores.len() < self.asked as usize

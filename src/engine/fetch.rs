@@ -101,7 +101,7 @@ where
     let mut fitted: Option<(u32, Arc<Answer<T>>)> = None;
     loop {
         match answer(files).await {
-            Ok(read) if read.cut_at_bytes() && read.asked() < files => {
+            Ok(read) if read.cut_below(files) => {
                 return Ok(spec.bound_by_bytes(read));
             }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
@@ -166,7 +166,7 @@ where
         guesses += u32::from(guessed.is_some());
         let middle = guessed.unwrap_or(fit + (too_big - fit) / 2);
         match answer(middle).await {
-            Ok(got) if got.cut_at_bytes() && got.asked() < middle => {
+            Ok(got) if got.cut_below(middle) => {
                 return Ok(spec.bound_by_bytes(got));
             }
             Ok(got) => match spec.step(Arc::clone(&got), middle) {

@@ -237,10 +237,7 @@ impl WindowCache {
         }
         // An answer cut at the byte bound is the answer for any bigger window too: no more
         // files can be read.
-        if let Some(cut) = kept
-            .as_ref()
-            .filter(|a| a.cut_at_bytes() && a.asked() < files)
-        {
+        if let Some(cut) = kept.as_ref().filter(|a| a.cut_below(files)) {
             self.counters.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(Arc::clone(cut));
         }

@@ -25,6 +25,11 @@ use std::sync::Arc;
 
 use super::census::{CensusPart, CountKind, CountUnit, FileFacts};
 
+mod group;
+
+pub use group::Initial;
+use group::{Member, Part, in_run, split};
+
 /// What a narrowing selects.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NarrowBy {
@@ -47,6 +52,21 @@ pub enum NarrowBy {
         repo: Option<String>,
         /// The directory, ending with `/`, or empty for the top.
         dir: String,
+    },
+    /// A run of siblings by name, where a level holds more than the list can name one by
+    /// one: the repositories (`dir` is `None`), or the entries of `dir` (its subdirectories,
+    /// ending with `/`, and its files; empty: the top; in `repo` when set), whose names start
+    /// with `start` followed by `initial`.
+    Group {
+        /// The repository the level is in; `None` when the result has only one, or for
+        /// repositories.
+        repo: Option<String>,
+        /// The directory whose entries are grouped; `None`: the repositories.
+        dir: Option<String>,
+        /// The start the names share, as written in the names.
+        start: String,
+        /// The character after it.
+        initial: Initial,
     },
 }
 
@@ -113,6 +133,18 @@ enum Key<'a> {
     Language(&'a str),
     Directory(Option<&'a str>, &'a str),
     Files(Option<&'a str>, &'a str),
+    /// A run of a level's entries by name (`group.rs`).
+    Group(Level<'a>, &'a str, Initial),
+    /// One file: a member of runs, never a way of its own.
+    File(Option<&'a str>, &'a str),
+}
+
+/// A level of the tree whose entries a run groups: the repositories, or one directory's
+/// subdirectories and files (in a repository of several, or in the only one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Level<'a> {
+    Repos,
+    Dir(Option<&'a str>, &'a str),
 }
 
 impl<'a> Key<'a> {
@@ -123,6 +155,18 @@ impl<'a> Key<'a> {
             NarrowBy::Language(l) => Key::Language(l),
             NarrowBy::Directory { repo, dir } => Key::Directory(repo.as_deref(), dir),
             NarrowBy::Files { repo, dir } => Key::Files(repo.as_deref(), dir),
+            NarrowBy::Group {
+                repo,
+                dir,
+                start,
+                initial,
+            } => {
+                let level = match dir {
+                    None => Level::Repos,
+                    Some(dir) => Level::Dir(repo.as_deref(), dir),
+                };
+                Key::Group(level, start, *initial)
+            }
         }
     }
 
@@ -135,13 +179,16 @@ impl<'a> Key<'a> {
             Key::Repo(r) => (1, None, r),
             Key::Directory(repo, dir) => (2, repo, dir),
             Key::Files(repo, dir) => (3, repo, dir),
+            Key::Group(Level::Repos, start, _) => (1, None, start),
+            Key::Group(Level::Dir(repo, _), start, _) => (2, repo, start),
+            Key::File(repo, path) => (3, repo, path),
             Key::Language(l) => (4, None, l),
         }
     }
 
     fn owned(self) -> Option<NarrowBy> {
         Some(match self {
-            Key::Root => return None,
+            Key::Root | Key::File(..) => return None,
             Key::Repo(r) => NarrowBy::Repo(r.to_string()),
             Key::Language(l) => NarrowBy::Language(l.to_string()),
             Key::Directory(repo, dir) => NarrowBy::Directory {
@@ -152,6 +199,18 @@ impl<'a> Key<'a> {
                 repo: repo.map(String::from),
                 dir: dir.to_string(),
             },
+            Key::Group(level, start, initial) => {
+                let (repo, dir) = match level {
+                    Level::Repos => (None, None),
+                    Level::Dir(repo, dir) => (repo.map(String::from), Some(dir.to_string())),
+                };
+                NarrowBy::Group {
+                    repo,
+                    dir,
+                    start: start.to_string(),
+                    initial,
+                }
+            }
         })
     }
 }
@@ -175,6 +234,8 @@ struct Candidate {
     /// Its place in the list: cutting ways, then the rest, then tiny ones, then the part
     /// named for its unnamed children.
     group: u8,
+    /// One of the parts that together cover the deepest big part's level, cut into runs.
+    covers: bool,
 }
 
 /// A census's ways, ranked, before the page they are shown on is known: what the census alone
@@ -209,7 +270,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     while let Some(big) = tree
         .children(*chain.last().expect("the root"))
         .into_iter()
-        .find(|k| tree.items(*k) > whole * MAX_SHARE)
+        .find(|k| tree.items(*k) > whole * MAX_SHARE && !chain.contains(k))
     {
         chain.push(big);
     }
@@ -233,6 +294,16 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             1
         }
     };
+    // Where the deepest big part's level was cut into runs by name, its parts each keep a
+    // place: together they hold all of it, so a model that follows the ways can reach any of
+    // its entries, the smallest too (`python-2.7` beside eight bigger Pythons).
+    let deepest = *chain.last().expect("the root");
+    let deepest_parts = tree.children(deepest);
+    let covering: HashSet<Key> = if deepest_parts.iter().any(|k| matches!(k, Key::Group(..))) {
+        deepest_parts.into_iter().collect()
+    } else {
+        HashSet::new()
+    };
     let mut ways: Vec<Candidate> = frontier
         .iter()
         .filter_map(|(k, t)| {
@@ -240,6 +311,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                 by: k.owned()?,
                 tally: *t,
                 group: group(t),
+                covers: covering.contains(k),
             })
         })
         .collect();
@@ -260,6 +332,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             by: k.owned()?,
             tally: t,
             group: group(&t),
+            covers: false,
         })
     }));
     // The deepest big part, when the parts named inside it would leave much of it unnamed.
@@ -280,6 +353,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                     by,
                     tally: inside,
                     group: GATEWAY,
+                    covers: false,
                 });
             }
         }
@@ -350,11 +424,15 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
     let kept = |c: &Candidate| {
-        c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
+        c.covers || c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
     };
     let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
+    let mut others = 0;
     for c in &ranked.ways {
-        if ways.len() >= room && !kept(c) {
+        if ways.len() == MAX_WAYS {
+            break;
+        }
+        if others >= room && !kept(c) {
             continue;
         }
         if shown
@@ -368,6 +446,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
             continue;
         }
         languages += usize::from(language);
+        others += usize::from(!kept(c));
         ways.push(Narrow {
             by: c.by.clone(),
             items: (c.tally.items.round() as u64).max(1),
@@ -378,11 +457,15 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
 }
 
 /// Every part of a result: its repositories, directories, directories' own files and
-/// languages, each with what it holds.
+/// languages, each with what it holds, and the entries of each level, which runs group.
 struct Tree<'a> {
     tallies: HashMap<Key<'a>, Tally>,
     /// The parts directly inside each part (languages are no part of the tree).
     children: HashMap<Key<'a>, HashSet<Key<'a>>>,
+    /// Each level's entries by name: repositories, or a directory's subdirectories (with
+    /// their `/`) and files.
+    entries: HashMap<Level<'a>, Vec<(&'a str, Key<'a>)>>,
+    several_repos: bool,
 }
 
 impl<'a> Tree<'a> {
@@ -390,6 +473,8 @@ impl<'a> Tree<'a> {
         let mut tree = Tree {
             tallies: HashMap::new(),
             children: HashMap::new(),
+            entries: HashMap::new(),
+            several_repos,
         };
         for &(repo, path, language, items) in files {
             let file = fingerprint(repo, path);
@@ -397,19 +482,33 @@ impl<'a> Tree<'a> {
             let mut parent = Key::Root;
             tree.add(Key::Root, items, file);
             if several_repos {
-                tree.link(Key::Root, Key::Repo(repo));
+                if tree.link(Key::Root, Key::Repo(repo)) {
+                    tree.enter(Level::Repos, repo, Key::Repo(repo));
+                }
                 tree.add(Key::Repo(repo), items, file);
                 parent = Key::Repo(repo);
             }
+            let mut name_at = 0;
             for (at, _) in path.match_indices('/') {
                 let dir = Key::Directory(repo_key, &path[..=at]);
-                tree.link(parent, dir);
+                if tree.link(parent, dir) {
+                    let level = Level::Dir(repo_key, &path[..name_at]);
+                    tree.enter(level, &path[name_at..=at], dir);
+                }
                 tree.add(dir, items, file);
                 parent = dir;
+                name_at = at + 1;
             }
             let own = Key::Files(repo_key, dir_of(path));
             tree.link(parent, own);
             tree.add(own, items, file);
+            let one = Key::File(repo_key, path);
+            tree.add(one, items, file);
+            tree.enter(
+                Level::Dir(repo_key, &path[..name_at]),
+                &path[name_at..],
+                one,
+            );
             if !language.is_empty() {
                 tree.add(Key::Language(language), items, file);
             }
@@ -418,43 +517,151 @@ impl<'a> Tree<'a> {
     }
 
     fn add(&mut self, key: Key<'a>, items: f64, file: u64) {
-        let t = self.tallies.entry(key).or_default();
-        t.items += items;
-        t.files += 1;
-        t.which ^= file;
+        self.tallies.entry(key).or_default().join(Tally {
+            items,
+            files: 1,
+            which: file,
+        });
     }
 
-    fn link(&mut self, parent: Key<'a>, child: Key<'a>) {
-        self.children.entry(parent).or_default().insert(child);
+    /// Links `child` under `parent`: whether it is new there.
+    fn link(&mut self, parent: Key<'a>, child: Key<'a>) -> bool {
+        self.children.entry(parent).or_default().insert(child)
+    }
+
+    fn enter(&mut self, level: Level<'a>, name: &'a str, key: Key<'a>) {
+        self.entries.entry(level).or_default().push((name, key));
     }
 
     fn tally(&self, key: Key<'a>) -> Tally {
-        self.tallies.get(&key).copied().unwrap_or_default()
+        match key {
+            Key::Group(level, start, initial) => {
+                let mut sum = Tally::default();
+                for &(_, k) in self.members(level, |name| in_run(name, start, initial)) {
+                    sum.join(self.tally(k));
+                }
+                sum
+            }
+            _ => self.tallies.get(&key).copied().unwrap_or_default(),
+        }
     }
 
     fn items(&self, key: Key<'a>) -> f64 {
         self.tally(key).items
     }
 
+    /// The level whose entries are the parts directly inside `key`, for a part of the tree.
+    fn level(&self, key: Key<'a>) -> Option<Level<'a>> {
+        match key {
+            Key::Root if self.several_repos => Some(Level::Repos),
+            Key::Root => Some(Level::Dir(None, "")),
+            Key::Repo(r) => Some(Level::Dir(Some(r), "")),
+            Key::Directory(repo, dir) => Some(Level::Dir(repo, dir)),
+            Key::Group(level, ..) => Some(level),
+            _ => None,
+        }
+    }
+
+    /// The entries of `level` whose names `keep`.
+    fn members(
+        &self,
+        level: Level<'a>,
+        keep: impl Fn(&str) -> bool,
+    ) -> impl Iterator<Item = &(&'a str, Key<'a>)> {
+        self.entries
+            .get(&level)
+            .into_iter()
+            .flatten()
+            .filter(move |(name, _)| keep(name))
+    }
+
     /// The parts directly inside `key`, biggest first (then in a stable order). The files of a
-    /// directory that has no subdirectory are the directory again: left out.
+    /// directory that has no subdirectory are the directory again: left out. A level of more
+    /// entries than the list can name (or a directory of files only) is cut into runs by
+    /// name, beside its biggest entries and its own files: each of its entries is then inside
+    /// a part, one call away.
     fn children(&self, key: Key<'a>) -> Vec<Key<'a>> {
+        let mut kids = match key {
+            Key::Group(level, start, initial) => {
+                self.runs(level, start.len(), |name| in_run(name, start, initial))
+            }
+            _ => {
+                let real = self.real_children(key);
+                match self.level(key) {
+                    Some(level)
+                        if real.len() > MAX_WAYS
+                            || (real.is_empty()
+                                && self
+                                    .entries
+                                    .get(&level)
+                                    .is_some_and(|e| e.len() > MAX_WAYS)) =>
+                    {
+                        let mut kids = self.runs(level, 0, |_| true);
+                        kids.extend(real.into_iter().filter(|k| matches!(k, Key::Files(..))));
+                        kids
+                    }
+                    _ => real,
+                }
+            }
+        };
+        kids.retain(|k| *k != key);
+        kids.sort_by(|a, b| {
+            self.items(*b)
+                .total_cmp(&self.items(*a))
+                .then(a.order().cmp(&b.order()))
+        });
+        kids.dedup();
+        kids
+    }
+
+    /// The subdirectories (or repositories) and own files directly inside `key`.
+    fn real_children(&self, key: Key<'a>) -> Vec<Key<'a>> {
         let Some(kids) = self.children.get(&key) else {
             return Vec::new();
         };
         let subdirs = kids
             .iter()
             .any(|k| matches!(k, Key::Directory(..) | Key::Repo(_)));
-        let mut kids: Vec<Key<'a>> = kids
-            .iter()
+        kids.iter()
             .copied()
             .filter(|k| subdirs || !matches!(k, Key::Files(..)))
+            .collect()
+    }
+
+    /// The entries of `level` that `keep` (names sharing their first `known` bytes), as parts
+    /// a list can name: those holding an eighth of them or more one by one, and runs by name
+    /// over all (balanced over the rest), a file alone as the run of its whole name.
+    fn runs(&self, level: Level<'a>, known: usize, keep: impl Fn(&str) -> bool) -> Vec<Key<'a>> {
+        let mut members: Vec<Member<'a, Key<'a>>> = self
+            .members(level, keep)
+            .map(|&(name, item)| Member {
+                name,
+                weight: self.items(item),
+                item,
+            })
             .collect();
-        kids.sort_by(|a, b| {
-            self.items(*b)
-                .total_cmp(&self.items(*a))
-                .then(a.order().cmp(&b.order()))
-        });
+        let total: f64 = members.iter().map(|m| m.weight).sum();
+        let nameable = |k: &Key| matches!(k, Key::Repo(_) | Key::Directory(..));
+        let mut kids: Vec<Key<'a>> = Vec::new();
+        for m in &mut members {
+            if nameable(&m.item) && m.weight >= total / MAX_WAYS as f64 {
+                kids.push(m.item);
+                // Named already: the runs share out the rest.
+                m.weight = 0.0;
+            }
+        }
+        // Places for the runs, leaving some to the parts beside this level and to languages.
+        let most = (MAX_WAYS - 3).saturating_sub(kids.len()).max(2);
+        for part in split(&members, known, most) {
+            match part {
+                Part::One(Key::File(_, path)) => {
+                    let name = &path[dir_of(path).len()..];
+                    kids.push(Key::Group(level, name, Initial::End));
+                }
+                Part::One(k) => kids.push(k),
+                Part::Run { start, initial } => kids.push(Key::Group(level, start, initial)),
+            }
+        }
         kids
     }
 
@@ -462,14 +669,60 @@ impl<'a> Tree<'a> {
     fn is_inside(&self, key: Key<'a>, outer: Key<'a>) -> bool {
         match (key, outer) {
             (_, Key::Root) => true,
+            // A run inside a run of the same level: its first name is in it.
+            (Key::Group(level, s, i), Key::Group(outer_level, start, initial))
+                if level == outer_level =>
+            {
+                in_run(&i.first_name(s), start, initial)
+            }
+            (_, Key::Group(Level::Repos, start, initial)) => {
+                repo_of(key).is_some_and(|r| in_run(r, start, initial))
+            }
+            (_, Key::Group(Level::Dir(ro, od), start, initial)) => {
+                place_of(key).is_some_and(|(r, path)| {
+                    r == ro
+                        && path
+                            .strip_prefix(od)
+                            .is_some_and(|rest| !rest.is_empty() && in_run(rest, start, initial))
+                })
+            }
             (Key::Repo(r), Key::Repo(o)) => r == o,
-            (Key::Directory(r, _) | Key::Files(r, _), Key::Repo(o)) => r == Some(o),
-            (Key::Directory(r, d) | Key::Files(r, d), Key::Directory(ro, o)) => {
-                r == ro && d.starts_with(o)
+            (_, Key::Repo(o)) => repo_of(key) == Some(o),
+            (_, Key::Directory(ro, o)) => {
+                place_of(key).is_some_and(|(r, path)| r == ro && path.starts_with(o))
             }
             (Key::Files(r, d), Key::Files(ro, o)) => r == ro && d == o,
             _ => false,
         }
+    }
+}
+
+impl Tally {
+    /// Adds `other`'s files, which are not this one's.
+    fn join(&mut self, other: Tally) {
+        self.items += other.items;
+        self.files += other.files;
+        self.which ^= other.which;
+    }
+}
+
+/// The repository a part is in, when it is in one of several.
+fn repo_of<'a>(key: Key<'a>) -> Option<&'a str> {
+    match key {
+        Key::Repo(r) => Some(r),
+        Key::Directory(r, _) | Key::Files(r, _) | Key::File(r, _) => r,
+        Key::Group(Level::Dir(r, _), ..) => r,
+        _ => None,
+    }
+}
+
+/// Where a part of the paths is: its repository (of several) and its path (a directory's
+/// ends with `/`; a run's is its level's and start's, which are one string only in part).
+fn place_of<'a>(key: Key<'a>) -> Option<(Option<&'a str>, &'a str)> {
+    match key {
+        Key::Directory(r, d) | Key::Files(r, d) | Key::File(r, d) => Some((r, d)),
+        Key::Group(Level::Dir(r, d), ..) => Some((r, d)),
+        _ => None,
     }
 }
 
@@ -524,6 +777,16 @@ mod tests {
             NarrowBy::Directory { repo: None, dir } => format!("directory {dir}"),
             NarrowBy::Directory { repo: Some(r), dir } => format!("directory {dir} of {r}"),
             NarrowBy::Files { dir, .. } => format!("the files directly in {dir}"),
+            NarrowBy::Group {
+                dir,
+                start,
+                initial,
+                ..
+            } => format!(
+                "run {}{start}{}",
+                dir.as_deref().unwrap_or("repo "),
+                initial.regex(|s| s.into())
+            ),
         }
     }
 
@@ -576,37 +839,86 @@ mod tests {
         table.push_str(" m t/src/lib.rs Rust");
         let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
         let said = ways(&n);
-        // Not the crate, not t/src/ as one of the first (each keeps most of the result):
-        // the parts beside them, the biggest first.
-        assert!(
-            said.starts_with("directory t/src/fs/: 7; directory t/src/io/: 7"),
-            "{said}"
+        // Not the crate, not t/src/ (each keeps most of the result): src/'s thirteen entries
+        // in four runs by name, each a fifth of the result, then the parts beside src/.
+        assert_eq!(
+            said,
+            "run t/src/[f-lF-L]: 21; run t/src/[r-sR-S]: 21; run t/src/[t-uT-U]: 21; \
+             run t/src/[m-pM-P]: 20; directory t/tests/: 6; directory t/benches/: 4; \
+             the files directly in t/src/: 1"
         );
-        // Seven ways name 49 of src/'s 83: src/ itself comes last, the way to the rest of
-        // its subdirectories (src/time/ and src/util/ among them).
-        assert_eq!(n.ways.len(), MAX_WAYS);
-        assert!(said.ends_with("directory t/src/: 83"), "{said}");
-        assert!(
-            n.ways.last().is_some_and(|w| w.kept),
-            "the last way leads on to src/'s unnamed children"
+        // Every file of the result is in a way: a model following them reaches any of it.
+        for f in &census(&table, CountUnit::Files).files {
+            let holding = n.ways.iter().filter(|w| holds(&w.by, &f.path)).count();
+            assert!(holding >= 1, "{} is in no way: {said}", f.path);
+        }
+        // Called, a run is the whole result: its directories one by one.
+        let run: String = table
+            .split(';')
+            .filter(|e| ["/time/", "/task/", "/util/"].iter().any(|d| e.contains(d)))
+            .collect::<Vec<_>>()
+            .join(";");
+        let deeper = narrowing(&census(&run, CountUnit::Files), &[]).expect("ways");
+        assert_eq!(
+            ways(&deeper),
+            "directory t/src/task/: 7; directory t/src/time/: 7; directory t/src/util/: 7"
         );
-        assert!(!said.contains("directory t/: "), "{said}");
-        assert!(!said.contains("src/util/"), "{said}");
-        // Called, src/ is the whole result: eight of its subdirectories fill the list (not
-        // src/ again, which would keep all of it).
-        let inside = census(
-            &table.replace("m t/tests/x#.rs Rust *6; m t/benches/y#.rs Rust *4;", ""),
+    }
+
+    /// Whether the way `by` holds `path` (of the only repository), as Zoekt's filter would.
+    fn holds(by: &NarrowBy, path: &str) -> bool {
+        match by {
+            NarrowBy::Directory { dir, .. } => path.starts_with(dir.as_str()),
+            NarrowBy::Files { dir, .. } => path
+                .strip_prefix(dir.as_str())
+                .is_some_and(|rest| !rest.contains('/')),
+            NarrowBy::Group {
+                dir: Some(dir),
+                start,
+                initial,
+                ..
+            } => path
+                .strip_prefix(dir.as_str())
+                .is_some_and(|rest| group::in_run(rest, start, *initial)),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn a_flat_directory_of_many_files_is_cut_into_runs_by_name() {
+        // go-toolchain/test/fixedbugs/: 2,047 files, no subdirectory; here bug* and issue*.
+        let n = narrowing(
+            &census(
+                "m test/fixedbugs/bug#.go Go *40; m test/fixedbugs/issue#.go Go *200; \
+                 m test/a#.go Go *5",
+                CountUnit::Files,
+            ),
+            &[],
+        )
+        .expect("ways");
+        let said = ways(&n);
+        assert!(said.contains("run test/fixedbugs/issue"), "{said}");
+        // bug* as one run, issue* by the digit after `issue`, a file alone to its end, and
+        // test/'s own files.
+        assert_eq!(
+            said,
+            "run test/fixedbugs/[bB]: 40; run test/fixedbugs/issue[2-4]: 33; \
+             run test/fixedbugs/issue[5-7]: 33; run test/fixedbugs/issue[8-9]: 22; \
+             the files directly in test/: 5; run test/fixedbugs/issue1: 111; \
+             run test/fixedbugs/issue0.go$: 1"
+        );
+        for f in &census(
+            "m test/fixedbugs/bug#.go Go *40; m test/fixedbugs/issue#.go Go *200",
             CountUnit::Files,
-        );
-        let deeper = narrowing(&inside, &[]).expect("ways");
-        assert_eq!(deeper.ways.len(), MAX_WAYS);
-        assert!(!deeper.ways.iter().any(|w| w.kept));
-        assert!(
-            deeper.ways.iter().all(|w| matches!(&w.by,
-                NarrowBy::Directory { dir, .. } if dir.starts_with("t/src/") && dir.len() > 6)),
-            "{}",
-            ways(&deeper)
-        );
+        )
+        .files
+        {
+            assert!(
+                n.ways.iter().any(|w| holds(&w.by, &f.path)),
+                "{}: {said}",
+                f.path
+            );
+        }
     }
 
     #[test]
@@ -661,13 +973,15 @@ mod tests {
             table.push_str(&format!(" r{i} x/m#.py Python *{n};"));
         }
         let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
-        let said = ways(&n);
-        assert_eq!(n.ways.len(), MAX_WAYS, "{said}");
-        assert!(said.contains("repository go-toolchain: 38"), "{said}");
-        let kept: Vec<_> = n.ways.iter().filter(|w| w.kept).map(|w| &w.by).collect();
-        assert_eq!(kept, [&NarrowBy::Repo("go-toolchain".into())]);
-        assert!(said.starts_with("repository r0: 6"), "{said}");
-        assert!(!said.contains("Python"), "62 of 100 keep most: {said}");
+        // The twelve r* repositories (62 of 100) are one run by name, gone down through:
+        // their runs by the digit after `r` hold all twelve, and each keeps a place, as does
+        // go-toolchain.
+        assert_eq!(
+            ways(&n),
+            "run repo r1: 15; run repo r[4-6]: 15; run repo r[7-9]: 15; run repo r[2-3]: 11; \
+             repository r0: 6; repository go-toolchain: 38"
+        );
+        assert!(n.ways.iter().all(|w| w.kept));
     }
 
     #[test]

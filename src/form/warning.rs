@@ -6,7 +6,7 @@
 
 use crate::engine::census::{CountKind, CountUnit};
 use crate::engine::page::Page;
-use crate::engine::suggest::NarrowBy;
+use crate::engine::suggest::{Initial, NarrowBy};
 use crate::engine::warning::Warning;
 
 use super::item::ItemRow;
@@ -207,6 +207,28 @@ pub fn way_words(by: &NarrowBy) -> String {
             format!("the files at the top{}", of(repo))
         }
         NarrowBy::Files { repo, dir } => format!("the files directly in {dir}{}", of(repo)),
+        NarrowBy::Group {
+            repo,
+            dir,
+            start,
+            initial,
+        } => {
+            let first = match initial {
+                Initial::End => format!("named {start}"),
+                Initial::Char(c) => format!("starting {start}{c}"),
+                Initial::Digits(lo, hi) | Initial::Letters(lo, hi) if lo == hi => {
+                    format!("starting {start}{lo}")
+                }
+                Initial::Digits(lo, hi) | Initial::Letters(lo, hi) => {
+                    format!("starting {start}{lo} to {start}{hi}")
+                }
+            };
+            match dir {
+                None => format!("repositories {first}"),
+                Some(dir) if dir.is_empty() => format!("entries at the top {first}{}", of(repo)),
+                Some(dir) => format!("entries of {dir} {first}{}", of(repo)),
+            }
+        }
     }
 }
 

@@ -387,6 +387,21 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
             let dir = readable_regex(dir);
             format!("{}file:^{dir} -file:^{dir}.+/", repo_atom(repo))
         }
+        // A run of names: their start, then a class of the character after it. A class of
+        // letters names both cases, so the atom holds a capital and Zoekt matches it as
+        // written, as the census counted it.
+        NarrowBy::Group {
+            repo,
+            dir,
+            start,
+            initial,
+        } => {
+            let run = format!("{}{}", readable_regex(start), initial.regex(readable_regex));
+            match dir {
+                None => format!("repo:^{run}"),
+                Some(dir) => format!("{}file:^{}{run}", repo_atom(repo), readable_regex(dir)),
+            }
+        }
     }
 }
 
@@ -451,25 +466,113 @@ pub fn and_filter(query: &str, filter: &str) -> String {
     }
 }
 
-/// `new` selects paths under a directory inside the one `old` selects (`file:^a/b/` inside
-/// `file:^a/`): a regular expression anchored at the start followed by more is a narrower
-/// one, so `old` says nothing `new` does not.
+/// `new` selects paths (or repositories) inside those `old` selects (`file:^a/b/` inside
+/// `file:^a/`, `file:^src/cmd/` inside the run `file:^src/[a-cA-C]`, `repo:^go$` inside
+/// `repo:^[e-gE-G]`): `old` is an anchored literal start,
+/// maybe followed by a class of characters, and `new` is an anchored expression without `|`
+/// that starts with that literal and then a character of that class. So `old` says nothing
+/// `new` does not.
 fn refines(new: &str, old: &str) -> bool {
+    // The field (a path or a repository) and its anchored expression.
     let anchored = |t: &str| {
-        ["file:^", "f:^"]
+        [("file:^", 'f'), ("f:^", 'f'), ("repo:^", 'r'), ("r:^", 'r')]
             .iter()
-            .find_map(|p| t.strip_prefix(p))
-            .map(str::to_string)
+            .find_map(|(p, field)| t.strip_prefix(p).map(|rest| (*field, rest.to_string())))
     };
-    match (anchored(new), anchored(old)) {
-        (Some(new), Some(old)) => {
-            old.ends_with('/')
-                && !old.contains('|')
-                && new.len() > old.len()
-                && new.starts_with(&old)
-        }
-        _ => false,
+    let (Some((field, new)), Some((old_field, old))) = (anchored(new), anchored(old)) else {
+        return false;
+    };
+    if field != old_field {
+        return false;
     }
+    if new == old || new.contains('|') || old.contains('|') {
+        return false;
+    }
+    let (literal, class) = match old.strip_suffix(']').and_then(|o| o.rsplit_once('[')) {
+        Some((literal, class)) => (literal, Some(class)),
+        None => (old.as_str(), None),
+    };
+    if !is_literal(literal) {
+        return false;
+    }
+    let Some(rest) = new.strip_prefix(literal) else {
+        return false;
+    };
+    match class {
+        None => !rest.is_empty(),
+        Some(class) => {
+            // A narrower class in the same place: each of its characters is in `old`'s.
+            if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                return class_chars(inner.0)
+                    .is_some_and(|cs| cs.iter().all(|&c| class_holds(class, c)));
+            }
+            // The next character of `new`, itself or escaped.
+            let mut chars = rest.chars();
+            let next = match chars.next() {
+                Some('\\') => chars.next().filter(|c| c.is_ascii_punctuation()),
+                Some(c) if c.is_ascii_alphanumeric() || c == '/' => Some(c),
+                _ => None,
+            };
+            next.is_some_and(|c| class_holds(class, c))
+        }
+    }
+}
+
+/// Whether `regex` matches only itself: every character but a letter, a digit or one of
+/// the marks `readable_regex` leaves bare is escaped.
+fn is_literal(regex: &str) -> bool {
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if !chars.next().is_some_and(|e| e.is_ascii_punctuation()) {
+                return false;
+            }
+        } else if c.is_ascii_punctuation() && !"_/-@~,:%=!<>&;".contains(c) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Every character of the class written `class` (its inside), when it is a few ASCII
+/// letters and digits and ranges of them.
+fn class_chars(class: &str) -> Option<Vec<char>> {
+    let chars: Vec<char> = class.chars().collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < chars.len() {
+        if !chars[at].is_ascii_alphanumeric() {
+            return None;
+        }
+        if at + 2 < chars.len() && chars[at + 1] == '-' {
+            out.extend(chars[at]..=chars[at + 2]);
+            at += 3;
+        } else {
+            out.push(chars[at]);
+            at += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Whether the class written `class` (its inside: `a-cA-C`, `mM`, `0-4`) holds `c`.
+fn class_holds(class: &str, c: char) -> bool {
+    let chars: Vec<char> = class.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        if at + 2 < chars.len() && chars[at + 1] == '-' {
+            if (chars[at]..=chars[at + 2]).contains(&c) {
+                return true;
+            }
+            at += 3;
+        } else {
+            if chars[at] == c {
+                return true;
+            }
+            at += 1;
+        }
+    }
+    false
 }
 
 /// The query that selects exactly one file: repository and path anchored at both ends,
@@ -650,7 +753,7 @@ mod tests {
 
     #[test]
     fn narrowing_filters_read_plainly_and_parse_as_their_atoms() {
-        use crate::engine::suggest::NarrowBy;
+        use crate::engine::suggest::{Initial, NarrowBy};
         let dir = |repo: Option<&str>, dir: &str| NarrowBy::Directory {
             repo: repo.map(String::from),
             dir: dir.into(),
@@ -695,6 +798,53 @@ mod tests {
                 },
                 r"repo:^a\.b$ -file:/",
             ),
+            // Runs of names: a class of letters in both cases (a capital in the atom: Zoekt
+            // matches the start as written), a digit bare, a name alone to its end.
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some("rust-crates/".into()),
+                    start: String::new(),
+                    initial: Initial::Letters('p', 'r'),
+                },
+                r"file:^rust-crates/[p-rP-R]",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: Some("go".into()),
+                    dir: Some("test/fixedbugs/".into()),
+                    start: "issue1".into(),
+                    initial: Initial::Digits('0', '4'),
+                },
+                r"repo:^go$ file:^test/fixedbugs/issue1[0-4]",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: None,
+                    start: "python-3.1".into(),
+                    initial: Initial::Digits('2', '2'),
+                },
+                r"repo:^python-3\.12",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some(String::new()),
+                    start: "a.go".into(),
+                    initial: Initial::End,
+                },
+                r"file:^a\.go$",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some("npm/".into()),
+                    start: String::new(),
+                    initial: Initial::Char('@'),
+                },
+                r"file:^npm/@",
+            ),
         ];
         for (by, want) in cases {
             let filter = narrowing_filter(&by);
@@ -738,7 +888,41 @@ mod tests {
             ),
             // Not a refinement: both hold.
             (r"x file:^a/", r"file:^b/", r"x file:^a/ file:^b/"),
-            (r"x f:^a/b", r"file:^a/bc/", r"x f:^a/b file:^a/bc/"),
+            (r"x f:^a/b\.", r"file:^a/bc/", r"x f:^a/b\. file:^a/bc/"),
+            (r"x f:^a/b.", r"file:^a/bc/", r"x f:^a/b. file:^a/bc/"),
+            // A run of names and what is inside it: the narrower replaces it.
+            (r"x f:^a/b", r"file:^a/bc/", r"x file:^a/bc/"),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/cmd/",
+                r"x file:^src/cmd/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/Bin/",
+                r"x file:^src/Bin/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/dev/",
+                r"x file:^src/[a-cA-C] file:^src/dev/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/[bB]",
+                r"x file:^src/[bB]",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/[b-dB-D]",
+                r"x file:^src/[a-cA-C] file:^src/[b-dB-D]",
+            ),
+            (r"x repo:^[a-cA-C]", r"repo:^abc$", r"x repo:^abc$"),
+            (
+                r"x repo:^[a-cA-C]",
+                r"file:^abc/",
+                r"x repo:^[a-cA-C] file:^abc/",
+            ),
             (r"x -file:^a/", r"file:^a/b/", r"x -file:^a/ file:^a/b/"),
             // With `or` or groups, every atom stays where it is.
             (

@@ -383,3 +383,75 @@ async fn walks_are_the_same_with_suggestions_on_and_off() {
     on.cancel().await.unwrap();
     off.cancel().await.unwrap();
 }
+
+/// The `query` of each way of a page, with its count (the page's items are files: results).
+fn ways_with_counts(sc: &Value) -> Vec<(String, u64)> {
+    sc["narrow"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no narrow in {sc}"))
+        .iter()
+        .map(|w| {
+            let query = w["query"].as_str().expect("a query way").to_string();
+            let count = w["results"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("an exact count of results: {w}"));
+            (query, count)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_level_of_many_directories_is_covered_by_runs_of_names() {
+    // One repository of the generated corpus: 36 directories pkg000/ to pkg035/ side by
+    // side, more than eight ways can name one by one.
+    let url = support::big_zoekt("a_level_of_many_directories_is_covered_by_runs_of_names");
+    let client = spawn_stdio(&url, &[]).await;
+    let base = "genSym repo:^gen-go-b$";
+    let r = call(
+        &client,
+        "files_with_matches",
+        json!({"query": base, "limit": 30}),
+    )
+    .await;
+    let ways = ways_with_counts(&r.structured_content.clone().unwrap());
+    let (all, _) = raw_counts_capped(&url, base, false).await;
+    // Runs by name: the directories' common start and the digit after it, each counted as
+    // raw Zoekt counts the same query narrowed by it.
+    let mut sum = 0;
+    for (query, count) in &ways {
+        let run = query
+            .strip_prefix(&format!("{base} file:^pkg0"))
+            .unwrap_or_else(|| panic!("{query}: not a run of pkg0*"));
+        assert!(
+            run.len() == 1 || (run.starts_with('[') && run.ends_with(']')),
+            "{query}"
+        );
+        let (files, _) = raw_counts_capped(&url, query, false).await;
+        assert_eq!(*count, files, "{query}: said {count}, raw Zoekt {files}");
+        sum += files;
+    }
+    // Together they hold every file of the result, each once: nothing is out of reach.
+    assert_eq!(sum, all, "{ways:?}");
+    // Called, a run is a result of its own: its ways lie inside it, and the run's filter is
+    // replaced by theirs, not repeated beside them.
+    let (first, _) = &ways[0];
+    let r = call(
+        &client,
+        "files_with_matches",
+        json!({"query": first, "limit": 30}),
+    )
+    .await;
+    let run_filter = first.strip_prefix(&format!("{base} ")).unwrap();
+    let inner = ways_with_counts(&r.structured_content.clone().unwrap());
+    assert!(!inner.is_empty());
+    for (query, count) in &inner {
+        let added = query.strip_prefix(&format!("{base} ")).unwrap();
+        assert!(
+            added.starts_with(run_filter) && added != run_filter && !added.contains(' '),
+            "{query} inside {first}"
+        );
+        let (files, _) = raw_counts_capped(&url, query, false).await;
+        assert_eq!(*count, files, "{query}");
+    }
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,333 @@
+//! Groups of siblings by name: how a level of hundreds of repositories, directories or files
+//! is covered by a few ways.
+//!
+//! Eight ways cannot name 349 crates one by one, and the ones left out would be out of reach
+//! of a model that follows only the ways. Names sorted are cut into a few runs of about the
+//! same weight, each run written as one anchored regular expression: the names' common start
+//! and a class of the character after it (`file:^rust-crates/[p-rP-R]`, `repo:^python-3\.1`,
+//! `file:^test/fixedbugs/issue1[0-4]`). Called, a run is a result of its own, cut the same way,
+//! until its names fit on the list.
+//!
+//! A run matches exactly what Zoekt's regular expression matches, so its count is exact: the
+//! start is matched as written (a class of letters names both cases, so the atom holds a
+//! capital and Zoekt matches it case-sensitively), and a letter's class holds both of its
+//! cases.
+
+use std::cmp::Ordering;
+
+/// The character after a run's common start: which names of the run follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Initial {
+    /// Nothing: the name is the start itself (a file whose name is a prefix of others').
+    End,
+    /// One character that is neither an ASCII letter nor a digit, as written.
+    Char(char),
+    /// A digit from the first to the second, both included.
+    Digits(char, char),
+    /// A letter from the first to the second (lower case, both included), in either case.
+    Letters(char, char),
+}
+
+impl Initial {
+    /// The initial of a name whose next character is `next` (`None`: the name ends).
+    pub fn of(next: Option<char>) -> Initial {
+        match next {
+            None => Initial::End,
+            Some(c) if c.is_ascii_digit() => Initial::Digits(c, c),
+            Some(c) if c.is_ascii_alphabetic() => {
+                let c = c.to_ascii_lowercase();
+                Initial::Letters(c, c)
+            }
+            Some(c) => Initial::Char(c),
+        }
+    }
+
+    /// Whether a name whose next character is `next` is one of this initial's.
+    pub fn holds(self, next: Option<char>) -> bool {
+        match (self, next) {
+            (Initial::End, None) => true,
+            (Initial::Char(c), Some(n)) => c == n,
+            (Initial::Digits(lo, hi), Some(n)) => (lo..=hi).contains(&n),
+            (Initial::Letters(lo, hi), Some(n)) => (lo..=hi).contains(&n.to_ascii_lowercase()),
+            _ => false,
+        }
+    }
+
+    /// The regular expression of this initial: `$`, the character (escaped by `escape`), a
+    /// digit or a class of digits, or a class of letters in both cases (`[a-cA-C]`, `[mM]`).
+    pub fn regex(self, escape: impl Fn(&str) -> String) -> String {
+        match self {
+            Initial::End => "$".into(),
+            Initial::Char(c) => escape(&c.to_string()),
+            Initial::Digits(lo, hi) if lo == hi => lo.to_string(),
+            Initial::Digits(lo, hi) => format!("[{lo}-{hi}]"),
+            Initial::Letters(lo, hi) => {
+                let (ulo, uhi) = (lo.to_ascii_uppercase(), hi.to_ascii_uppercase());
+                if lo == hi {
+                    format!("[{lo}{ulo}]")
+                } else {
+                    format!("[{lo}-{hi}{ulo}-{uhi}]")
+                }
+            }
+        }
+    }
+
+    /// The first name (in its order) of the run `start` + this initial.
+    pub fn first_name(self, start: &str) -> String {
+        match self {
+            Initial::End => start.to_string(),
+            Initial::Char(c) | Initial::Digits(c, _) | Initial::Letters(c, _) => {
+                format!("{start}{c}")
+            }
+        }
+    }
+
+    /// The two as one run, when they are of one kind (digits with digits, letters with
+    /// letters) and `self` comes first.
+    fn joined(self, next: Initial) -> Option<Initial> {
+        match (self, next) {
+            (Initial::Digits(lo, _), Initial::Digits(_, hi)) => Some(Initial::Digits(lo, hi)),
+            (Initial::Letters(lo, _), Initial::Letters(_, hi)) => Some(Initial::Letters(lo, hi)),
+            _ => None,
+        }
+    }
+}
+
+/// One sibling to group: its name in its level (a directory's ends with `/`), its weight,
+/// and what it stands for.
+#[derive(Debug, Clone, Copy)]
+pub struct Member<'a, T> {
+    /// The name, from its level down (`cmd/`, `print.go`, `tokio-1.54.1`).
+    pub name: &'a str,
+    /// What it holds, to balance the runs.
+    pub weight: f64,
+    /// What it stands for.
+    pub item: T,
+}
+
+/// A part of a split: one member, or a run of several.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Part<'a, T> {
+    /// One member alone.
+    One(T),
+    /// The members whose names start with `start` followed by `initial`.
+    Run {
+        /// Their common start.
+        start: &'a str,
+        /// The character after it.
+        initial: Initial,
+    },
+}
+
+/// Whether `name` is one of the run `start` + `initial`.
+pub fn in_run(name: &str, start: &str, initial: Initial) -> bool {
+    name.strip_prefix(start)
+        .is_some_and(|rest| initial.holds(rest.chars().next()))
+}
+
+/// Cuts `members` (all of whose names start with their first `known` bytes) into at most
+/// `most` parts of about the same weight, in the order of their names: the names' common
+/// start, then runs of the character after it. A run of one member is that member. Members
+/// that differ only in the case of that character cannot be told apart by a run: they come
+/// back one by one.
+pub fn split<'a, T: Copy>(
+    members: &[Member<'a, T>],
+    known: usize,
+    most: usize,
+) -> Vec<Part<'a, T>> {
+    if members.len() <= 1 {
+        return members.iter().map(|m| Part::One(m.item)).collect();
+    }
+    let start = common_start(members, known);
+    // The members by the character after the start, in that character's order.
+    let mut initials: Vec<(Initial, f64, usize, T)> = Vec::new();
+    for m in members {
+        let initial = Initial::of(m.name[start.len()..].chars().next());
+        match initials.iter_mut().find(|(i, ..)| *i == initial) {
+            Some((_, weight, count, _)) => {
+                *weight += m.weight;
+                *count += 1;
+            }
+            None => initials.push((initial, m.weight, 1, m.item)),
+        }
+    }
+    if initials.len() == 1 {
+        return members.iter().map(|m| Part::One(m.item)).collect();
+    }
+    initials.sort_by_key(|a| order(a.0));
+    let runs = balanced(&initials, most.max(2));
+    runs.into_iter()
+        .map(|(initial, count, item)| {
+            if count == 1 {
+                Part::One(item)
+            } else {
+                Part::Run { start, initial }
+            }
+        })
+        .collect()
+}
+
+/// The start all names share, from `known` bytes on, ending at a character boundary.
+fn common_start<'a, T>(members: &[Member<'a, T>], known: usize) -> &'a str {
+    let first = members[0].name;
+    let base = known.min(first.len());
+    let mut end = base;
+    'grow: for (at, c) in first[base..].char_indices() {
+        let at = base + at;
+        for m in &members[1..] {
+            if !m.name[at..].starts_with(c) {
+                break 'grow;
+            }
+        }
+        end = at + c.len_utf8();
+    }
+    &first[..end]
+}
+
+/// Where an initial sorts: by its character (a letter by its lower case), the end first.
+fn order(i: Initial) -> (u32, u8) {
+    match i {
+        Initial::End => (0, 0),
+        Initial::Char(c) => (c as u32, 0),
+        Initial::Digits(lo, _) | Initial::Letters(lo, _) => (lo as u32, 1),
+    }
+}
+
+/// Runs of neighbouring initials (of one kind) into at most `most` parts, each at most a
+/// share of the weight that grows until they fit: `(initial, members, first member)`.
+fn balanced<T: Copy>(
+    initials: &[(Initial, f64, usize, T)],
+    most: usize,
+) -> Vec<(Initial, usize, T)> {
+    let total: f64 = initials.iter().map(|i| i.1).sum();
+    let mut cap = total / most as f64;
+    loop {
+        let mut runs: Vec<(Initial, f64, usize, T)> = Vec::new();
+        for &(initial, weight, count, item) in initials {
+            if let Some(last) = runs.last_mut()
+                && last.1 + weight <= cap
+                && let Some(joined) = last.0.joined(initial)
+            {
+                *last = (joined, last.1 + weight, last.2 + count, last.3);
+                continue;
+            }
+            runs.push((initial, weight, count, item));
+        }
+        // Past the whole weight, every run that can join has: no cap fits better.
+        if runs.len() <= most || cap > total {
+            return runs.into_iter().map(|(i, _, c, t)| (i, c, t)).collect();
+        }
+        cap = match cap.partial_cmp(&0.0) {
+            Some(Ordering::Greater) => cap * 1.25,
+            _ => 1.0,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members<'a>(names: &[&'a str]) -> Vec<Member<'a, usize>> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Member {
+                name,
+                weight: 1.0,
+                item: i,
+            })
+            .collect()
+    }
+
+    /// The parts as text: `#i` for a member alone, `start+regex` for a run.
+    fn said(parts: &[Part<usize>]) -> Vec<String> {
+        parts
+            .iter()
+            .map(|p| match p {
+                Part::One(i) => format!("#{i}"),
+                Part::Run { start, initial } => format!("{start}+{}", initial.regex(|s| s.into())),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn many_names_become_a_few_runs_by_their_first_letters() {
+        let names: Vec<String> = ('a'..='z').map(|c| format!("{c}x/")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let parts = split(&members(&names), 0, 6);
+        assert!(parts.len() <= 6, "{:?}", said(&parts));
+        // Every name is alone or in exactly one run, and runs are written as classes of
+        // both cases.
+        for (i, name) in names.iter().enumerate() {
+            let holding = parts
+                .iter()
+                .filter(|p| match p {
+                    Part::Run { start, initial } => in_run(name, start, *initial),
+                    Part::One(one) => *one == i,
+                })
+                .count();
+            assert_eq!(holding, 1, "{name}");
+        }
+        assert_eq!(said(&parts)[0], "+[a-eA-E]");
+    }
+
+    #[test]
+    fn a_common_start_is_kept_and_the_character_after_it_cut() {
+        let names = [
+            "issue10.go",
+            "issue11.go",
+            "issue2.go",
+            "issue30.go",
+            "issue31.go",
+            "issue4.go",
+            "bug1.go",
+            "bug2.go",
+        ];
+        // All issue*: the start grows to `issue`, then digits split.
+        let issues = members(&names[..6]);
+        assert_eq!(said(&split(&issues, 0, 3)), ["issue+[1-2]", "issue+[3-4]"]);
+        // Both kinds: by the first letter, bug* and issue* apart.
+        assert_eq!(said(&split(&members(&names), 0, 4)), ["+[bB]", "+[iI]"]);
+    }
+
+    #[test]
+    fn names_of_other_characters_and_a_name_that_ends_are_runs_alone() {
+        let names = [
+            "@types/",
+            "@babel/",
+            "_x/",
+            "a/",
+            "b/",
+            "Makefile",
+            "Makefile.am",
+        ];
+        let parts = split(&members(&names), 0, 2);
+        // `@` and `_` cannot join letters; the two Makefiles are one run.
+        assert_eq!(said(&parts), ["+@", "#2", "+[a-mA-M]"]);
+        let makefiles = members(&names[5..]);
+        assert_eq!(said(&split(&makefiles, 0, 4)), ["#0", "#1"]);
+        assert!(in_run("Makefile", "Makefile", Initial::End));
+        assert!(!in_run("Makefile.am", "Makefile", Initial::End));
+    }
+
+    #[test]
+    fn names_that_differ_only_in_case_come_back_one_by_one() {
+        let parts = split(&members(&["Readme", "readme.md"]), 0, 4);
+        assert_eq!(said(&parts), ["#0", "#1"]);
+        assert!(Initial::Letters('m', 'm').holds(Some('M')));
+        assert!(!Initial::Digits('0', '4').holds(Some('5')));
+    }
+
+    #[test]
+    fn a_multibyte_start_is_cut_at_a_character() {
+        let parts = split(&members(&["éa/", "éb/", "éc/"]), 0, 2);
+        assert!(
+            parts
+                .iter()
+                .all(|p| !matches!(p, Part::Run { start, .. } if *start != "é")),
+            "{:?}",
+            said(&parts)
+        );
+    }
+}

@@ -315,6 +315,25 @@ mod tests {
     }
 
     #[test]
+    fn a_path_may_hold_a_class_of_letters_and_digits() {
+        let file_re = |regexp: &str, case_sensitive: bool| Q {
+            node: Some(Node::Regexp(proto::Regexp {
+                regexp: regexp.into(),
+                file_name: true,
+                content: false,
+                case_sensitive,
+            })),
+        };
+        // A capital in the class: matched as written, as Zoekt's `case:auto` does.
+        assert_eq!(
+            tree("file:^rust-crates/[p-rP-R]"),
+            file_re("^rust-crates/[p-rP-R]", true)
+        );
+        assert_eq!(tree("file:^a/b[0-4]"), file_re("^a/b[0-4]", false));
+        assert_eq!(tree("f:^a/[mM]"), file_re("^a/[mM]", true));
+    }
+
+    #[test]
     fn what_only_zoekt_can_read_is_left_to_it() {
         for q in [
             "(a",
@@ -323,6 +342,11 @@ mod tests {
             "lang:cobolish",
             r"\p{Lu}x",
             "[abc]",
+            "file:[a]",
+            "file:[a-a]",
+            "file:[^a-c]",
+            "file:[a.]",
+            "file:^x[a-c",
             "a|a",
             "or",
             "\"open",

@@ -6,7 +6,12 @@ use super::expr::{Expr, unsure};
 /// A word as Zoekt reads it: a substring when it is a literal, a regular expression
 /// otherwise (`content` and `file_name`: where it must match).
 pub(super) fn word(text: &str, content: bool, file_name: bool) -> Result<Expr, String> {
-    match literal(text)? {
+    // A path may hold a class of letters and digits (the runs of names the suggestions
+    // write, `file:^rust-crates/[p-rP-R]`): which files match does not depend on whether
+    // Go would read the rest as a literal, only on case, which `has_upper` reads as Zoekt
+    // does for such a class.
+    let classes = file_name && !content;
+    match literal(text, classes)? {
         Some(pattern) => Ok(Expr::Substring {
             pattern,
             file_name,
@@ -24,8 +29,10 @@ pub(super) fn word(text: &str, content: bool, file_name: bool) -> Result<Expr, S
 }
 
 /// The literal `text` stands for as a regular expression (`None`: it is not a literal), or
-/// an error where only Go's parser could tell.
-fn literal(text: &str) -> Result<Option<String>, String> {
+/// an error where only Go's parser could tell. `classes`: a class of ASCII letters, digits
+/// and ranges of them with more than one character (`[p-rP-R]`, `[0-4]`) makes it a regular
+/// expression.
+fn literal(text: &str, classes: bool) -> Result<Option<String>, String> {
     if text.is_empty() {
         return Err(unsure("an empty word"));
     }
@@ -34,6 +41,7 @@ fn literal(text: &str) -> Result<Option<String>, String> {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
+            '[' if classes && simple_class(&mut chars) => operator = true,
             '(' | ')' | '[' | ']' | '{' | '}' => {
                 return Err(unsure("a word with parentheses, brackets or braces"));
             }
@@ -67,6 +75,28 @@ fn literal(text: &str) -> Result<Option<String>, String> {
         return Ok(None);
     }
     Ok(Some(out))
+}
+
+/// Reads a class after its `[` up to its `]`: whether it is one of ASCII letters, digits and
+/// ranges of them (no negation, no escape) holding at least two characters. A class of one
+/// character Go reads as that character, a literal: left to Zoekt.
+fn simple_class(chars: &mut std::str::Chars) -> bool {
+    let mut inner = String::new();
+    let mut closed = false;
+    for c in chars.by_ref() {
+        if c == ']' {
+            closed = true;
+            break;
+        }
+        inner.push(c);
+    }
+    let ok = closed
+        && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !inner.starts_with('-')
+        && !inner.ends_with('-')
+        && !inner.contains("--");
+    let one = inner.chars().count() == 1 || (inner.len() == 3 && inner[..1] == inner[2..]);
+    ok && !one
 }
 
 /// What Zoekt's `case:auto` sees in a regular expression of the forms [`literal`] lets

@@ -234,8 +234,6 @@ struct Candidate {
     /// Its place in the list: cutting ways, then the rest, then tiny ones, then the part
     /// named for its unnamed children.
     group: u8,
-    /// One of the parts that together cover the deepest big part's level, cut into runs.
-    covers: bool,
 }
 
 /// A census's ways, ranked, before the page they are shown on is known: what the census alone
@@ -294,16 +292,6 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             1
         }
     };
-    // Where the deepest big part's level was cut into runs by name, its parts each keep a
-    // place: together they hold all of it, so a model that follows the ways can reach any of
-    // its entries, the smallest too (`python-2.7` beside eight bigger Pythons).
-    let deepest = *chain.last().expect("the root");
-    let deepest_parts = tree.children(deepest);
-    let covering: HashSet<Key> = if deepest_parts.iter().any(|k| matches!(k, Key::Group(..))) {
-        deepest_parts.into_iter().collect()
-    } else {
-        HashSet::new()
-    };
     let mut ways: Vec<Candidate> = frontier
         .iter()
         .filter_map(|(k, t)| {
@@ -311,7 +299,6 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                 by: k.owned()?,
                 tally: *t,
                 group: group(t),
-                covers: covering.contains(k),
             })
         })
         .collect();
@@ -332,7 +319,6 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             by: k.owned()?,
             tally: t,
             group: group(&t),
-            covers: false,
         })
     }));
     // The deepest big part, when the parts named inside it would leave much of it unnamed.
@@ -353,7 +339,6 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                     by,
                     tally: inside,
                     group: GATEWAY,
-                    covers: false,
                 });
             }
         }
@@ -424,7 +409,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
     let kept = |c: &Candidate| {
-        c.covers || c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
+        c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
     };
     let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
     let mut others = 0;
@@ -632,7 +617,7 @@ impl<'a> Tree<'a> {
     /// a list can name: those holding an eighth of them or more one by one, and runs by name
     /// over all (balanced over the rest), a file alone as the run of its whole name.
     fn runs(&self, level: Level<'a>, known: usize, keep: impl Fn(&str) -> bool) -> Vec<Key<'a>> {
-        let mut members: Vec<Member<'a, Key<'a>>> = self
+        let members: Vec<Member<'a, Key<'a>>> = self
             .members(level, keep)
             .map(|&(name, item)| Member {
                 name,
@@ -642,17 +627,40 @@ impl<'a> Tree<'a> {
             .collect();
         let total: f64 = members.iter().map(|m| m.weight).sum();
         let nameable = |k: &Key| matches!(k, Key::Repo(_) | Key::Directory(..));
-        let mut kids: Vec<Key<'a>> = Vec::new();
-        for m in &mut members {
-            if nameable(&m.item) && m.weight >= total / MAX_WAYS as f64 {
-                kids.push(m.item);
-                // Named already: the runs share out the rest.
-                m.weight = 0.0;
-            }
-        }
+        let (big, rest): (Vec<_>, Vec<_>) = members
+            .into_iter()
+            .partition(|m| nameable(&m.item) && m.weight >= total / MAX_WAYS as f64);
+        let mut kids: Vec<Key<'a>> = big.iter().map(|m| m.item).collect();
         // Places for the runs, leaving some to the parts beside this level and to languages.
-        let most = (MAX_WAYS - 3).saturating_sub(kids.len()).max(2);
-        for part in split(&members, known, most) {
+        let most = (MAX_WAYS - 2).saturating_sub(kids.len()).max(2);
+        let mut parts = split(&rest, known, most);
+        // A run whose expression would also hold a big entry named one by one is cut again,
+        // finer, until it holds none: no way counts a big entry a second time.
+        for _ in 0..4 {
+            let holds_big =
+                |start: &str, initial: Initial| big.iter().any(|b| in_run(b.name, start, initial));
+            if !parts
+                .iter()
+                .any(|p| matches!(p, Part::Run { start, initial } if holds_big(start, *initial)))
+            {
+                break;
+            }
+            parts = parts
+                .into_iter()
+                .flat_map(|part| match part {
+                    Part::Run { start, initial } if holds_big(start, initial) => {
+                        let inside: Vec<_> = rest
+                            .iter()
+                            .filter(|m| in_run(m.name, start, initial))
+                            .copied()
+                            .collect();
+                        split(&inside, start.len(), 2)
+                    }
+                    part => vec![part],
+                })
+                .collect();
+        }
+        for part in parts {
             match part {
                 Part::One(Key::File(_, path)) => {
                     let name = &path[dir_of(path).len()..];
@@ -885,6 +893,29 @@ mod tests {
     }
 
     #[test]
+    fn a_run_never_holds_a_big_entry_named_beside_it() {
+        // /usr/include: linux/ and llvm-14/ hold most; dozens of small headers and folders
+        // beside them, some starting with `l` too.
+        let mut table = String::from("m inc/linux/a#.h C *40; m inc/llvm-14/b#.h C *30;");
+        for name in [
+            "limits", "locale", "libgen", "link", "assert", "ctype", "errno", "fcntl", "math",
+            "stdio", "stdlib", "string", "time", "unistd", "wchar", "zlib",
+        ] {
+            table.push_str(&format!(" m inc/{name}.h C; m inc/{name}x/c#.h C *2;"));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        for big in ["linux/", "llvm-14/"] {
+            assert!(said.contains(&format!("directory inc/{big}")), "{said}");
+            for w in &n.ways {
+                if let NarrowBy::Group { start, initial, .. } = &w.by {
+                    assert!(!group::in_run(big, start, *initial), "{big} in {said}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_flat_directory_of_many_files_is_cut_into_runs_by_name() {
         // go-toolchain/test/fixedbugs/: 2,047 files, no subdirectory; here bug* and issue*.
         let n = narrowing(
@@ -973,15 +1004,16 @@ mod tests {
             table.push_str(&format!(" r{i} x/m#.py Python *{n};"));
         }
         let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
-        // The twelve r* repositories (62 of 100) are one run by name, gone down through:
-        // their runs by the digit after `r` hold all twelve, and each keeps a place, as does
-        // go-toolchain.
+        // go-toolchain one by one; the twelve r* repositories (62 of 100) share their start,
+        // so their runs are by the digit after `r`: together they hold all twelve.
         assert_eq!(
             ways(&n),
             "run repo r1: 15; run repo r[4-6]: 15; run repo r[7-9]: 15; run repo r[2-3]: 11; \
              repository r0: 6; repository go-toolchain: 38"
         );
-        assert!(n.ways.iter().all(|w| w.kept));
+        // go-toolchain (38 of 100) cuts the result less than three times: it keeps a place.
+        let kept: Vec<_> = n.ways.iter().filter(|w| w.kept).map(|w| &w.by).collect();
+        assert_eq!(kept, [&NarrowBy::Repo("go-toolchain".into())]);
     }
 
     #[test]

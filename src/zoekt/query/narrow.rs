@@ -1,0 +1,393 @@
+//! A way to narrow written as query atoms, and added to a query so that the narrowed call
+//! reads as a refinement.
+
+use crate::engine::suggest::NarrowBy;
+
+use super::{readable_regex, tokenize};
+
+/// The query atoms that select what `by` names, safe to append to any query and written
+/// for a reader: a repository anchored at both ends, a language by name, or paths under a
+/// directory (with its repository when it has one), each one token that matches only its
+/// name ([`readable_regex`]).
+pub fn narrowing_filter(by: &NarrowBy) -> String {
+    match by {
+        NarrowBy::Repo(repo) => format!("repo:^{}$", readable_regex(repo)),
+        // Language names are not regexes; a few hold spaces ("Protocol Buffer"): quoted then.
+        NarrowBy::Language(lang)
+            if lang
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+#-_.'".contains(c)) =>
+        {
+            format!("lang:{lang}")
+        }
+        NarrowBy::Language(lang) => {
+            let quoted = lang.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("lang:\"{quoted}\"")
+        }
+        NarrowBy::Directory { repo, dir } => {
+            format!("{}file:^{}", repo_atom(repo), readable_regex(dir))
+        }
+        // Its files and none of its subdirectories', without brackets (which the gRPC query
+        // parser leaves to Zoekt's JSON API): at the top, any path without a `/`.
+        NarrowBy::Files { repo, dir } if dir.is_empty() => format!("{}-file:/", repo_atom(repo)),
+        NarrowBy::Files { repo, dir } => {
+            let dir = readable_regex(dir);
+            format!("{}file:^{dir} -file:^{dir}.+/", repo_atom(repo))
+        }
+        // A run of names: their start, then a class of the character after it. A class of
+        // letters names both cases, so the atom holds a capital and Zoekt matches it as
+        // written, as the census counted it.
+        NarrowBy::Group {
+            repo,
+            dir,
+            start,
+            initial,
+        } => {
+            let run = format!("{}{}", readable_regex(start), initial.regex(readable_regex));
+            match dir {
+                None => format!("repo:^{run}"),
+                Some(dir) => format!("{}file:^{}{run}", repo_atom(repo), readable_regex(dir)),
+            }
+        }
+    }
+}
+
+/// `repo:^NAME$ ` for a way inside one repository of several, else nothing.
+fn repo_atom(repo: &Option<String>) -> String {
+    match repo {
+        Some(repo) => format!("repo:^{}$ ", readable_regex(repo)),
+        None => String::new(),
+    }
+}
+
+/// `query` and `filter`, both to hold: the query in parentheses when it has a top-level `or`
+/// (Zoekt binds `a or b c` as `a or (b c)`). A filter the query already holds is not said
+/// twice, and a directory inside a `file:^DIR/` the query holds replaces it: the narrowed
+/// call reads as a refinement (`file:^go/src/runtime/`), not as
+/// `file:^go/src/ file:^go/src/runtime/`. Only in a query without `or` or parentheses, whose
+/// atoms all hold at once.
+pub fn and_filter(query: &str, filter: &str) -> String {
+    let Ok(tokens) = tokenize(query) else {
+        return filter.to_string();
+    };
+    let added = tokenize(filter).unwrap_or_default();
+    let has_or = tokens.iter().any(|t| t.eq_ignore_ascii_case("or"));
+    let grouped = tokens
+        .iter()
+        .any(|t| !t.starts_with('"') && t.contains(['(', ')']));
+    let kept: Vec<&str> = if has_or || grouped {
+        tokens.iter().map(String::as_str).collect()
+    } else {
+        tokens
+            .iter()
+            .filter(|t| !added.contains(t) && !added.iter().any(|a| refines(a, t)))
+            .map(String::as_str)
+            .collect()
+    };
+    match (kept.join(" "), has_or) {
+        (q, _) if q.is_empty() => filter.to_string(),
+        (q, true) => format!("({q}) {filter}"),
+        (q, false) => format!("{q} {filter}"),
+    }
+}
+
+/// `new` selects paths (or repositories) inside those `old` selects (`file:^a/b/` inside
+/// `file:^a/`, `file:^src/cmd/` inside the run `file:^src/[a-cA-C]`, `repo:^go$` inside
+/// `repo:^[e-gE-G]`): `old` is an anchored literal start,
+/// maybe followed by a class of characters, and `new` is an anchored expression without `|`
+/// that starts with that literal and then a character of that class. So `old` says nothing
+/// `new` does not.
+fn refines(new: &str, old: &str) -> bool {
+    // The field (a path or a repository) and its anchored expression.
+    let anchored = |t: &str| {
+        [("file:^", 'f'), ("f:^", 'f'), ("repo:^", 'r'), ("r:^", 'r')]
+            .iter()
+            .find_map(|(p, field)| t.strip_prefix(p).map(|rest| (*field, rest.to_string())))
+    };
+    let (Some((field, new)), Some((old_field, old))) = (anchored(new), anchored(old)) else {
+        return false;
+    };
+    if field != old_field {
+        return false;
+    }
+    if new == old || new.contains('|') || old.contains('|') {
+        return false;
+    }
+    let (literal, class) = match old.strip_suffix(']').and_then(|o| o.rsplit_once('[')) {
+        Some((literal, class)) => (literal, Some(class)),
+        None => (old.as_str(), None),
+    };
+    if !is_literal(literal) {
+        return false;
+    }
+    let Some(rest) = new.strip_prefix(literal) else {
+        return false;
+    };
+    match class {
+        None => !rest.is_empty(),
+        Some(class) => {
+            // A narrower class in the same place: each of its characters is in `old`'s.
+            if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                return class_chars(inner.0)
+                    .is_some_and(|cs| cs.iter().all(|&c| class_holds(class, c)));
+            }
+            // The next character of `new`, itself or escaped.
+            let mut chars = rest.chars();
+            let next = match chars.next() {
+                Some('\\') => chars.next().filter(|c| c.is_ascii_punctuation()),
+                Some(c) if c.is_ascii_alphanumeric() || c == '/' => Some(c),
+                _ => None,
+            };
+            next.is_some_and(|c| class_holds(class, c))
+        }
+    }
+}
+
+/// Whether `regex` matches only itself: every character but a letter, a digit or one of
+/// the marks `readable_regex` leaves bare is escaped.
+fn is_literal(regex: &str) -> bool {
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if !chars.next().is_some_and(|e| e.is_ascii_punctuation()) {
+                return false;
+            }
+        } else if c.is_ascii_punctuation() && !"_/-@~,:%=!<>&;".contains(c) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Every character of the class written `class` (its inside), when it is a few ASCII
+/// letters and digits and ranges of them.
+fn class_chars(class: &str) -> Option<Vec<char>> {
+    let chars: Vec<char> = class.chars().collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < chars.len() {
+        if !chars[at].is_ascii_alphanumeric() {
+            return None;
+        }
+        if at + 2 < chars.len() && chars[at + 1] == '-' {
+            out.extend(chars[at]..=chars[at + 2]);
+            at += 3;
+        } else {
+            out.push(chars[at]);
+            at += 1;
+        }
+    }
+    Some(out)
+}
+
+/// Whether the class written `class` (its inside: `a-cA-C`, `mM`, `0-4`) holds `c`.
+fn class_holds(class: &str, c: char) -> bool {
+    let chars: Vec<char> = class.chars().collect();
+    let mut at = 0;
+    while at < chars.len() {
+        if at + 2 < chars.len() && chars[at + 1] == '-' {
+            if (chars[at]..=chars[at + 2]).contains(&c) {
+                return true;
+            }
+            at += 3;
+        } else {
+            if chars[at] == c {
+                return true;
+            }
+            at += 1;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zoekt::query::parse;
+
+    #[test]
+    fn narrowing_filters_read_plainly_and_parse_as_their_atoms() {
+        use crate::engine::suggest::{Initial, NarrowBy};
+        let dir = |repo: Option<&str>, dir: &str| NarrowBy::Directory {
+            repo: repo.map(String::from),
+            dir: dir.into(),
+        };
+        let cases = [
+            (
+                NarrowBy::Repo("tokio-1.54.1".into()),
+                r"repo:^tokio-1\.54\.1$",
+            ),
+            (
+                NarrowBy::Repo("github.com/o/x+y".into()),
+                r"repo:^github\.com/o/x\+y$",
+            ),
+            (NarrowBy::Language("Go".into()), "lang:Go"),
+            (NarrowBy::Language("C++".into()), "lang:C++"),
+            (
+                NarrowBy::Language("Protocol Buffer".into()),
+                "lang:\"Protocol Buffer\"",
+            ),
+            (dir(None, "src/a b/"), r"file:^src/a\x{20}b/"),
+            (
+                dir(None, "x-sys@v0.38.0/unix/"),
+                r"file:^x-sys@v0\.38\.0/unix/",
+            ),
+            (
+                dir(Some("tokio-1.54.1"), "src/(x)/"),
+                r"repo:^tokio-1\.54\.1$ file:^src/\(x\)/",
+            ),
+            // A directory's own files: in it, in none of its subdirectories; no brackets,
+            // which the gRPC parser leaves to Zoekt's JSON API.
+            (
+                NarrowBy::Files {
+                    repo: None,
+                    dir: "c-include/".into(),
+                },
+                r"file:^c-include/ -file:^c-include/.+/",
+            ),
+            (
+                NarrowBy::Files {
+                    repo: Some("a.b".into()),
+                    dir: String::new(),
+                },
+                r"repo:^a\.b$ -file:/",
+            ),
+            // Runs of names: a class of letters in both cases (a capital in the atom: Zoekt
+            // matches the start as written), a digit bare, a name alone to its end.
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some("rust-crates/".into()),
+                    start: String::new(),
+                    initial: Initial::Letters('p', 'r'),
+                },
+                r"file:^rust-crates/[p-rP-R]",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: Some("go".into()),
+                    dir: Some("test/fixedbugs/".into()),
+                    start: "issue1".into(),
+                    initial: Initial::Digits('0', '4'),
+                },
+                r"repo:^go$ file:^test/fixedbugs/issue1[0-4]",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: None,
+                    start: "python-3.1".into(),
+                    initial: Initial::Digits('2', '2'),
+                },
+                r"repo:^python-3\.12",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some(String::new()),
+                    start: "a.go".into(),
+                    initial: Initial::End,
+                },
+                r"file:^a\.go$",
+            ),
+            (
+                NarrowBy::Group {
+                    repo: None,
+                    dir: Some("npm/".into()),
+                    start: String::new(),
+                    initial: Initial::Char('@'),
+                },
+                r"file:^npm/@",
+            ),
+        ];
+        for (by, want) in cases {
+            let filter = narrowing_filter(&by);
+            assert_eq!(filter, want);
+            // The pager's own parser keeps each atom as one filter.
+            let parsed = parse(&format!("foo {filter}")).unwrap();
+            let atoms: Vec<String> = filter.split(' ').map(String::from).collect();
+            let atoms = if filter.starts_with("lang:\"") {
+                vec![filter.clone()]
+            } else {
+                atoms
+            };
+            assert_eq!(parsed.filters, atoms, "{filter}");
+        }
+        assert_eq!(and_filter("a or b", "lang:Go"), "(a or b) lang:Go");
+        assert_eq!(and_filter("foo", "lang:Go"), "foo lang:Go");
+        assert_eq!(and_filter("  ", "lang:Go"), "lang:Go");
+    }
+
+    #[test]
+    fn a_narrower_directory_replaces_the_file_filter_it_refines() {
+        let q = r"func main file:^go-toolchain/src/";
+        // (query, filter added, the query that holds both)
+        let cases = [
+            (
+                q,
+                r"file:^go-toolchain/src/runtime/",
+                r"func main file:^go-toolchain/src/runtime/",
+            ),
+            // Its own files: the directory filter is kept by the new one, said once.
+            (
+                q,
+                r"file:^go-toolchain/src/ -file:^go-toolchain/src/.+/",
+                r"func main file:^go-toolchain/src/ -file:^go-toolchain/src/.+/",
+            ),
+            // A repository said again is said once.
+            (
+                r"x repo:^a$",
+                r"repo:^a$ file:^src/",
+                r"x repo:^a$ file:^src/",
+            ),
+            // Not a refinement: both hold.
+            (r"x file:^a/", r"file:^b/", r"x file:^a/ file:^b/"),
+            (r"x f:^a/b\.", r"file:^a/bc/", r"x f:^a/b\. file:^a/bc/"),
+            (r"x f:^a/b.", r"file:^a/bc/", r"x f:^a/b. file:^a/bc/"),
+            // A run of names and what is inside it: the narrower replaces it.
+            (r"x f:^a/b", r"file:^a/bc/", r"x file:^a/bc/"),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/cmd/",
+                r"x file:^src/cmd/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/Bin/",
+                r"x file:^src/Bin/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/dev/",
+                r"x file:^src/[a-cA-C] file:^src/dev/",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/[bB]",
+                r"x file:^src/[bB]",
+            ),
+            (
+                r"x file:^src/[a-cA-C]",
+                r"file:^src/[b-dB-D]",
+                r"x file:^src/[a-cA-C] file:^src/[b-dB-D]",
+            ),
+            (r"x repo:^[a-cA-C]", r"repo:^abc$", r"x repo:^abc$"),
+            (
+                r"x repo:^[a-cA-C]",
+                r"file:^abc/",
+                r"x repo:^[a-cA-C] file:^abc/",
+            ),
+            (r"x -file:^a/", r"file:^a/b/", r"x -file:^a/ file:^a/b/"),
+            // With `or` or groups, every atom stays where it is.
+            (
+                r"x or y file:^a/",
+                r"file:^a/b/",
+                r"(x or y file:^a/) file:^a/b/",
+            ),
+            (r"(x file:^a/)", r"file:^a/b/", r"(x file:^a/) file:^a/b/"),
+        ];
+        for (query, filter, both) in cases {
+            assert_eq!(and_filter(query, filter), both, "{query} + {filter}");
+        }
+    }
+}

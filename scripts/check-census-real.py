@@ -615,6 +615,18 @@ def repeated_refinement(value):
     return [(x, y) for x in dirs for y in dirs if x != y and y.startswith(x)]
 
 
+def named_inside(ways, pfilt, pdir):
+    """The files the ways inside the part `pfilt` (directory `pdir`) hold: its subdirectories,
+    its own files and the runs of names in it (`file:^DIR/[a-cA-C]`), in the same repository."""
+    prepo = [t for t in tokens(pfilt) if t.startswith("repo:")]
+    inside = [x for x in ways if x["unit"] == "files"
+              and [t for t in tokens(x["filt"]) if t.startswith("repo:")] == prepo
+              and any(t[len("file:^"):].startswith(pdir) for t in tokens(x["filt"])
+                      if t.startswith("file:^"))
+              and x["filt"] != pfilt]
+    return sum(x["held"] for x in inside)
+
+
 def parent_filter(filt):
     """The part one level up of a directory suggestion's filter (`repo:^r$ file:^a/b/` ->
     `repo:^r$ file:^a/`, `file:^a/` -> None: the top, the result itself or its repository;
@@ -759,11 +771,7 @@ def coverage(a, name, url, tool, query, first, census_q, census_raw, out, failur
                                   symbol=query)
         pheld, pcut, _ = whole_files(url, pcensus)
         prepo = [t for t in tokens(pfilt) if t.startswith("repo:")]
-        inside = [x for x in row["ways"] if x["unit"] == "files" and parent_filter(x["filt"])
-                  and [t for t in tokens(x["filt"]) if t.startswith("repo:")] == prepo
-                  and any(d.startswith(pdir) for d in dir_atoms(x["filt"]))
-                  and x["filt"] != pfilt]
-        named = sum(x["held"] for x in inside)
+        named = named_inside(row["ways"], pfilt, pdir)
         entry = dict(child=w["filt"], parent=pfilt, parent_files=pheld, parent_cut=pcut,
                      named_inside=named, whole=whole)
         if whole_cut or pcut:

@@ -309,7 +309,7 @@ impl<'a> Tree<'a> {
         let mut parts = split(&rest, known, most);
         // A run whose expression would also hold a big entry named one by one is cut again,
         // finer, until it holds none: no way counts a big entry a second time.
-        for _ in 0..4 {
+        for _ in 0..64 {
             let holds_big =
                 |start: &str, initial: Initial| big.iter().any(|b| in_run(b.name, start, initial));
             if !parts

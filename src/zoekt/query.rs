@@ -9,7 +9,6 @@
 
 /// Atoms that narrow WHICH files are searched without producing matches of their own kind
 /// that would confuse a tool. Checked after an optional leading `-`.
-
 const FILTER_PREFIXES: &[&str] = &[
     "lang:",
     "repo:",

@@ -330,7 +330,10 @@ mod tests {
             file_re("^rust-crates/[p-rP-R]", true)
         );
         assert_eq!(tree("file:^a/b[0-4]"), file_re("^a/b[0-4]", false));
+        // A letter in both cases is Go's folded literal: a regexp where the word has
+        // another operator (the anchor), left to Zoekt where it would be the whole word.
         assert_eq!(tree("f:^a/[mM]"), file_re("^a/[mM]", true));
+        assert_eq!(tree("file:^a/[a-c][0-4]"), file_re("^a/[a-c][0-4]", false));
     }
 
     #[test]
@@ -344,6 +347,13 @@ mod tests {
             "[abc]",
             "file:[a]",
             "file:[a-a]",
+            "file:[mM]",
+            "file:x[aA][bB]",
+            "file:x[0-zA]",
+            "file:x[z-a]",
+            "file:x[]",
+            "file:x[éa]",
+            "file:x[aé]",
             "file:[^a-c]",
             "file:[a.]",
             "file:^x[a-c",

@@ -38,10 +38,19 @@ fn literal(text: &str, classes: bool) -> Result<Option<String>, String> {
     }
     let mut out = String::with_capacity(text.len());
     let mut operator = false;
+    // A class Go reads as a (folded) literal: whether the word is a literal then depends on
+    // Go's simplifier.
+    let mut folded_class = false;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
-            '[' if classes && simple_class(&mut chars) => operator = true,
+            '[' if classes => match simple_class(&mut chars) {
+                Class::Several => operator = true,
+                Class::Literal => folded_class = true,
+                Class::Unsure => {
+                    return Err(unsure("a word with a class only Go's parser reads"));
+                }
+            },
             '(' | ')' | '[' | ']' | '{' | '}' => {
                 return Err(unsure("a word with parentheses, brackets or braces"));
             }
@@ -63,6 +72,9 @@ fn literal(text: &str, classes: bool) -> Result<Option<String>, String> {
             c => out.push(c),
         }
     }
+    if folded_class && !operator {
+        return Err(unsure("a word whose classes Go reads as literals"));
+    }
     if operator {
         // `a|a` or `a|` may simplify to a literal: leave those to Zoekt.
         let branches: Vec<&str> = text.split('|').collect();
@@ -77,11 +89,22 @@ fn literal(text: &str, classes: bool) -> Result<Option<String>, String> {
     Ok(Some(out))
 }
 
-/// Reads a class after its `[` up to its `]`: whether it is one of ASCII letters, digits and
-/// ranges of them (no negation, no escape) holding at least two characters. A class of one
-/// character Go reads as that character, a literal: left to Zoekt.
-fn simple_class(chars: &mut std::str::Chars) -> bool {
-    let mut inner = String::new();
+/// What a class read by [`simple_class`] is to Go's parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Not one this parser is sure of: left to Zoekt.
+    Unsure,
+    /// A class of several characters: an operator.
+    Several,
+    /// One character, or one letter in both cases (`[a]`, `[mM]`): Go reads it as a literal
+    /// (folded), so it is an operator only in a word that has another.
+    Literal,
+}
+
+/// Reads a class after its `[` up to its `]`: ASCII letters and digits and ranges of them of
+/// one kind (`a-c`, `A-C`, `0-4`, first not after last), no negation, no escape.
+fn simple_class(chars: &mut std::str::Chars) -> Class {
+    let mut inner = Vec::new();
     let mut closed = false;
     for c in chars.by_ref() {
         if c == ']' {
@@ -90,13 +113,48 @@ fn simple_class(chars: &mut std::str::Chars) -> bool {
         }
         inner.push(c);
     }
-    let ok = closed
-        && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        && !inner.starts_with('-')
-        && !inner.ends_with('-')
-        && !inner.contains("--");
-    let one = inner.chars().count() == 1 || (inner.len() == 3 && inner[..1] == inner[2..]);
-    ok && !one
+    if !closed || inner.is_empty() {
+        return Class::Unsure;
+    }
+    let kind = |c: char| {
+        if c.is_ascii_digit() {
+            1
+        } else if c.is_ascii_lowercase() {
+            2
+        } else if c.is_ascii_uppercase() {
+            3
+        } else {
+            0
+        }
+    };
+    let mut members = std::collections::BTreeSet::new();
+    let mut at = 0;
+    while at < inner.len() {
+        let c = inner[at];
+        if kind(c) == 0 {
+            return Class::Unsure;
+        }
+        if at + 2 < inner.len() && inner[at + 1] == '-' {
+            let last = inner[at + 2];
+            if kind(last) != kind(c) || last < c {
+                return Class::Unsure;
+            }
+            members.extend(c..=last);
+            at += 3;
+        } else if inner.get(at + 1) == Some(&'-') {
+            return Class::Unsure;
+        } else {
+            members.insert(c);
+            at += 1;
+        }
+    }
+    let folded: std::collections::BTreeSet<char> =
+        members.iter().map(|c| c.to_ascii_lowercase()).collect();
+    if folded.len() == 1 {
+        Class::Literal
+    } else {
+        Class::Several
+    }
 }
 
 /// What Zoekt's `case:auto` sees in a regular expression of the forms [`literal`] lets

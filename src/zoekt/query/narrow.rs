@@ -92,7 +92,7 @@ pub fn and_filter(query: &str, filter: &str) -> String {
 }
 
 /// `new` selects paths (or repositories) inside those `old` selects (`file:^a/b/` inside
-/// `file:^a/`, `file:^src/cmd/` inside the run `file:^src/[a-cA-C]`, `repo:^go$` inside
+/// `file:^a/`, `file:^src/Cmd/` inside the run `file:^src/[a-cA-C]`, `repo:^go$` inside
 /// `repo:^[e-gE-G]`): `old` is an anchored literal start,
 /// maybe followed by a class of characters, and `new` is an anchored expression without `|`
 /// that starts with that literal and then a character of that class. So `old` says nothing
@@ -108,6 +108,13 @@ fn refines(new: &str, old: &str) -> bool {
         return false;
     };
     if field != old_field {
+        return false;
+    }
+    // Zoekt matches a path atom with a capital as written and one without in either case
+    // (a repository's always as written): a narrower start without a capital is not inside
+    // an old one with (`file:^src/cmd/` matches `SRC/cmd/`, `file:^src/[a-cA-C]` does not),
+    // so both stay.
+    if field == 'f' && has_capital(&old) && !has_capital(&new) {
         return false;
     }
     if new == old || new.contains('|') || old.contains('|') {
@@ -141,6 +148,20 @@ fn refines(new: &str, old: &str) -> bool {
             next.is_some_and(|c| class_holds(class, c))
         }
     }
+}
+
+/// Whether `regex` holds an ASCII capital outside an escape: what makes Zoekt's `case:auto`
+/// match it as written.
+fn has_capital(regex: &str) -> bool {
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if c.is_ascii_uppercase() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `regex` matches only itself: every character but a letter, a digit or one of
@@ -346,10 +367,12 @@ mod tests {
             (r"x f:^a/b.", r"file:^a/bc/", r"x f:^a/b. file:^a/bc/"),
             // A run of names and what is inside it: the narrower replaces it.
             (r"x f:^a/b", r"file:^a/bc/", r"x file:^a/bc/"),
+            // A run of letters is matched as written (its capitals), a directory without
+            // one in either case: not inside it, both stay.
             (
                 r"x file:^src/[a-cA-C]",
                 r"file:^src/cmd/",
-                r"x file:^src/cmd/",
+                r"x file:^src/[a-cA-C] file:^src/cmd/",
             ),
             (
                 r"x file:^src/[a-cA-C]",

@@ -55,20 +55,32 @@ pub enum NarrowBy {
         dir: String,
     },
     /// A run of siblings by name, where a level holds more than the list can name one by
-    /// one: the repositories (`dir` is `None`), or the entries of `dir` (its subdirectories,
-    /// ending with `/`, and its files; empty: the top; in `repo` when set), whose names start
-    /// with `start` followed by `initial`.
-    Group {
-        /// The repository the level is in; `None` when the result has only one, or for
-        /// repositories.
-        repo: Option<String>,
-        /// The directory whose entries are grouped; `None`: the repositories.
-        dir: Option<String>,
-        /// The start the names share, as written in the names.
-        start: String,
-        /// The character after it.
-        initial: Initial,
-    },
+    /// one.
+    Group(Run),
+}
+
+/// A run of siblings by name: the repositories (`dir` is `None`), or the entries of `dir`
+/// (its subdirectories, ending with `/`, and its files; empty: the top; in `repo` when set),
+/// whose names start with `start` followed by `initial`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Run {
+    /// The repository the level is in; `None` when the result has only one, or for
+    /// repositories.
+    pub repo: Option<String>,
+    /// The directory whose entries are grouped; `None`: the repositories.
+    pub dir: Option<String>,
+    /// The start the names share, as written in the names.
+    pub start: String,
+    /// The character after it.
+    pub initial: Initial,
+}
+
+impl Run {
+    /// The names' pattern, start and initial, each mark of the start escaped by `escape`:
+    /// `issue1[0-4]`.
+    pub fn pattern(&self, escape: impl Fn(&str) -> String) -> String {
+        format!("{}{}", escape(&self.start), self.initial.regex(escape))
+    }
 }
 
 /// One way to narrow, with how much of the result it holds.
@@ -162,19 +174,24 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     let several_repos = files.iter().map(|f| f.0).collect::<HashSet<_>>().len() > 1;
     let tree = Tree::count(&files, several_repos);
     // Down through the parts that hold more than half of the result.
+    // Each part's children are counted once: a run's tally sums its members.
     let mut chain = vec![Key::Root];
-    while let Some(big) = tree
-        .children(*chain.last().expect("the root"))
-        .into_iter()
-        .find(|k| tree.items(*k) > whole * MAX_SHARE && !chain.contains(k))
-    {
+    let mut inside = vec![tree.children(Key::Root)];
+    loop {
+        let kids = inside.last().expect("the root's");
+        let Some(&(big, _)) = kids
+            .iter()
+            .find(|(k, t)| t.items > whole * MAX_SHARE && !chain.contains(k))
+        else {
+            break;
+        };
         chain.push(big);
+        inside.push(tree.children(big));
     }
-    let mut frontier: Vec<(Key, Tally)> = chain
-        .iter()
-        .flat_map(|k| tree.children(*k))
-        .filter(|k| !chain.contains(k))
-        .map(|k| (k, tree.tally(k)))
+    let mut frontier: Vec<(Key, Tally)> = inside
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !chain.contains(k))
         .collect();
     frontier.sort_by(|(a, ta), (b, tb)| {
         tb.items
@@ -375,15 +392,10 @@ mod tests {
             NarrowBy::Directory { repo: None, dir } => format!("directory {dir}"),
             NarrowBy::Directory { repo: Some(r), dir } => format!("directory {dir} of {r}"),
             NarrowBy::Files { dir, .. } => format!("the files directly in {dir}"),
-            NarrowBy::Group {
-                dir,
-                start,
-                initial,
-                ..
-            } => format!(
-                "run {}{start}{}",
-                dir.as_deref().unwrap_or("repo "),
-                initial.regex(|s| s.into())
+            NarrowBy::Group(run) => format!(
+                "run {}{}",
+                run.dir.as_deref().unwrap_or("repo "),
+                run.pattern(|s| s.into())
             ),
         }
     }
@@ -470,12 +482,12 @@ mod tests {
             NarrowBy::Files { dir, .. } => path
                 .strip_prefix(dir.as_str())
                 .is_some_and(|rest| !rest.contains('/')),
-            NarrowBy::Group {
+            NarrowBy::Group(Run {
                 dir: Some(dir),
                 start,
                 initial,
                 ..
-            } => path
+            }) => path
                 .strip_prefix(dir.as_str())
                 .is_some_and(|rest| group::in_run(rest, start, *initial)),
             _ => false,
@@ -498,8 +510,11 @@ mod tests {
         for big in ["linux/", "llvm-14/"] {
             assert!(said.contains(&format!("directory inc/{big}")), "{said}");
             for w in &n.ways {
-                if let NarrowBy::Group { start, initial, .. } = &w.by {
-                    assert!(!group::in_run(big, start, *initial), "{big} in {said}");
+                if let NarrowBy::Group(run) = &w.by {
+                    assert!(
+                        !group::in_run(big, &run.start, run.initial),
+                        "{big} in {said}"
+                    );
                 }
             }
         }

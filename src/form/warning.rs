@@ -207,13 +207,9 @@ pub fn way_words(by: &NarrowBy) -> String {
             format!("the files at the top{}", of(repo))
         }
         NarrowBy::Files { repo, dir } => format!("the files directly in {dir}{}", of(repo)),
-        NarrowBy::Group {
-            repo,
-            dir,
-            start,
-            initial,
-        } => {
-            let first = match initial {
+        NarrowBy::Group(run) => {
+            let start = &run.start;
+            let first = match run.initial {
                 Initial::End => format!("named {start}"),
                 Initial::Char(c) => format!("starting {start}{c}"),
                 Initial::Digits(lo, hi) | Initial::Letters(lo, hi) if lo == hi => {
@@ -223,10 +219,12 @@ pub fn way_words(by: &NarrowBy) -> String {
                     format!("starting {start}{lo} to {start}{hi}")
                 }
             };
-            match dir {
+            match &run.dir {
                 None => format!("repositories {first}"),
-                Some(dir) if dir.is_empty() => format!("entries at the top {first}{}", of(repo)),
-                Some(dir) => format!("entries of {dir} {first}{}", of(repo)),
+                Some(dir) if dir.is_empty() => {
+                    format!("entries at the top {first}{}", of(&run.repo))
+                }
+                Some(dir) => format!("entries of {dir} {first}{}", of(&run.repo)),
             }
         }
     }

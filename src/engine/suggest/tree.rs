@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use super::group::{Member, Part, in_run, split};
-use super::{Initial, MAX_WAYS, NarrowBy};
+use super::{Initial, MAX_WAYS, NarrowBy, Run};
 
 /// A part of the result as it is counted, naming what it selects by borrowed names (counting
 /// a census of tens of thousands of files allocates nothing per directory).
@@ -40,17 +40,12 @@ impl<'a> Key<'a> {
             NarrowBy::Language(l) => Key::Language(l),
             NarrowBy::Directory { repo, dir } => Key::Directory(repo.as_deref(), dir),
             NarrowBy::Files { repo, dir } => Key::Files(repo.as_deref(), dir),
-            NarrowBy::Group {
-                repo,
-                dir,
-                start,
-                initial,
-            } => {
-                let level = match dir {
+            NarrowBy::Group(run) => {
+                let level = match &run.dir {
                     None => Level::Repos,
-                    Some(dir) => Level::Dir(repo.as_deref(), dir),
+                    Some(dir) => Level::Dir(run.repo.as_deref(), dir),
                 };
-                Key::Group(level, start, *initial)
+                Key::Group(level, &run.start, run.initial)
             }
         }
     }
@@ -89,12 +84,12 @@ impl<'a> Key<'a> {
                     Level::Repos => (None, None),
                     Level::Dir(repo, dir) => (repo.map(String::from), Some(dir.to_string())),
                 };
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo,
                     dir,
                     start: start.to_string(),
                     initial,
-                }
+                })
             }
         })
     }
@@ -204,7 +199,7 @@ impl<'a> Tree<'a> {
         }
     }
 
-    pub(super) fn items(&self, key: Key<'a>) -> f64 {
+    fn items(&self, key: Key<'a>) -> f64 {
         self.tally(key).items
     }
 
@@ -233,12 +228,13 @@ impl<'a> Tree<'a> {
             .filter(move |(name, _)| keep(name))
     }
 
-    /// The parts directly inside `key`, biggest first (then in a stable order). The files of a
+    /// The parts directly inside `key`, each with what it holds, biggest first (then in a
+    /// stable order). The files of a
     /// directory that has no subdirectory are the directory again: left out. A level of more
     /// entries than the list can name (or a directory of files only) is cut into runs by
     /// name, beside its biggest entries and its own files: each of its entries is then inside
     /// a part, one call away.
-    pub(super) fn children(&self, key: Key<'a>) -> Vec<Key<'a>> {
+    pub(super) fn children(&self, key: Key<'a>) -> Vec<(Key<'a>, Tally)> {
         let mut kids = match key {
             Key::Group(level, start, initial) => {
                 self.runs(level, start.len(), |name| in_run(name, start, initial))
@@ -263,12 +259,14 @@ impl<'a> Tree<'a> {
             }
         };
         kids.retain(|k| *k != key);
-        kids.sort_by(|a, b| {
-            self.items(*b)
-                .total_cmp(&self.items(*a))
+        // Tallied once: a run's sums its members.
+        let mut kids: Vec<(Key<'a>, Tally)> =
+            kids.into_iter().map(|k| (k, self.tally(k))).collect();
+        kids.sort_by(|(a, ta), (b, tb)| {
+            tb.items
+                .total_cmp(&ta.items)
                 .then(a.order().cmp(&b.order()))
         });
-        kids.dedup();
         kids
     }
 

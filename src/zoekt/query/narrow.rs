@@ -37,16 +37,15 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
         // A run of names: their start, then a class of the character after it. A class of
         // letters names both cases, so the atom holds a capital and Zoekt matches it as
         // written, as the census counted it.
-        NarrowBy::Group {
-            repo,
-            dir,
-            start,
-            initial,
-        } => {
-            let run = format!("{}{}", readable_regex(start), initial.regex(readable_regex));
-            match dir {
-                None => format!("repo:^{run}"),
-                Some(dir) => format!("{}file:^{}{run}", repo_atom(repo), readable_regex(dir)),
+        NarrowBy::Group(run) => {
+            let names = run.pattern(readable_regex);
+            match &run.dir {
+                None => format!("repo:^{names}"),
+                Some(dir) => format!(
+                    "{}file:^{}{names}",
+                    repo_atom(&run.repo),
+                    readable_regex(dir)
+                ),
             }
         }
     }
@@ -228,7 +227,7 @@ mod tests {
 
     #[test]
     fn narrowing_filters_read_plainly_and_parse_as_their_atoms() {
-        use crate::engine::suggest::{Initial, NarrowBy};
+        use crate::engine::suggest::{Initial, NarrowBy, Run};
         let dir = |repo: Option<&str>, dir: &str| NarrowBy::Directory {
             repo: repo.map(String::from),
             dir: dir.into(),
@@ -276,48 +275,48 @@ mod tests {
             // Runs of names: a class of letters in both cases (a capital in the atom: Zoekt
             // matches the start as written), a digit bare, a name alone to its end.
             (
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo: None,
                     dir: Some("rust-crates/".into()),
                     start: String::new(),
                     initial: Initial::Letters('p', 'r'),
-                },
+                }),
                 r"file:^rust-crates/[p-rP-R]",
             ),
             (
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo: Some("go".into()),
                     dir: Some("test/fixedbugs/".into()),
                     start: "issue1".into(),
                     initial: Initial::Digits('0', '4'),
-                },
+                }),
                 r"repo:^go$ file:^test/fixedbugs/issue1[0-4]",
             ),
             (
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo: None,
                     dir: None,
                     start: "python-3.1".into(),
                     initial: Initial::Digits('2', '2'),
-                },
+                }),
                 r"repo:^python-3\.12",
             ),
             (
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo: None,
                     dir: Some(String::new()),
                     start: "a.go".into(),
                     initial: Initial::End,
-                },
+                }),
                 r"file:^a\.go$",
             ),
             (
-                NarrowBy::Group {
+                NarrowBy::Group(Run {
                     repo: None,
                     dir: Some("npm/".into()),
                     start: String::new(),
                     initial: Initial::Char('@'),
-                },
+                }),
                 r"file:^npm/@",
             ),
         ];

@@ -878,12 +878,20 @@ def specificity(value, current):
 def in_directory(value, repo, path, several_repos):
     """Whether the filters of `value` narrow to the directory the target is in: its deepest
     `file:^DIR/` is the target's own directory (the top of its repository: no `file:^` and,
-    with several repositories, the repository named)."""
+    with several repositories, the repository named), or a run of that directory's entries
+    (`file:^DIR/issue1[0-4]`, `file:^DIR/a\\.go$`; the caller follows only ways that select
+    the target), which is narrower still."""
     want = path.rpartition("/")[0]
     want = want + "/" if want else ""
-    prefixes = [re.sub(r"\\(.)", r"\1", t[len("file:^"):]) for t in tokens(value)
-                if t.startswith("file:^")]
-    deepest = max(prefixes, key=len, default="")
+
+    def directory(atom):
+        # The literal start of the atom, up to a class or the end mark, and its directory.
+        literal = re.split(r"(?<!\\)[\[$]", atom, maxsplit=1)[0]
+        literal = re.sub(r"\\(.)", r"\1", literal)
+        return literal.rpartition("/")[0] + "/" if "/" in literal else ""
+
+    atoms = [t[len("file:^"):] for t in tokens(value) if t.startswith("file:^")]
+    deepest = max((directory(a) for a in atoms), key=len, default="")
     repo_named = any(t.startswith(("repo:", "r:")) for t in tokens(value))
     return deepest == want and (repo_named or not several_repos)
 
@@ -1148,7 +1156,8 @@ def report(a, out, failures, took, path):
           "directory, then the repository, then a language; the smaller count among equals). Two "
           "marks, each in suggestion calls after the broad one: **directory**, the first call "
           "narrowed to the directory the target is in (its deepest `file:^` is the target's own "
-          "directory, or the repository's top with the repository named), the part a model then "
+          "directory, or a run of that directory's entries, narrower still, or the repository's "
+          "top with the repository named), the part a model then "
           "walks or searches; **file**, the first call with the target on its page 1 or a total of "
           "90 or less (walkable). A miss on `directory` fails the check; `file` is reported: a "
           "result of 100,000 items cannot be cut to one page in three calls of at most 8 ways "

@@ -12,7 +12,9 @@
 //! the list goes down through it: the ways are the parts beside that chain of big parts, the
 //! biggest first (the children of every part on the chain, but the next one on it). When
 //! those named leave much of the deepest big part unnamed, that part is named too, so that
-//! its smaller children are one call away. A directory's own files (`c-include/stdio.h` beside
+//! its smaller children are one call away. A large part beside the chain keeps its place
+//! whatever the deepest part's children hold: the list then holds every large part of the
+//! result, itself or through the deepest big part. A directory's own files (`c-include/stdio.h` beside
 //! `c-include/node/`) are a part of their own. Languages that cut the result come beside
 //! them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
 //! the backend's syntax, and a directory inside a `file:` filter the call already has
@@ -129,6 +131,11 @@ const MAX_LANGUAGES: usize = 2;
 const NAMED_ENOUGH: f64 = 2.0 / 3.0;
 /// The group of that part: last, after every other way, in a place kept for it.
 const GATEWAY: u8 = 3;
+/// A part beside that chain holding at least this share of the result keeps its place: the
+/// big part's children, each bigger, would otherwise crowd it out, and a model following the
+/// ways could not reach it (`find_references self` over 678 repositories: python-2.7, 6%,
+/// beside eight Python 3s).
+const BESIDE_SHARE: f64 = 0.05;
 
 /// Whether a result of `total` items is broad at `limit` items a page, or past the paging
 /// ceiling `max_offset`.
@@ -144,6 +151,10 @@ struct Candidate {
     /// Its place in the list: cutting ways, then the rest, then tiny ones, then the part
     /// named for its unnamed children.
     group: u8,
+    /// A large part beside the chain of parts holding more than half, above its deepest: it
+    /// keeps a place, so that the list holds every large part of the result, in it or one
+    /// call away through the deepest big part.
+    beside: bool,
 }
 
 /// A census's ways, ranked, before the page they are shown on is known: what the census alone
@@ -188,16 +199,26 @@ pub fn rank(census: &CensusPart) -> RankedWays {
         chain.push(big);
         inside.push(tree.children(big));
     }
-    let mut frontier: Vec<(Key, Tally)> = inside
+    // Each part with whether it keeps its place: a large one beside the chain, above its
+    // deepest part (`Candidate::beside`).
+    let deepest_at = inside.len() - 1;
+    let mut frontier: Vec<(Key, Tally, bool)> = inside
         .into_iter()
-        .flatten()
-        .filter(|(k, _)| !chain.contains(k))
+        .enumerate()
+        .flat_map(|(at, kids)| kids.into_iter().map(move |(k, t)| (k, t, at < deepest_at)))
+        .filter(|(k, ..)| !chain.contains(k))
         .collect();
-    frontier.sort_by(|(a, ta), (b, tb)| {
+    frontier.sort_by(|(a, ta, _), (b, tb, _)| {
         tb.items
             .total_cmp(&ta.items)
             .then(a.order().cmp(&b.order()))
     });
+    // The biggest of them, leaving places for the deepest big part and one way inside it.
+    let mut kept_beside = 0;
+    for (_, t, above) in &mut frontier {
+        *above = *above && t.items >= whole * BESIDE_SHARE && kept_beside < MAX_WAYS - 2;
+        kept_beside += usize::from(*above);
+    }
     let group = |t: &Tally| {
         if t.items < whole * TINY_SHARE {
             2
@@ -209,11 +230,12 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     };
     let mut ways: Vec<Candidate> = frontier
         .iter()
-        .filter_map(|(k, t)| {
+        .filter_map(|(k, t, kept)| {
             Some(Candidate {
                 by: k.owned()?,
                 tally: *t,
                 group: group(t),
+                beside: *kept,
             })
         })
         .collect();
@@ -234,6 +256,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             by: k.owned()?,
             tally: t,
             group: group(&t),
+            beside: false,
         })
     }));
     // The deepest big part, when the parts named inside it would leave much of it unnamed.
@@ -243,9 +266,10 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             // At most the ways left beside it, and only those inside it.
             let named: f64 = frontier
                 .iter()
-                .take(MAX_WAYS - 1)
-                .filter(|(k, _)| tree.is_inside(*k, deepest))
-                .map(|(_, t)| t.items)
+                .filter(|(.., kept)| !kept)
+                .take((MAX_WAYS - 1).saturating_sub(kept_beside))
+                .filter(|(k, ..)| tree.is_inside(*k, deepest))
+                .map(|(_, t, _)| t.items)
                 .sum();
             if named < inside.items * NAMED_ENOUGH
                 && let Some(by) = deepest.owned()
@@ -254,6 +278,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                     by,
                     tally: inside,
                     group: GATEWAY,
+                    beside: false,
                 });
             }
         }
@@ -324,7 +349,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
     let kept = |c: &Candidate| {
-        c.group == GATEWAY || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
+        c.group == GATEWAY || c.beside || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
     };
     let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
     let mut others = 0;
@@ -492,6 +517,26 @@ mod tests {
                 .is_some_and(|rest| group::in_run(rest, start, *initial)),
             _ => false,
         }
+    }
+
+    /// `find_references self` on the monorepo: python/ holds most, its eight Python 3s each
+    /// hold more than python/2.7/ beside them, and took every place: 6% of the result was in
+    /// no way.
+    #[test]
+    fn a_large_part_beside_the_big_one_keeps_its_place() {
+        let mut table = String::from(
+            "m python/2.7/a#.py Python *60; m rust-crates/x/b#.rs Rust *300; \
+             m go/c#.go Go *80;",
+        );
+        for minor in 6..=13 {
+            table.push_str(&format!(" m python/3.{minor}/d#.py Python *70;"));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert!(said.contains("directory python/2.7/: 60"), "{said}");
+        assert!(said.contains("directory rust-crates/"), "{said}");
+        assert!(said.contains("directory go/: 80"), "{said}");
+        assert!(n.ways.len() <= MAX_WAYS, "{said}");
     }
 
     #[test]

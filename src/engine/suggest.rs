@@ -11,11 +11,11 @@
 //! more than half of it is no way to narrow (it keeps most of what it was meant to cut), so
 //! the list goes down through it: the ways are the parts beside that chain of big parts, the
 //! biggest first (the children of every part on the chain, but the next one on it). When
-//! those named leave much of the deepest big part unnamed, that part is named too, so that
-//! its smaller children are one call away. A large part beside the chain keeps its place
-//! whatever the deepest part's children hold: the list then holds every large part of the
-//! result, itself or through the deepest big part. A directory's own files (`c-include/stdio.h` beside
-//! `c-include/node/`) are a part of their own. Languages that cut the result come beside
+//! those named leave much of the deepest big part unnamed, or a large part of it, that part
+//! is named too, so that its smaller children are one call away. A large part beside the
+//! chain keeps its place whatever the deepest part's children hold: the list then holds every
+//! large part of the result, itself or through the deepest big part. A directory's own files
+//! (`c-include/stdio.h` beside `c-include/node/`) are a part of their own. Languages that cut the result come beside
 //! them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
 //! the backend's syntax, and a directory inside a `file:` filter the call already has
 //! replaces that filter rather than adding to it. Suggestions never change which items a
@@ -263,15 +263,23 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     if let Some(&deepest) = chain.last().filter(|k| **k != Key::Root) {
         let inside = tree.tally(deepest);
         if inside.items < whole {
-            // At most the ways left beside it, and only those inside it.
-            let named: f64 = frontier
-                .iter()
-                .filter(|(.., kept)| !kept)
-                .take((MAX_WAYS - 1).saturating_sub(kept_beside))
-                .filter(|(k, ..)| tree.is_inside(*k, deepest))
-                .map(|(_, t, _)| t.items)
-                .sum();
-            if named < inside.items * NAMED_ENOUGH
+            // At most the ways left beside it, and only those inside it; and whether a large
+            // part inside it is left out (eight Python 3s of 6% each, with python/2.7/ and
+            // rust-crates/ beside them).
+            let places = (MAX_WAYS - 1).saturating_sub(kept_beside);
+            let mut named = 0.0;
+            let mut large_left = false;
+            let others = frontier.iter().filter(|(.., kept)| !kept);
+            for (at, (k, t, _)) in others.enumerate() {
+                if tree.is_inside(*k, deepest) {
+                    if at < places {
+                        named += t.items;
+                    } else {
+                        large_left |= t.items >= whole * BESIDE_SHARE;
+                    }
+                }
+            }
+            if (named < inside.items * NAMED_ENOUGH || large_left)
                 && let Some(by) = deepest.owned()
             {
                 ways.push(Candidate {
@@ -536,6 +544,22 @@ mod tests {
         assert!(said.contains("directory python/2.7/: 60"), "{said}");
         assert!(said.contains("directory rust-crates/"), "{said}");
         assert!(said.contains("directory go/: 80"), "{said}");
+        assert!(n.ways.len() <= MAX_WAYS, "{said}");
+    }
+
+    /// The same on the monorepo with python/2.7/ left aside: six of the eight Python 3s
+    /// fit, three quarters of the part they are in, but each of the two left out holds 8%
+    /// of the result; the part is named too, so that they are one call away.
+    #[test]
+    fn a_large_part_left_out_inside_the_big_one_is_one_call_away() {
+        let mut table =
+            String::from("m python/2.7/a#.py Python *40; m rust-crates/x/b#.rs Rust *300;");
+        for minor in 6..=13 {
+            table.push_str(&format!(" m python/3.{minor}/d#.py Python *70;"));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert!(said.contains("run python/3: 560"), "{said}");
         assert!(n.ways.len() <= MAX_WAYS, "{said}");
     }
 

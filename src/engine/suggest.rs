@@ -15,8 +15,8 @@
 //! is named too, so that its smaller children are one call away. A large part beside the
 //! chain keeps its place whatever the deepest part's children hold: the list then holds every
 //! large part of the result, itself or through the deepest big part. A directory's own files
-//! (`c-include/stdio.h` beside `c-include/node/`) are a part of their own. Languages that cut the result come beside
-//! them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
+//! (`c-include/stdio.h` beside `c-include/node/`) are a part of their own. Languages that cut
+//! the result come beside them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
 //! the backend's syntax, and a directory inside a `file:` filter the call already has
 //! replaces that filter rather than adding to it. Suggestions never change which items a
 //! page holds.
@@ -199,8 +199,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
         chain.push(big);
         inside.push(tree.children(big));
     }
-    // Each part with whether it keeps its place: a large one beside the chain, above its
-    // deepest part (`Candidate::beside`).
+    // Each part with whether it lies above the deepest part of the chain, beside it.
     let deepest_at = inside.len() - 1;
     let mut frontier: Vec<(Key, Tally, bool)> = inside
         .into_iter()
@@ -213,12 +212,17 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             .total_cmp(&ta.items)
             .then(a.order().cmp(&b.order()))
     });
-    // The biggest of them, leaving places for the deepest big part and one way inside it.
+    // Then whether it keeps its place (`Candidate::beside`): a large one of those, the
+    // biggest first, leaving places for the deepest big part and one way inside it.
     let mut kept_beside = 0;
-    for (_, t, above) in &mut frontier {
-        *above = *above && t.items >= whole * BESIDE_SHARE && kept_beside < MAX_WAYS - 2;
-        kept_beside += usize::from(*above);
-    }
+    let frontier: Vec<(Key, Tally, bool)> = frontier
+        .into_iter()
+        .map(|(k, t, above)| {
+            let kept = above && t.items >= whole * BESIDE_SHARE && kept_beside < MAX_WAYS - 2;
+            kept_beside += usize::from(kept);
+            (k, t, kept)
+        })
+        .collect();
     let group = |t: &Tally| {
         if t.items < whole * TINY_SHARE {
             2

@@ -90,7 +90,7 @@ impl<B: Backend> Pager<B> {
             needed,
             probe: want.lookahead.saturating_add(1),
             max_files: self.cfg.max_window,
-            once: want.once,
+            count: want.count,
         };
         let flatten = |file: &RankedFile| {
             T::items(
@@ -121,6 +121,10 @@ impl<B: Backend> Pager<B> {
             cache.answer(backend, key, spec, files, flatten, want.requests)
         })
         .await?;
+        // A count reads no page: nothing to fetch ahead of it.
+        if spec.count {
+            return Ok(w);
+        }
         // The page after this one needs `lookahead` more items: start its fetch now if the
         // answer at hand cannot serve it.
         let next_page = WindowSpec {

@@ -50,10 +50,12 @@ pub struct WindowSpec<'a> {
     pub probe: usize,
     /// Largest `MaxDocDisplayCount` ever sent.
     pub max_files: u32,
-    /// One request only: a first window too big to read is the caller's error, with no search
-    /// for the biggest answer that fits (`count_only` and the census: every try is a whole
-    /// search, and neither needs a page's items).
-    pub once: bool,
+    /// A count (`count_only`), which needs Zoekt's statistics and, to be exact, every file:
+    /// the walk's first window, then, only when those statistics say every matching file was
+    /// searched and they fit in `max_files`, one window of all of them. Nothing more: no
+    /// growth by items, no search for the biggest answer that fits (every try is a whole
+    /// search), and a window too big to read is the caller's error.
+    pub count: bool,
 }
 
 impl WindowSpec<'_> {
@@ -106,16 +108,26 @@ where
             }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
+                Step::Grow(_) if spec.count => match spec.whole_result(&read) {
+                    Some(all) if fitted.is_none() && all > files => {
+                        fitted = Some((files, read));
+                        files = all;
+                    }
+                    _ => return Ok(spec.counted_by_stats(read, files)),
+                },
                 Step::Grow(next) => {
                     fitted = Some((files, read));
                     files = next;
                 }
             },
             Err(e) if e.kind == BackendErrorKind::TooBig => {
+                if spec.count {
+                    return Err(e);
+                }
                 if let Some((fit, read)) = fitted {
                     return bisect(spec, &answer, (fit, read), files, e.files_within).await;
                 }
-                if spec.once || files <= 1 {
+                if files <= 1 {
                     return Err(e);
                 }
                 files = smaller_window(files, e.files_within);
@@ -230,6 +242,37 @@ impl WindowSpec<'_> {
         }
     }
 
+    /// A count's window of every matching file, when Zoekt's statistics in `answer` say
+    /// there is one: no file was left unsearched (by a cap, the wall time, a crash) and they
+    /// number at most `max_files`. One more than Zoekt counted, so that the answer shows it
+    /// ran out, within `max_files`.
+    fn whole_result<T>(&self, answer: &Answer<T>) -> Option<u32> {
+        let files = answer.stats.file_count;
+        let whole = Cut::of(&answer.stats, &self.effort).is_none();
+        (whole && files <= u64::from(self.max_files))
+            .then(|| clamp_u32(files.saturating_add(1) as usize).min(self.max_files))
+    }
+
+    /// A count's window that stops at `files` files of a bigger result: the total is
+    /// Zoekt's statistics' ([`Window::counted_by_stats`]). It is `capped` when the walk's
+    /// window at `max_files` would be, and says that cap, so that a count warns as the walk
+    /// it sizes will.
+    fn counted_by_stats<T>(&self, answer: Arc<Answer<T>>, files: u32) -> Window<T> {
+        let view = answer.view(files);
+        let beyond_cap = answer.stats.file_count >= u64::from(self.max_files);
+        Window {
+            cut: Cut::of(&answer.stats, &self.effort),
+            answer,
+            len: view.certain_items,
+            ran_out: false,
+            capped: beyond_cap,
+            bytes_bound: false,
+            files_asked: if beyond_cap { self.max_files } else { files },
+            section: Section::default(),
+            counted_by_stats: true,
+        }
+    }
+
     /// Reads the window of `files` files off `answer` (which covers it): either it serves
     /// the page, or the next, bigger window to read.
     fn step<T>(&self, answer: Arc<Answer<T>>, files: u32) -> Step<T> {
@@ -264,6 +307,7 @@ impl WindowSpec<'_> {
                 bytes_bound: false,
                 files_asked: files,
                 section: Section::default(),
+                counted_by_stats: false,
             });
         }
         Step::Grow(next_window(
@@ -479,7 +523,7 @@ mod tests {
             needed,
             probe: needed,
             max_files,
-            once: false,
+            count: false,
         }
     }
 

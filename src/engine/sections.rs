@@ -72,7 +72,10 @@ impl<B: Backend> Pager<B> {
                     section: number as u8,
                 });
             }
-            let known = w.ran_out || (start as usize).saturating_add(w.len()) < want.needed;
+            // A count's window that stopped at the walk's first window knows only Zoekt's
+            // statistics for the section, not where its reachable items end.
+            let known = !w.counted_by_stats
+                && (w.ran_out || (start as usize).saturating_add(w.len()) < want.needed);
             let len = w.len() as u64;
             // A section known before the last counts its own items (what lies beyond a cap
             // is unreachable); otherwise a section is counted whole when the backend returned

@@ -49,7 +49,7 @@ impl<B: Backend> Pager<B> {
             needed: usize::MAX,
             probe: usize::MAX,
             max_files: CENSUS_FILES,
-            once: true,
+            count: false,
         };
         let flatten = |_: &RankedFile| vec![()];
         // On the heap, its type erased: the census runs inside a page's future, which the
@@ -270,34 +270,72 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_count_sends_its_windows_and_its_census_at_once_and_never_retries_smaller() {
+    async fn a_count_of_a_result_within_reach_reads_every_file_after_the_first_window() {
         let p = Pager::new(backend(3000), PagerConfig::default());
         let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        // One window of --max-window files, exact here, and the census beside it.
-        assert_eq!(
-            p.backend().files_asked(Q),
-            [PagerConfig::default().max_window]
-        );
+        // The walk's first window, whose statistics say 3,000 files were searched whole,
+        // then every one of them (and one more, to see Zoekt run out); the census beside.
+        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
         assert_eq!(p.backend().censuses_asked(Q), 1);
         assert!(page.total.exact);
         assert_eq!(page.total.value, 3000);
         assert!(page.narrowing.is_some());
-        // Every line too big to read: the census's files are the count, a lower bound.
+        // The whole window too big to read: the census's files are the count, a lower bound,
+        // with no smaller retry.
         let b = backend(3000);
         b.fail(BackendErrorKind::TooBig, 2000);
         b.heal_census();
         let p = Pager::new(b, PagerConfig::default());
         let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(
-            p.backend().files_asked(Q),
-            [PagerConfig::default().max_window]
-        );
+        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
         assert!(!page.total.exact && page.total.at_least);
         assert_eq!(page.total.value, 3000);
         assert!(
             page.warnings
                 .iter()
                 .any(|w| matches!(w, crate::engine::warning::Warning::TooBigToCount { .. })),
+            "{:?}",
+            page.warnings
+        );
+    }
+
+    #[tokio::test]
+    async fn a_count_of_a_result_out_of_reach_is_zoekts_estimate_from_the_first_window() {
+        use crate::engine::warning::Warning;
+        // More files than --max-window: the walk stops at the cap, and no window could count
+        // every file, so Zoekt's statistics from the first window are the count.
+        let cfg = PagerConfig {
+            max_window: 1000,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(backend(3000), cfg);
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34]);
+        assert!(!page.total.exact && !page.total.at_least);
+        assert_eq!(page.total.value, 3000);
+        assert!(
+            page.warnings.contains(&Warning::WindowCap { files: 1000 }),
+            "{:?}",
+            page.warnings
+        );
+        // Zoekt left files unsearched (its per-shard cap): no window holds the result.
+        let b = backend(2000);
+        b.cut(
+            Q,
+            SearchStats {
+                files_skipped: 700,
+                ..SearchStats::default()
+            },
+        );
+        let p = Pager::new(b, PagerConfig::default());
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34]);
+        assert!(!page.total.exact);
+        assert_eq!(page.total.value, 2000);
+        assert!(
+            page.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::ShardCap { .. })),
             "{:?}",
             page.warnings
         );

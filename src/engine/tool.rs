@@ -243,10 +243,11 @@ pub(crate) struct Want<'a> {
     pub lookahead: usize,
     /// Counts the requests to the backend this page makes.
     pub(crate) requests: &'a std::sync::atomic::AtomicU32,
-    /// `count_only`: one request for the whole result, served when its answer can be read,
-    /// never a search for the biggest answer that fits (a count needs no page's items, and
-    /// each try costs a whole search).
-    pub(crate) once: bool,
+    /// `count_only`: Zoekt's statistics from the walk's first window, and every file only
+    /// when they say the whole result is within reach ([`WindowSpec::count`]).
+    ///
+    /// [`WindowSpec::count`]: super::fetch::WindowSpec::count
+    pub(crate) count: bool,
 }
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.

@@ -35,6 +35,12 @@ pub struct Window<T> {
     pub files_asked: u32,
     /// Where the items stand: see [`Window::in_section`].
     pub(crate) section: Section,
+    /// A count's window that stopped at the walk's first window of a bigger result
+    /// ([`WindowSpec::count`]): its items are only the first ones, and Zoekt's statistics
+    /// stand for the rest.
+    ///
+    /// [`WindowSpec::count`]: super::fetch::WindowSpec::count
+    pub counted_by_stats: bool,
 }
 
 /// The part of the total order a window's items belong to.
@@ -134,6 +140,7 @@ impl<T> Window<T> {
             cut,
             files_asked: 0,
             section: Section::default(),
+            counted_by_stats: false,
         }
     }
 

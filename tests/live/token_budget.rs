@@ -80,11 +80,12 @@ async fn every_tool_at_the_largest_limit_gives_full_pages_within_the_budget() {
 }
 
 /// Fixture fact: `pagerItem\d+` names exactly 100 definitions. `count_only` says so, exact,
-/// with the pages it makes, from one Zoekt request and the census beside it; the walk that
-/// follows reuses that answer.
+/// with the pages it makes, from the walk's first window and one of every file, with the
+/// census beside; the walk that follows reuses that answer.
 #[tokio::test]
-async fn count_only_is_exact_from_one_request_beside_its_census() {
-    let zoekt = support::fixture_zoekt("count_only_is_exact_from_one_request_beside_its_census");
+async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
+    let zoekt =
+        support::fixture_zoekt("count_only_is_exact_from_the_first_window_and_one_of_every_file");
     let raw = oracle::symbols(&zoekt, r"sym:pagerItem\d+").await.len();
     assert_eq!(raw, 100, "fixture fact: 100 definitions");
     let tap = Tap::start(&zoekt).await;
@@ -110,15 +111,22 @@ async fn count_only_is_exact_from_one_request_beside_its_census() {
             .starts_with("Count only: 100 items, 4 pages at limit 30."),
         "{body}"
     );
-    // The count's window, and the census of the result's files beside it (its ways to
-    // narrow): two requests sent at once.
+    // The walk's first window, whose statistics say Zoekt searched every file and counted
+    // them; then every one of those files (and one more, to see Zoekt run out), which makes
+    // the count exact. The census of the result's files goes beside the first (its ways to
+    // narrow).
     let searches = tap.new_searches();
     assert_eq!(
-        searches.len(),
-        2,
-        "count_only costs two requests: {searches:?}"
+        searches.iter().filter(|s| support::is_census(s)).count(),
+        1,
+        "{searches:?}"
     );
-    assert_eq!(searches.iter().filter(|s| support::is_census(s)).count(), 1);
+    let files = count_windows(&zoekt, &searches).await;
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(
+        files[0] > 34,
+        "fixture fact: more files than the first window"
+    );
 
     // The walk after it is served from the counted answer.
     let pages = walk(
@@ -173,11 +181,47 @@ async fn count_only_is_exact_from_one_request_beside_its_census() {
         json!({"value": truth, "exact": true}),
         "{sc}"
     );
-    // Its two queries' windows, and the census of the files holding either.
-    assert_eq!(tap.new_searches().len(), 3);
+    // Its two queries' first windows, and the census of the files holding either; then every
+    // file of a query whose statistics say its first window does not hold them all.
+    let searches = tap.new_searches();
+    assert_eq!(
+        searches.iter().filter(|s| support::is_census(s)).count(),
+        1,
+        "{searches:?}"
+    );
+    assert_eq!(count_windows(&zoekt, &searches).await.len(), 2);
     for c in [client, small] {
         c.cancel().await.unwrap();
     }
+}
+
+/// Checks the windows a count sent beside its census, query by query, against raw Zoekt's
+/// files for that query: the walk's first window (34 files at limit 30), and, when it could
+/// not hold them all, one of every file and more. The files of each query, in the order
+/// first sent.
+async fn count_windows(zoekt: &str, searches: &[Value]) -> Vec<u64> {
+    let mut queries: Vec<(String, Vec<u64>)> = Vec::new();
+    for s in searches.iter().filter(|s| !support::is_census(s)) {
+        let q = s["Q"].as_str().unwrap().to_string();
+        let asked = s["Opts"]["MaxDocDisplayCount"].as_u64().unwrap();
+        match queries.iter_mut().find(|(sent, _)| *sent == q) {
+            Some((_, sizes)) => sizes.push(asked),
+            None => queries.push((q, vec![asked])),
+        }
+    }
+    let mut files = Vec::new();
+    for (q, asked) in queries {
+        let n = oracle::search(zoekt, &q, 0).await.len() as u64;
+        // The window cache may ask for more than every file (it sizes a step for the walk
+        // after), never for fewer, nor more than --max-window.
+        match asked[..] {
+            [34] => assert!(n < 34, "{q}: {n} files, one window of 34"),
+            [34, all] => assert!(n >= 34 && all > n && all <= 5000, "{q}: {n} files, {all}"),
+            _ => panic!("{q}: {n} files, windows {asked:?}"),
+        }
+        files.push(n);
+    }
+    files
 }
 
 /// Every source line an item shows, context included.

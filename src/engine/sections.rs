@@ -117,3 +117,58 @@ impl<B: Backend> Pager<B> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Pager;
+    use crate::engine::backend::RankedFile;
+    use crate::engine::config::PagerConfig;
+    use crate::engine::testing::{FakeBackend, LineArgs, SectionTool, line};
+    use crate::engine::warning::Warning;
+
+    /// `n` files of one line each, scores falling.
+    fn files(dir: &str, n: usize) -> Vec<RankedFile> {
+        (0..n)
+            .map(|i| RankedFile {
+                repo: "r".into(),
+                path: format!("{dir}/f{i:04}.go"),
+                language: "Go".into(),
+                score: 10_000.0 - i as f64,
+                lines: vec![line(1, "x")],
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_count_estimates_a_section_beyond_the_window_from_its_statistics() {
+        // The first section holds more files than --max-window, the second fewer: the count
+        // asks the first its first window only, and reads its size off Zoekt's statistics,
+        // not off the items of that window (32, which made the count 532).
+        let b = FakeBackend::new()
+            .with("defs", files("a", 3000))
+            .with("uses", files("b", 500));
+        let cfg = PagerConfig {
+            max_window: 1000,
+            ..PagerConfig::default()
+        };
+        let p = Pager::new(b, cfg);
+        let args = LineArgs {
+            query: "defs then uses".into(),
+            limit: Some(30),
+            count_only: true,
+            ..Default::default()
+        };
+        let page = p.page::<SectionTool>(&args).await.unwrap();
+        assert_eq!(p.backend().files_asked("defs"), [34]);
+        assert_eq!(p.backend().files_asked("uses").len(), 2);
+        assert_eq!(page.total.value, 3500);
+        assert!(!page.total.exact);
+        assert!(
+            page.warnings
+                .contains(&Warning::SectionBeyondWindow { section: 0 }),
+            "{:?}",
+            page.warnings
+        );
+    }
+}

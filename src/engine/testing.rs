@@ -485,3 +485,47 @@ pub(crate) async fn pages_at_once<B: Backend>(
     }
     pages
 }
+
+/// [`LineTool`] in sections: its query is several backend queries joined by ` then `, whose
+/// items come section after section (as `find_references`' definitions, then usages), with
+/// the census of the last.
+pub(crate) struct SectionTool;
+
+impl Tool for SectionTool {
+    const SCOPE_ID: u8 = 201;
+    type Args = LineArgs;
+    type Item = LineItem;
+    type Plan = Vec<String>;
+
+    fn plan(args: &LineArgs, _cfg: &PagerConfig) -> Result<Vec<String>, Error> {
+        Ok(args.query.split(" then ").map(str::to_string).collect())
+    }
+
+    fn key(plan: &Vec<String>) -> Vec<&str> {
+        plan.iter().map(String::as_str).collect()
+    }
+
+    fn census(plan: &Vec<String>) -> Option<CensusQuery> {
+        Some(CensusQuery {
+            query: plan.last()?.clone(),
+            unit: CountUnit::Files,
+            every_file_holds_items: true,
+        })
+    }
+
+    fn source(plan: &Vec<String>) -> Source<'_> {
+        Source::Sections(
+            plan.iter()
+                .map(|query| Search {
+                    query,
+                    context_lines: 0,
+                    estimate: Estimate::MatchesOrFiles,
+                })
+                .collect(),
+        )
+    }
+
+    fn items(_plan: &Vec<String>, found: Found<'_>) -> Vec<LineItem> {
+        found.file().map_or_else(Vec::new, lines_of)
+    }
+}

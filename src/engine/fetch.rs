@@ -244,19 +244,18 @@ impl WindowSpec<'_> {
 
     /// A count's window of every matching file, when Zoekt's statistics in `answer` say
     /// there is one: no file was left unsearched (by a cap, the wall time, a crash) and they
-    /// number at most `max_files`. One more than Zoekt counted, so that the answer shows it
-    /// ran out, within `max_files`.
+    /// number fewer than `max_files`. One more than Zoekt counted, so that the answer shows
+    /// it ran out: a result of `max_files` files or more is one no window can show whole.
     fn whole_result<T>(&self, answer: &Answer<T>) -> Option<u32> {
         let files = answer.stats.file_count;
         let whole = Cut::of(&answer.stats, &self.effort).is_none();
-        (whole && files <= u64::from(self.max_files))
-            .then(|| clamp_u32(files.saturating_add(1) as usize).min(self.max_files))
+        (whole && files < u64::from(self.max_files)).then(|| clamp_u32(files as usize + 1))
     }
 
-    /// A count's window that stops at `files` files of a bigger result: the total is
+    /// A count's window that stops at `files` files, short of the whole result: the total is
     /// Zoekt's statistics' ([`Window::counted_by_stats`]). It is `capped` when the walk's
-    /// window at `max_files` would be, and says that cap, so that a count warns as the walk
-    /// it sizes will.
+    /// window at `max_files` would be, and then says that cap as `files_asked`, so that a
+    /// count warns as the walk it sizes will.
     fn counted_by_stats<T>(&self, answer: Arc<Answer<T>>, files: u32) -> Window<T> {
         let view = answer.view(files);
         let beyond_cap = answer.stats.file_count >= u64::from(self.max_files);

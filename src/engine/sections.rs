@@ -79,11 +79,18 @@ impl<B: Backend> Pager<B> {
             let len = w.len() as u64;
             // A section known before the last counts its own items (what lies beyond a cap
             // is unreachable); otherwise a section is counted whole when the backend returned
-            // every file, and estimated from its statistics when not.
+            // every file, and estimated from its statistics when not. A count's section that
+            // the walk would leave at the cap is estimated as far as the walk reaches: the
+            // share of its estimate in the cap's files.
+            let estimate = searches[number].estimate.of(w.stats(), value);
             value += if w.exhausted() || (known && !last) {
                 len
+            } else if w.counted_by_stats && w.capped && !last {
+                let files = w.stats().file_count.max(1);
+                let reached = u128::from(estimate) * u128::from(w.files_asked) / u128::from(files);
+                u64::try_from(reached).unwrap_or(u64::MAX).max(len)
             } else {
-                searches[number].estimate.of(w.stats(), value).max(len)
+                estimate.max(len)
             };
             exact &= w.exhausted() && (last || known);
             cut = cut.merged(w.cut);
@@ -143,8 +150,9 @@ mod tests {
     #[tokio::test]
     async fn a_count_estimates_a_section_beyond_the_window_from_its_statistics() {
         // The first section holds more files than --max-window, the second fewer: the count
-        // asks the first its first window only, and reads its size off Zoekt's statistics,
-        // not off the items of that window (32, which made the count 532).
+        // asks the first its first window only, and reads off Zoekt's statistics the items
+        // of the walk's 1,000 files (not its first window's 32, which made the count 532,
+        // nor all 3,000 of the section, which the walk never reaches).
         let b = FakeBackend::new()
             .with("defs", files("a", 3000))
             .with("uses", files("b", 500));
@@ -162,7 +170,7 @@ mod tests {
         let page = p.page::<SectionTool>(&args).await.unwrap();
         assert_eq!(p.backend().files_asked("defs"), [34]);
         assert_eq!(p.backend().files_asked("uses").len(), 2);
-        assert_eq!(page.total.value, 3500);
+        assert_eq!(page.total.value, 1500);
         assert!(!page.total.exact);
         assert!(
             page.warnings

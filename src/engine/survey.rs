@@ -300,6 +300,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn through_the_window_cache_a_count_asks_for_every_file_and_no_more() {
+        use crate::engine::cache::WindowCache;
+        use crate::engine::config::CacheConfig;
+        let cached = |b| {
+            Pager::new(b, PagerConfig::default())
+                .with_cache(WindowCache::new(&CacheConfig::DEFAULT))
+        };
+        // The cache sizes a walk's next step bigger than asked; a count's window of every
+        // file is not a step of a walk.
+        let p = cached(backend(3000));
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
+        assert!(page.total.exact);
+        // Too big to read: the lower bound, not a second try at the same files.
+        let b = backend(3000);
+        b.fail(BackendErrorKind::TooBig, 2000);
+        b.heal_census();
+        let p = cached(b);
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
+        assert!(page.total.at_least);
+        // Zoekt counted as many files as --max-window: no window shows it ran out, so the
+        // first window's statistics are the count.
+        let p = cached(backend(PagerConfig::default().max_window as usize));
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34]);
+        assert!(!page.total.exact);
+    }
+
+    #[tokio::test]
     async fn a_count_of_a_result_out_of_reach_is_zoekts_estimate_from_the_first_window() {
         use crate::engine::warning::Warning;
         // More files than --max-window: the walk stops at the cap, and no window could count

@@ -492,7 +492,7 @@ pub(crate) async fn pages_at_once<B: Backend>(
 pub(crate) struct SectionTool;
 
 impl Tool for SectionTool {
-    const SCOPE_ID: u8 = 201;
+    const SCOPE_ID: u8 = 202;
     type Args = LineArgs;
     type Item = LineItem;
     type Plan = Vec<String>;

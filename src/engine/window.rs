@@ -21,7 +21,8 @@ pub struct Window<T> {
     pub ran_out: bool,
     /// The window reached `max_files` before its certain files held `needed` items: the
     /// files at its edge were kept, in the pager's order, and their tied partners beyond the
-    /// window (if any) are not reachable.
+    /// window (if any) are not reachable. For a window [`Window::counted_by_stats`]: the
+    /// walk's window would reach `max_files` (Zoekt counted that many files or more).
     pub capped: bool,
     /// The cap was the answer-size budget, not `max_files`: the next bigger window's answer
     /// was too big to read ([`BackendErrorKind::TooBig`]), so this window, the biggest that
@@ -31,13 +32,15 @@ pub struct Window<T> {
     pub bytes_bound: bool,
     /// What Zoekt's answer may have left out, under the fetch's effort caps.
     pub cut: Cut,
-    /// `MaxDocDisplayCount` of the last window.
+    /// `MaxDocDisplayCount` of the last window; for a window [`Window::counted_by_stats`]
+    /// and `capped`, the walk's cap (`max_files`), which its warning names.
     pub files_asked: u32,
     /// Where the items stand: see [`Window::in_section`].
     pub(crate) section: Section,
-    /// A count's window that stopped at the walk's first window of a bigger result
-    /// ([`WindowSpec::count`]): its items are only the first ones, and Zoekt's statistics
-    /// stand for the rest.
+    /// A count's window that holds only the first files of the result, not all of them
+    /// ([`WindowSpec::count`]): the walk's first window of a result no window holds whole,
+    /// or a window of every file Zoekt counted that did not run out after all. Zoekt's
+    /// statistics stand for the rest.
     ///
     /// [`WindowSpec::count`]: super::fetch::WindowSpec::count
     pub counted_by_stats: bool,

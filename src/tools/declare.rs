@@ -79,7 +79,8 @@ macro_rules! paged_args {
             pub cursor: Option<String>,
             /// Return no items, only the total (exact, or an estimate with its reason) and the
             /// number of pages at `limit`. Counts the whole result (a cursor is ignored): one
-            /// Zoekt request per query and one for the result's files, at once.
+            /// Zoekt request per query and one for the result's files, at once, and one more
+            /// per query when the count can be exact.
             #[serde(default)]
             #[arg(long)]
             pub count_only: Option<bool>,

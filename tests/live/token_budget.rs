@@ -124,8 +124,8 @@ async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
     let files = count_windows(&zoekt, &searches).await;
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(
-        files[0] > 34,
-        "fixture fact: more files than the first window"
+        files[0] >= 34,
+        "fixture fact: the first window does not hold them all"
     );
 
     // The walk after it is served from the counted answer.
@@ -197,7 +197,7 @@ async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
 
 /// Checks the windows a count sent beside its census, query by query, against raw Zoekt's
 /// files for that query: the walk's first window (34 files at limit 30), and, when it could
-/// not hold them all, one of every file and more. The files of each query, in the order
+/// not hold them all, one of every file and one more (to see Zoekt run out). The files of each query, in the order
 /// first sent.
 async fn count_windows(zoekt: &str, searches: &[Value]) -> Vec<u64> {
     let mut queries: Vec<(String, Vec<u64>)> = Vec::new();
@@ -212,13 +212,8 @@ async fn count_windows(zoekt: &str, searches: &[Value]) -> Vec<u64> {
     let mut files = Vec::new();
     for (q, asked) in queries {
         let n = oracle::search(zoekt, &q, 0).await.len() as u64;
-        // The window cache may ask for more than every file (it sizes a step for the walk
-        // after), never for fewer, nor more than --max-window.
-        match asked[..] {
-            [34] => assert!(n < 34, "{q}: {n} files, one window of 34"),
-            [34, all] => assert!(n >= 34 && all > n && all <= 5000, "{q}: {n} files, {all}"),
-            _ => panic!("{q}: {n} files, windows {asked:?}"),
-        }
+        let expected = if n < 34 { vec![34] } else { vec![34, n + 1] };
+        assert_eq!(asked, expected, "{q}: {n} files");
         files.push(n);
     }
     files

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use support::harness::{copy_committed_recordings, outcome, scratch, zoekt_pager};
 use support::load_recording as load;
+use zoekt_pager::harness::calls::ShapeAsk;
 use zoekt_pager::harness::{self, Answer, Ask, Player, Recording};
 
 /// Replays one recording; `Err` holds the command's report of every difference.
@@ -165,7 +166,7 @@ async fn a_request_the_recording_lacks_fails_and_is_printed() {
     let last_window = rec
         .calls
         .iter()
-        .rposition(|c| matches!(&c.ask, Ask::Search(s) if s.query == "pagerLineMark" && s.max_files < 40_000))
+        .rposition(|c| matches!(&c.ask, Ask::Search(s) if s.shape == ShapeAsk::Lines))
         .expect("search-lines records windows");
     let dropped = rec.calls.remove(last_window);
     let report = replay(&rec)

@@ -250,7 +250,12 @@ impl WindowCache {
             });
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let mut size = self.fetch_size(kept.as_deref(), files, spec.max_files, too_big);
+        // A count's window of every file is what it asks for: Zoekt holds no more, and a
+        // bigger window too big to read would be asked again at `files`.
+        let mut size = match spec.count {
+            true => files,
+            false => self.fetch_size(kept.as_deref(), files, spec.max_files, too_big),
+        };
         let (value, fetch_key) = loop {
             let fetch_key = Key::Fetch(key.clone(), size);
             let fetched = self

@@ -95,7 +95,8 @@ pub fn and_filter(query: &str, filter: &str) -> String {
 /// `repo:^[e-gE-G]`): `old` is an anchored literal start,
 /// maybe followed by a class of characters, and `new` is an anchored expression without `|`
 /// that starts with that literal and then a character of that class. So `old` says nothing
-/// `new` does not.
+/// `new` does not, but for case: a path atom without a capital matches either case, which
+/// a run of letters (its capitals) does not (see below).
 fn refines(new: &str, old: &str) -> bool {
     // The field (a path or a repository) and its anchored expression.
     let anchored = |t: &str| {

@@ -309,13 +309,17 @@ impl WindowSpec<'_> {
                 counted_by_stats: false,
             });
         }
-        Step::Grow(next_window(
-            files,
-            view.certain_files,
-            len,
-            self.needed,
-            max_files,
-        ))
+        // Files at the edge, tied with it, more than half of the window: a tie this wide
+        // usually runs on well past it (a licence header in hundreds of files scores alike),
+        // and doubling meets it again window after window.
+        let wide_tie = (files as usize).saturating_sub(view.certain_files) * 2 > files as usize;
+        let next = next_window(files, view.certain_files, len, self.needed, max_files);
+        Step::Grow(match wide_tie {
+            true => next
+                .max(files.saturating_mul(WIDE_TIE_GROWTH))
+                .min(max_files),
+            false => next,
+        })
     }
 
     /// The first window of this page's sequence that `answer` does not cover, if any: what
@@ -367,6 +371,11 @@ where
 pub(crate) fn first_window(needed: usize) -> u32 {
     clamp_u32(needed.saturating_add((needed / 8).max(3)))
 }
+
+/// How much a window grows when more than half of it is tied at its edge: `files_with_matches
+/// Copyright` over 678 repositories has 240 files of one score after its 30th, which
+/// doubling from 34 met four times (5 requests for page 1); growing 8 times meets it once.
+const WIDE_TIE_GROWTH: u32 = 8;
 
 /// Grows by the observed items-per-file ratio (with headroom), at least doubling, at most
 /// to the cap: a handful of fetches even when most files yield nothing.
@@ -923,14 +932,38 @@ mod tests {
             "{:?}",
             w.items()
         );
-        let lows: Vec<&String> = w.items()[5..].iter().collect();
-        let mut sorted = lows.clone();
-        sorted.sort();
-        assert_eq!(lows, sorted, "distinct scores, best first");
+        // low0 scores best, then low1, ... (by number, not by name: low10 after low9).
+        let lows: Vec<usize> = w.items()[5..]
+            .iter()
+            .map(|i| i["z/low".len()..i.len() - ".go".len()].parse().unwrap())
+            .collect();
+        assert_eq!(
+            lows,
+            (0..lows.len()).collect::<Vec<_>>(),
+            "distinct scores, best first"
+        );
         // Every item's position is strictly after the one before.
         for pair in w.positions().collect::<Vec<_>>().windows(2) {
             assert_eq!(pair[0].order(&pair[1]), std::cmp::Ordering::Less);
         }
+    }
+
+    #[tokio::test]
+    async fn a_tie_filling_most_of_the_window_grows_it_eight_times() {
+        // 30 files of distinct scores, 200 tied after them (a licence header), 100 below.
+        let mut files: Vec<RankedFile> = (0..30)
+            .map(|i| f("a", &format!("top{i:02}.go"), 1000.0 - i as f64))
+            .collect();
+        files.extend((0..200).map(|i| f("t", &format!("tie{i:03}.go"), 500.0)));
+        files.extend((0..100).map(|i| f("z", &format!("low{i:03}.go"), 100.0 - i as f64)));
+        let backend = FakeBackend::new().with(Q, files);
+        let w = run(&backend, &spec(31, 1000), one_item).await;
+        // 34 holds 4 of the tie, not half: doubled. 68 holds 38: grown 8 times, past it
+        // (doubling took 136 and 272 after 68).
+        assert_eq!(backend.files_asked(Q), [34, 68, 544]);
+        assert!(w.len() >= 31 && !w.capped);
+        assert_eq!(w.items()[30..230].len(), 200);
+        assert!(w.items()[30..230].iter().all(|i| i.starts_with("t/tie")));
     }
 
     #[tokio::test]

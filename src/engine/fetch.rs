@@ -108,6 +108,8 @@ where
             }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
+                // A count asks for every file at most once: after the first window, nothing
+                // has been read before.
                 Step::Grow(_) if spec.count => match spec.whole_result(&read) {
                     Some(all) if fitted.is_none() && all > files => {
                         fitted = Some((files, read));
@@ -309,17 +311,13 @@ impl WindowSpec<'_> {
                 counted_by_stats: false,
             });
         }
-        // Files at the edge, tied with it, more than half of the window: a tie this wide
-        // usually runs on well past it (a licence header in hundreds of files scores alike),
-        // and doubling meets it again window after window.
-        let wide_tie = (files as usize).saturating_sub(view.certain_files) * 2 > files as usize;
-        let next = next_window(files, view.certain_files, len, self.needed, max_files);
-        Step::Grow(match wide_tie {
-            true => next
-                .max(files.saturating_mul(WIDE_TIE_GROWTH))
-                .min(max_files),
-            false => next,
-        })
+        Step::Grow(next_window(
+            files,
+            view.certain_files,
+            len,
+            self.needed,
+            max_files,
+        ))
     }
 
     /// The first window of this page's sequence that `answer` does not cover, if any: what
@@ -378,16 +376,24 @@ pub(crate) fn first_window(needed: usize) -> u32 {
 const WIDE_TIE_GROWTH: u32 = 8;
 
 /// Grows by the observed items-per-file ratio (with headroom), at least doubling, at most
-/// to the cap: a handful of fetches even when most files yield nothing.
+/// to the cap: a handful of fetches even when most files yield nothing. When more than half
+/// of the window is untrusted, tied at its edge, at least [`WIDE_TIE_GROWTH`] times: a tie
+/// that wide usually runs on well past it, and doubling would meet it window after window.
 fn next_window(asked: u32, trusted: usize, items: usize, needed: usize, max: u32) -> u32 {
-    let doubled = asked.saturating_mul(2);
+    let tied = (asked as usize).saturating_sub(trusted);
+    let growth = if tied * 2 > asked as usize {
+        WIDE_TIE_GROWTH
+    } else {
+        2
+    };
+    let grown = asked.saturating_mul(growth);
     let estimate = if items == 0 || trusted == 0 {
-        doubled
+        grown
     } else {
         let per_file = items as f64 / trusted as f64;
         clamp_u32((needed as f64 / per_file * 1.5).ceil() as usize)
     };
-    doubled.max(estimate).min(max)
+    grown.max(estimate).min(max)
 }
 
 #[cfg(test)]
@@ -515,6 +521,8 @@ mod tests {
         assert_eq!(next_window(10, 10, 0, 31, 1000), 20);
         assert_eq!(next_window(10, 10, 5, 31, 1000), 93); // 0.5 items/file → 62 × 1.5
         assert_eq!(next_window(600, 600, 1, 10_000, 1000), 1000);
+        // 38 of 68 files tied at the edge: eight times.
+        assert_eq!(next_window(68, 30, 30, 31, 1000), 544);
     }
 
     // The growing fetch, end to end against a fake Zoekt.

@@ -155,9 +155,9 @@ impl<B: Backend> Pager<B> {
     /// with no more requests (asking for `--max-window` files instead took twice raw Zoekt's
     /// census time on 2 CPUs, where that window could not be whole either). Only when they
     /// say every matching file was searched, fewer than `--max-window`, does one more window
-    /// ask for all of them: the count is then exact. Those answers stay in the cache, where the walk that usually follows starts
-    /// from them. An answer too big to read is not asked for again smaller: the census's
-    /// files are then the count, a lower bound.
+    /// ask for all of them: the count is then exact. Those answers stay in the cache, where
+    /// the walk that usually follows starts from them. An answer too big to read is not
+    /// asked for again smaller: the census's files are then the count, a lower bound.
     async fn count<T: Tool>(
         &self,
         plan: &T::Plan,

@@ -16,10 +16,10 @@
 //! chain keeps its place whatever the deepest part's children hold: the list then holds every
 //! large part of the result, itself or through the deepest big part. A directory's own files
 //! (`c-include/stdio.h` beside `c-include/node/`) are a part of their own. Languages that cut
-//! the result come beside them. The engine states each way as data ([`NarrowBy`]); the tools write it as a filter in
-//! the backend's syntax, and a directory inside a `file:` filter the call already has
-//! replaces that filter rather than adding to it. Suggestions never change which items a
-//! page holds.
+//! the result come beside them. The engine states each way as data ([`NarrowBy`]); the tools
+//! write it as a filter in the backend's syntax, and a directory inside a `file:` filter the
+//! call already has replaces that filter rather than adding to it. Suggestions never change
+//! which items a page holds.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
@@ -271,18 +271,16 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             // part inside it is left out (eight Python 3s of 6% each, with python/2.7/ and
             // rust-crates/ beside them).
             let places = (MAX_WAYS - 1).saturating_sub(kept_beside);
-            let mut named = 0.0;
-            let mut large_left = false;
-            let others = frontier.iter().filter(|(.., kept)| !kept);
-            for (at, (k, t, _)) in others.enumerate() {
-                if tree.is_inside(*k, deepest) {
-                    if at < places {
-                        named += t.items;
-                    } else {
-                        large_left |= t.items >= whole * BESIDE_SHARE;
-                    }
-                }
-            }
+            let (fit, left): (Vec<_>, Vec<_>) = frontier
+                .iter()
+                .filter(|(.., kept)| !kept)
+                .enumerate()
+                .filter(|(_, (k, ..))| tree.is_inside(*k, deepest))
+                .partition(|(at, _)| *at < places);
+            let named: f64 = fit.iter().map(|(_, (_, t, _))| t.items).sum();
+            let large_left = left
+                .iter()
+                .any(|(_, (_, t, _))| t.items >= whole * BESIDE_SHARE);
             if (named < inside.items * NAMED_ENOUGH || large_left)
                 && let Some(by) = deepest.owned()
             {

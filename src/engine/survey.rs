@@ -271,62 +271,47 @@ mod tests {
 
     #[tokio::test]
     async fn a_count_of_a_result_within_reach_reads_every_file_after_the_first_window() {
-        let p = Pager::new(backend(3000), PagerConfig::default());
-        let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        // The walk's first window, whose statistics say 3,000 files were searched whole,
-        // then every one of them (and one more, to see Zoekt run out); the census beside.
-        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
-        assert_eq!(p.backend().censuses_asked(Q), 1);
-        assert!(page.total.exact);
-        assert_eq!(page.total.value, 3000);
-        assert!(page.narrowing.is_some());
-        // The whole window too big to read: the census's files are the count, a lower bound,
-        // with no smaller retry.
-        let b = backend(3000);
-        b.fail(BackendErrorKind::TooBig, 2000);
-        b.heal_census();
-        let p = Pager::new(b, PagerConfig::default());
-        let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
-        assert!(!page.total.exact && page.total.at_least);
-        assert_eq!(page.total.value, 3000);
-        assert!(
-            page.warnings
-                .iter()
-                .any(|w| matches!(w, crate::engine::warning::Warning::TooBigToCount { .. })),
-            "{:?}",
-            page.warnings
-        );
-    }
-
-    #[tokio::test]
-    async fn through_the_window_cache_a_count_asks_for_every_file_and_no_more() {
         use crate::engine::cache::WindowCache;
         use crate::engine::config::CacheConfig;
-        let cached = |b| {
-            Pager::new(b, PagerConfig::default())
-                .with_cache(WindowCache::new(&CacheConfig::DEFAULT))
-        };
-        // The cache sizes a walk's next step bigger than asked; a count's window of every
-        // file is not a step of a walk.
-        let p = cached(backend(3000));
-        let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
-        assert!(page.total.exact);
-        // Too big to read: the lower bound, not a second try at the same files.
-        let b = backend(3000);
-        b.fail(BackendErrorKind::TooBig, 2000);
-        b.heal_census();
-        let p = cached(b);
-        let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
-        assert!(page.total.at_least);
-        // Zoekt counted as many files as --max-window: no window shows it ran out, so the
-        // first window's statistics are the count.
-        let p = cached(backend(PagerConfig::default().max_window as usize));
-        let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(p.backend().files_asked(Q), [34]);
-        assert!(!page.total.exact);
+        use crate::engine::warning::Warning;
+        // Without the window cache, and through it: the cache sizes a walk's next step bigger
+        // than asked, and a count's window of every file is not a step of a walk.
+        for cache in [CacheConfig::OFF, CacheConfig::DEFAULT] {
+            let pager =
+                |b| Pager::new(b, PagerConfig::default()).with_cache(WindowCache::new(&cache));
+            let p = pager(backend(3000));
+            let page = p.page::<LineTool>(&args(true)).await.unwrap();
+            // The walk's first window, whose statistics say 3,000 files were searched whole,
+            // then every one of them (and one more, to see Zoekt run out); the census beside.
+            assert_eq!(p.backend().files_asked(Q), [34, 3001]);
+            assert_eq!(p.backend().censuses_asked(Q), 1);
+            assert!(page.total.exact);
+            assert_eq!(page.total.value, 3000);
+            assert!(page.narrowing.is_some());
+            // The whole window too big to read: the census's files are the count, a lower
+            // bound, with no smaller retry and no second try at the same files.
+            let b = backend(3000);
+            b.fail(BackendErrorKind::TooBig, 2000);
+            b.heal_census();
+            let p = pager(b);
+            let page = p.page::<LineTool>(&args(true)).await.unwrap();
+            assert_eq!(p.backend().files_asked(Q), [34, 3001]);
+            assert!(!page.total.exact && page.total.at_least);
+            assert_eq!(page.total.value, 3000);
+            assert!(
+                page.warnings
+                    .iter()
+                    .any(|w| matches!(w, Warning::TooBigToCount { .. })),
+                "{:?}",
+                page.warnings
+            );
+            // Zoekt counted as many files as --max-window: no window shows it ran out, so the
+            // first window's statistics are the count.
+            let p = pager(backend(PagerConfig::default().max_window as usize));
+            let page = p.page::<LineTool>(&args(true)).await.unwrap();
+            assert_eq!(p.backend().files_asked(Q), [34]);
+            assert!(!page.total.exact);
+        }
     }
 
     #[tokio::test]

@@ -197,8 +197,8 @@ async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
 
 /// Checks the windows a count sent beside its census, query by query, against raw Zoekt's
 /// files for that query: the walk's first window (34 files at limit 30), and, when it could
-/// not hold them all, one of every file and one more (to see Zoekt run out). The files of each query, in the order
-/// first sent.
+/// not hold them all, one of every file and one more (to see Zoekt run out). The files of
+/// each query, in the order first sent.
 async fn count_windows(zoekt: &str, searches: &[Value]) -> Vec<u64> {
     let mut queries: Vec<(String, Vec<u64>)> = Vec::new();
     for s in searches.iter().filter(|s| !support::is_census(s)) {

@@ -33,7 +33,7 @@ impl<B: Backend> Pager<B> {
         searches: &[Search<'_>],
     ) -> Result<Collected<T::Item>, Error> {
         // Resumed in a later section: the sections before it lie before the page.
-        let (first, mut start, mut earlier_cut) = match want.after.filter(|a| a.section > 0) {
+        let (mut first, mut start, mut earlier_cut) = match want.after.filter(|a| a.section > 0) {
             Some(after) => (
                 usize::from(after.section),
                 after.section_start,
@@ -42,13 +42,35 @@ impl<B: Backend> Pager<B> {
             None => (0, 0, false),
         };
         let needed = want.needed.saturating_sub(start as usize).max(1);
-        let windows = join_all(
+        // A count whose last search's matches hold the earlier sections' items asks that
+        // search first. Estimated, it is the total alone, and the earlier sections, which
+        // only a window of every file could add exactly, are not asked (`find_references
+        // err`: its definitions' window of all 424 files, 0.6 s after the first round, for
+        // a total that was about 213,938 either way). Whole, the earlier ones follow.
+        let last_search = searches.len() - 1;
+        let mut counted_last = None;
+        if want.count
+            && first == 0
+            && last_search > 0
+            && searches[last_search].estimate.holds_earlier()
+        {
+            let w = self
+                .window::<T>(plan, want, last_search, &searches[last_search], needed)
+                .await?;
+            if !w.exhausted() {
+                first = last_search;
+            }
+            counted_last = Some(w);
+        }
+        let mut windows = join_all(
             searches[first..]
                 .iter()
                 .enumerate()
+                .take(searches.len() - first - usize::from(counted_last.is_some()))
                 .map(|(i, search)| self.window::<T>(plan, want, first + i, search, needed)),
         )
         .await;
+        windows.extend(counted_last.map(Ok));
         let mut warnings = Vec::new();
         if earlier_cut {
             warnings.push(Warning::EarlierSectionCut {
@@ -178,5 +200,47 @@ mod tests {
             "{:?}",
             page.warnings
         );
+    }
+
+    #[tokio::test]
+    async fn a_count_asks_earlier_sections_only_when_a_last_that_holds_them_is_whole() {
+        let cfg = PagerConfig {
+            max_window: 1000,
+            ..PagerConfig::default()
+        };
+        let count = |query: &str| LineArgs {
+            query: query.into(),
+            limit: Some(30),
+            count_only: true,
+            ..Default::default()
+        };
+        // The last search, whose matches hold the definitions' too, is beyond the window:
+        // its estimate is the total, and the definitions are never asked.
+        let b = FakeBackend::new()
+            .with("defs", files("a", 10))
+            .with("all uses", files("b", 3000));
+        let p = Pager::new(b, cfg.clone());
+        let page = p
+            .page::<SectionTool>(&count("defs then all uses"))
+            .await
+            .unwrap();
+        assert!(p.backend().files_asked("defs").is_empty());
+        assert_eq!(p.backend().files_asked("all uses"), [34]);
+        assert_eq!(page.total.value, 3000);
+        assert!(!page.total.exact);
+        // Whole, it counts its own items only: the definitions are asked, and the total
+        // is exact.
+        let b = FakeBackend::new()
+            .with("defs", files("a", 10))
+            .with("all uses", files("b", 500));
+        let p = Pager::new(b, cfg);
+        let page = p
+            .page::<SectionTool>(&count("defs then all uses"))
+            .await
+            .unwrap();
+        assert_eq!(p.backend().files_asked("defs"), [34]);
+        assert_eq!(p.backend().files_asked("all uses"), [34, 501]);
+        assert_eq!(page.total.value, 510);
+        assert!(page.total.exact);
     }
 }

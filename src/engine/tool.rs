@@ -153,6 +153,12 @@ pub enum Estimate {
 }
 
 impl Estimate {
+    /// Whether the estimate holds the items of the sections before the search too: where it
+    /// is used, the total is the search's matches, whatever those sections held.
+    pub(crate) fn holds_earlier(self) -> bool {
+        self == Estimate::MatchesAfterEarlierSections
+    }
+
     /// The estimate from `stats`, with `earlier` items in the sections before the search.
     pub(crate) fn of(self, stats: &SearchStats, earlier: u64) -> u64 {
         match self {

@@ -166,7 +166,8 @@ async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
         "the count's window and its census"
     );
 
-    // find_references sends its two queries at once; a stale cursor does not refuse a count.
+    // find_references counts its definitions too when its usages are whole; a stale cursor
+    // does not refuse a count.
     let r = call(
         &client,
         "find_references",

@@ -141,7 +141,8 @@ pub(crate) async fn pages_at_once<B: Backend>(
 
 /// [`LineTool`] in sections: its query is several backend queries joined by ` then `, whose
 /// items come section after section (as `find_references`' definitions, then usages), with
-/// the census of the last.
+/// the census of the last. A query starting `all ` is estimated as `find_references`' usages
+/// are: its matches hold the earlier sections' items too.
 pub(crate) struct SectionTool;
 
 impl Tool for SectionTool {
@@ -172,7 +173,11 @@ impl Tool for SectionTool {
                 .map(|query| Search {
                     query,
                     context_lines: 0,
-                    estimate: Estimate::MatchesOrFiles,
+                    estimate: if query.starts_with("all ") {
+                        Estimate::MatchesAfterEarlierSections
+                    } else {
+                        Estimate::MatchesOrFiles
+                    },
                 })
                 .collect(),
         )

@@ -191,6 +191,38 @@ async fn count_only_is_exact_from_the_first_window_and_one_of_every_file() {
         "{searches:?}"
     );
     assert_eq!(count_windows(&zoekt, &searches).await.len(), 2);
+
+    // Through windows of 10 files the usages are estimated, from Zoekt's match count of
+    // their query, which counts each definition too: that is the total, and the definitions
+    // are never asked.
+    let r = call(
+        &small,
+        "find_references",
+        json!({"symbol": "get", "count_only": true}),
+    )
+    .await;
+    let sc = r.structured_content.unwrap();
+    let asked: Vec<String> = small_tap
+        .new_searches()
+        .iter()
+        .filter(|s| !support::is_census(s))
+        .map(|s| s["Q"].as_str().unwrap().to_string())
+        .collect();
+    let [usages] = asked.as_slice() else {
+        panic!("only the usages' first window: {asked:?}");
+    };
+    assert!(usages.contains(" or content:"), "{usages}");
+    let (files, skipped) =
+        oracle::search_capped(&zoekt, usages, 0, oracle::SHARD_MAX_MATCH_COUNT).await;
+    assert!(
+        files.len() > 10,
+        "fixture fact: more usage files than the window"
+    );
+    assert_eq!(
+        flat_page(&sc)["total"],
+        json!({"value": skipped.match_count, "exact": false}),
+        "{sc}"
+    );
     for c in [client, small] {
         c.cancel().await.unwrap();
     }

@@ -157,7 +157,8 @@ impl<B: Backend> Pager<B> {
     /// say every matching file was searched, fewer than `--max-window`, does one more window
     /// ask for all of them: the count is then exact. Those answers stay in the cache, where
     /// the walk that usually follows starts from them. An answer too big to read is not
-    /// asked for again smaller: the census's files are then the count, a lower bound.
+    /// asked for again smaller: the census's files are then the count, a lower bound. With
+    /// suggestions off, a tool whose items are not files asks for its census only then.
     async fn count<T: Tool>(
         &self,
         plan: &T::Plan,
@@ -189,6 +190,16 @@ impl<B: Backend> Pager<B> {
                 Some(census) => (None, Some(census)),
                 None => (Some(self.collect_settled::<T>(plan, &want).await), None),
             }
+        } else if !self.cfg.suggest_filters {
+            // No ways to suggest: the census is then only the count of a result whose window
+            // is too big to read, asked for that alone.
+            let collected = self.collect_settled::<T>(plan, &want).await;
+            let too_big = matches!(
+                &collected,
+                Err(Error::Backend(e)) if e.kind == BackendErrorKind::TooBig
+            );
+            let census = if too_big { census.await } else { None };
+            (Some(collected), census)
         } else {
             let (collected, census) = tokio::join!(
                 Box::pin(self.collect_settled::<T>(plan, &want)),

@@ -315,6 +315,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_count_without_suggestions_asks_its_census_only_for_a_window_too_big() {
+        let plain = PagerConfig {
+            suggest_filters: false,
+            ..PagerConfig::default()
+        };
+        // The windows count the result: no census.
+        let p = Pager::new(backend(3000), plain.clone());
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().files_asked(Q), [34, 3001]);
+        assert_eq!(p.backend().censuses_asked(Q), 0);
+        assert!(page.total.exact && page.narrowing.is_none());
+        // A window too big to read: the census's files are the count, a lower bound.
+        let b = backend(3000);
+        b.fail(BackendErrorKind::TooBig, 2000);
+        b.heal_census();
+        let p = Pager::new(b, plain);
+        let page = p.page::<LineTool>(&args(true)).await.unwrap();
+        assert_eq!(p.backend().censuses_asked(Q), 1);
+        assert!(page.total.at_least && page.narrowing.is_none());
+        assert_eq!(page.total.value, 3000);
+    }
+
+    #[tokio::test]
     async fn a_count_of_a_result_out_of_reach_is_zoekts_estimate_from_the_first_window() {
         use crate::engine::warning::Warning;
         // More files than --max-window: the walk stops at the cap, and no window could count

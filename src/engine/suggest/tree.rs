@@ -2,7 +2,7 @@
 //! own files and language, with what each holds, and each level's entries by name, which
 //! runs (`group.rs`) group when a level holds more of them than the list can name.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::hash::{Hash, Hasher};
 
 use super::group::{Member, Part, in_run, split};
@@ -124,9 +124,9 @@ impl<'a> Tree<'a> {
         several_repos: bool,
     ) -> Tree<'a> {
         let mut tree = Tree {
-            tallies: HashMap::new(),
-            children: HashMap::new(),
-            entries: HashMap::new(),
+            tallies: HashMap::default(),
+            children: HashMap::default(),
+            entries: HashMap::default(),
             several_repos,
         };
         for &(repo, path, language, items) in files {

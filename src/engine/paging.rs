@@ -149,7 +149,8 @@ impl<B: Backend> Pager<B> {
 
     /// `count_only`: the total alone, with the result's census. A tool whose items are files
     /// counts with its census alone (every matching file, in one request of names only). The
-    /// others send, beside the census, the walk's first window of each query: Zoekt's
+    /// others send, beside the census, the walk's first window of each query (`find_references`
+    /// its usages first, [`Pager::sections`]): Zoekt's
     /// statistics for it are those of every window of the query, so a result bigger than
     /// `--max-window` files, or one Zoekt left files of unsearched, is estimated from them
     /// with no more requests (asking for `--max-window` files instead took twice raw Zoekt's

@@ -2,12 +2,14 @@
 //! numbered one section after the other (`find_references`: every definition, then every
 //! usage), so that no item's number depends on the page asked for.
 //!
-//! A page that starts in the first section asks every search at once. The items of a section
-//! come after the earlier ones only when those are known: the backend returned them all, or
-//! the page does not reach past them (a list cut at `--max-window` counts as known: what lies
-//! beyond the cap is unreachable, and the page says so). A page resumed in a later section
-//! asks nothing of the earlier ones: how many items they held, and whether that list was cut,
-//! came with its cursor ([`Position::section_start`], [`Position::earlier_cut`]).
+//! A page that starts in the first section asks every search at once (a count whose last
+//! search holds the earlier ones' items asks that one first: see [`Pager::sections`]). The
+//! items of a section come after the earlier ones only when those are known: the backend
+//! returned them all, or the page does not reach past them (a list cut at `--max-window`
+//! counts as known: what lies beyond the cap is unreachable, and the page says so). A page
+//! resumed in a later section asks nothing of the earlier ones: how many items they held, and
+//! whether that list was cut, came with its cursor ([`Position::section_start`],
+//! [`Position::earlier_cut`]).
 //!
 //! [`Source::Sections`]: super::tool::Source::Sections
 //! [`Position::section_start`]: super::order::Position::section_start
@@ -47,7 +49,7 @@ impl<B: Backend> Pager<B> {
         // only a window of every file could add exactly, are not asked (`find_references
         // err`: its definitions' window of all 424 files, 0.6 s after the first round, for
         // a total that was about 213,938 either way). Whole, the earlier ones follow.
-        let last_search = searches.len() - 1;
+        let last_search = searches.len().saturating_sub(1);
         let mut counted_last = None;
         if want.count
             && first == 0
@@ -150,7 +152,7 @@ impl<B: Backend> Pager<B> {
 #[cfg(test)]
 mod tests {
     use crate::engine::Pager;
-    use crate::engine::backend::RankedFile;
+    use crate::engine::backend::{RankedFile, Shape};
     use crate::engine::config::PagerConfig;
     use crate::engine::testing::{FakeBackend, LineArgs, SectionTool, line};
     use crate::engine::warning::Warning;
@@ -238,8 +240,16 @@ mod tests {
             .page::<SectionTool>(&count("defs then all uses"))
             .await
             .unwrap();
-        assert_eq!(p.backend().files_asked("defs"), [34]);
-        assert_eq!(p.backend().files_asked("all uses"), [34, 501]);
+        // The last search first, then the definitions.
+        let asked: Vec<(String, u32)> = p
+            .backend()
+            .requests()
+            .into_iter()
+            .filter(|s| s.shape == Shape::Lines)
+            .map(|s| (s.query, s.max_files))
+            .collect();
+        let asked: Vec<(&str, u32)> = asked.iter().map(|(q, n)| (q.as_str(), *n)).collect();
+        assert_eq!(asked, [("all uses", 34), ("all uses", 501), ("defs", 34)]);
         assert_eq!(page.total.value, 510);
         assert!(page.total.exact);
     }

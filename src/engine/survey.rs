@@ -330,11 +330,26 @@ mod tests {
         let b = backend(3000);
         b.fail(BackendErrorKind::TooBig, 2000);
         b.heal_census();
-        let p = Pager::new(b, plain);
+        let p = Pager::new(b, plain.clone());
         let page = p.page::<LineTool>(&args(true)).await.unwrap();
-        assert_eq!(p.backend().censuses_asked(Q), 1);
-        assert!(page.total.at_least && page.narrowing.is_none());
+        // Asked after the window, once it was too big.
+        let shapes: Vec<Shape> = p.backend().requests().iter().map(|s| s.shape).collect();
+        assert_eq!(shapes, [Shape::Lines, Shape::Lines, Shape::NamesOnly]);
+        assert!(page.total.at_least);
         assert_eq!(page.total.value, 3000);
+        assert!(
+            page.warnings
+                .iter()
+                .any(|w| matches!(w, crate::engine::warning::Warning::TooBigToCount { .. })),
+            "{:?}",
+            page.warnings
+        );
+        // Any other error is the count's: no census.
+        let b = backend(3000);
+        b.fail(BackendErrorKind::ServerError, 0);
+        let p = Pager::new(b, plain);
+        assert!(p.page::<LineTool>(&args(true)).await.is_err());
+        assert_eq!(p.backend().censuses_asked(Q), 0);
     }
 
     #[tokio::test]

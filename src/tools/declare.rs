@@ -78,9 +78,10 @@ macro_rules! paged_args {
             #[arg(long)]
             pub cursor: Option<String>,
             /// Return no items, only the total (exact, or an estimate with its reason) and the
-            /// number of pages at `limit`. Counts the whole result (a cursor is ignored): one
-            /// Zoekt request per query and one for the result's files, at once, and one more
-            /// per query when the count can be exact.
+            /// number of pages at `limit`. Counts the whole result (a cursor is ignored): a
+            /// Zoekt request per query (find_references: its usages first) and, with
+            /// suggestions on, one for the result's files, at once; one more per query when
+            /// the count can be exact.
             #[serde(default)]
             #[arg(long)]
             pub count_only: Option<bool>,

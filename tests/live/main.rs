@@ -12,6 +12,7 @@
 mod support;
 
 mod contract;
+mod count_only;
 mod exact_at_scale;
 mod fanout;
 mod faults;

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod census;
 mod collect;
 pub mod config;
+mod count;
 pub mod cursor;
 mod empty;
 pub mod error;

@@ -1,24 +1,24 @@
 //! One page of a tool: from its arguments to the cut page. The cursor is read ([`Slice`]),
-//! the engine collects what the page needs from the source the tool declares
-//! (`collect.rs`, settled against crashed shards), and the page is cut (`page.rs`); a cursor whose item moved further down asks for
-//! bigger windows, a few rounds at most. A first page sends its result's census
-//! (`census.rs`, `survey.rs`) beside its own window, and waits for it only when the page
-//! turns out to carry ways to narrow: a result that fits on a page pays nothing for it.
+//! the engine collects what the page needs from the source the tool declares (`collect.rs`,
+//! settled against crashed shards), and the page is cut (`page.rs`); a cursor whose item
+//! moved further down asks for bigger windows, a few rounds at most. A first page sends its
+//! result's census (`census.rs`, `survey.rs`) beside its own window, and waits for it only
+//! when the page turns out to carry ways to narrow: a result that fits on a page pays
+//! nothing for it. `count_only` is answered in `count.rs`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::BoxedFuture;
 use super::Pager;
-use super::backend::{Backend, BackendErrorKind};
-use super::census::{CensusPart, CountUnit};
+use super::backend::Backend;
+use super::census::CensusPart;
 use super::cursor::{RequestKey, Scope};
 use super::error::{ArgumentError, Error};
 use super::page::{self, Page, Slice, Start};
 use super::suggest::{self, Narrowing};
 use super::text::Snippet;
-use super::tool::{Collected, PageArgs, PagedArgs, Tool, Total, Want};
-use super::warning::{BestWay, Warning};
+use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
 
 /// A page's collection on the heap: its items and where the page starts among them.
 type Collecting<'a, T> = BoxedFuture<'a, Result<(Collected<T>, Start), Error>>;
@@ -147,136 +147,6 @@ impl<B: Backend> Pager<B> {
         unreachable!("the last round returns")
     }
 
-    /// `count_only`: the total alone, with the result's census. A tool whose items are files
-    /// counts with its census alone (every matching file, in one request of names only). The
-    /// others send, beside the census, the walk's first window of each query (`find_references`
-    /// its usages first, [`Pager::sections`]): Zoekt's
-    /// statistics for it are those of every window of the query, so a result bigger than
-    /// `--max-window` files, or one Zoekt left files of unsearched, is estimated from them
-    /// with no more requests (asking for `--max-window` files instead took twice raw Zoekt's
-    /// census time on 2 CPUs, where that window could not be whole either). Only when they
-    /// say every matching file was searched, fewer than `--max-window`, does one more window
-    /// ask for all of them: the count is then exact. Those answers stay in the cache, where
-    /// the walk that usually follows starts from them. An answer too big to read is not
-    /// asked for again smaller: the census's files are then the count, a lower bound. With
-    /// suggestions off, a tool whose items are not files asks for its census only then.
-    async fn count<T: Tool>(
-        &self,
-        plan: &T::Plan,
-        key: &RequestKey,
-        limit: u32,
-        requests: &AtomicU32,
-    ) -> Result<Page<T::Item>, Error> {
-        let census_query = T::census(plan);
-        let census = async {
-            match &census_query {
-                Some(q) => self.take_census(q, key, requests).await,
-                None => None,
-            }
-        };
-        let counts_results = census_query
-            .as_ref()
-            .is_some_and(|q| q.unit == CountUnit::Results && q.every_file_holds_items);
-        let want = Want {
-            needed: usize::MAX,
-            after: None,
-            request: key,
-            // The walk's first window comes first: its answer, kept, serves the walk's page 1.
-            lookahead: limit as usize,
-            requests,
-            count: true,
-        };
-        let (collected, census) = if counts_results {
-            match census.await {
-                Some(census) => (None, Some(census)),
-                None => (Some(self.collect_settled::<T>(plan, &want).await), None),
-            }
-        } else if !self.cfg.suggest_filters {
-            // No ways to suggest: the census is then only the count of a result whose window
-            // is too big to read, asked for that alone.
-            let collected = self.collect_settled::<T>(plan, &want).await;
-            let too_big = matches!(
-                &collected,
-                Err(Error::Backend(e)) if e.kind == BackendErrorKind::TooBig
-            );
-            let census = if too_big { census.await } else { None };
-            (Some(collected), census)
-        } else {
-            let (collected, census) = tokio::join!(
-                Box::pin(self.collect_settled::<T>(plan, &want)),
-                Box::pin(census)
-            );
-            (Some(collected), census)
-        };
-        let (total, mut warnings, collected) = match (collected, &census) {
-            (None, Some(census)) => {
-                let total = Total {
-                    value: census.files_total,
-                    exact: census.complete,
-                    at_least: !census.complete,
-                };
-                let warnings = if census.complete {
-                    Vec::new()
-                } else {
-                    vec![Warning::CensusCut]
-                };
-                (total, warnings, None)
-            }
-            (Some(Ok(collected)), _) => {
-                let mut warnings = collected.warnings.clone();
-                let total = collected.total;
-                if !total.exact && !total.at_least {
-                    warnings.push(Warning::Estimate);
-                }
-                (total, warnings, Some(collected))
-            }
-            (Some(Err(Error::Backend(e))), Some(census)) if e.kind == BackendErrorKind::TooBig => {
-                let total = Total {
-                    value: census.total(),
-                    exact: false,
-                    at_least: true,
-                };
-                let unit = census.unit;
-                (total, vec![Warning::TooBigToCount { unit }], None)
-            }
-            (Some(Err(e)), _) => return Err(e),
-            (None, None) => unreachable!("a count by census falls back to the windows"),
-        };
-        let narrowing = if self.suggests(0, limit, Some(total.value)) {
-            match &collected {
-                Some(collected) => narrowing_of(census, collected, 0),
-                None => census.and_then(|c| suggest::narrowing(&c, &[])),
-            }
-        } else {
-            None
-        };
-        // Pages a walk can reach: the cursor stops at --max-offset.
-        let reachable = total.value.min(self.cfg.max_offset);
-        if total.value > self.cfg.max_offset {
-            warnings.push(Warning::Ceiling {
-                max_offset: self.cfg.max_offset,
-                best: BestWay::of(narrowing.as_ref()),
-            });
-        }
-        Ok(Page {
-            items: Vec::new(),
-            count: 0,
-            offset: 0,
-            limit,
-            has_more: false,
-            next_cursor: None,
-            total,
-            complete: warnings.is_empty(),
-            size_capped: false,
-            pages: Some(reachable.div_ceil(u64::from(limit))),
-            resynced: false,
-            warnings,
-            zoekt_requests: requests.load(Ordering::Relaxed),
-            narrowing,
-            ends: None,
-        })
-    }
-
     /// [`Pager::collect`], with answers cut by crashed or loading shards settled first.
     ///
     /// While Zoekt is loading its shards it searches those already loaded and counts the
@@ -287,7 +157,7 @@ impl<B: Backend> Pager<B> {
     /// since the loading may have ended after that answer was made. What remains is a shard
     /// that crashed in a ready Zoekt: its answer is served, marked incomplete
     /// ([`page::cut`] keeps a cursor that asks again where it ends).
-    async fn collect_settled<T: Tool>(
+    pub(super) async fn collect_settled<T: Tool>(
         &self,
         plan: &T::Plan,
         want: &Want<'_>,
@@ -343,7 +213,7 @@ impl<B: Backend> Pager<B> {
 
 /// The ways to narrow a result of `collected` items, counted over `census` when one was
 /// taken, else over the items collected; leaving out what the first `on_page` items show.
-fn narrowing_of<T>(
+pub(super) fn narrowing_of<T>(
     census: Option<Arc<CensusPart>>,
     collected: &Collected<T>,
     on_page: usize,
@@ -376,6 +246,7 @@ mod tests {
     use crate::engine::config::{Effort, PagerConfig};
     use crate::engine::cursor::CursorError;
     use crate::engine::testing::{FakeBackend, LineArgs, LineItem, LineTool};
+    use crate::engine::warning::Warning;
 
     /// The fake tool over the fake backend: one item per file (they have no lines).
     const TEXT: &str = "unit";

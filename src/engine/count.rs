@@ -20,16 +20,16 @@ impl<B: Backend> Pager<B> {
     /// `count_only`: the total alone, with the result's census. A tool whose items are files
     /// counts with its census alone (every matching file, in one request of names only). The
     /// others send, beside the census, the walk's first window of each query (`find_references`
-    /// its usages first, [`Pager::sections`]): Zoekt's
-    /// statistics for it are those of every window of the query, so a result bigger than
-    /// `--max-window` files, or one Zoekt left files of unsearched, is estimated from them
-    /// with no more requests (asking for `--max-window` files instead took twice raw Zoekt's
-    /// census time on 2 CPUs, where that window could not be whole either). Only when they
-    /// say every matching file was searched, fewer than `--max-window`, does one more window
-    /// ask for all of them: the count is then exact. Those answers stay in the cache, where
-    /// the walk that usually follows starts from them. An answer too big to read is not
-    /// asked for again smaller: the census's files are then the count, a lower bound. With
-    /// suggestions off, a tool whose items are not files asks for its census only then.
+    /// its usages first, [`Pager::sections`]): Zoekt's statistics for it are those of every
+    /// window of the query, so a result bigger than `--max-window` files, or one Zoekt left
+    /// files of unsearched, is estimated from them with no more requests (asking for
+    /// `--max-window` files instead took twice raw Zoekt's census time on 2 CPUs, where that
+    /// window could not be whole either). Only when they say every matching file was searched,
+    /// fewer than `--max-window`, does one more window ask for all of them: the count is then
+    /// exact. Those answers stay in the cache, where the walk that usually follows starts from
+    /// them. An answer too big to read is not asked for again smaller: the census's files are
+    /// then the count, a lower bound. With suggestions off, a tool whose items are not files
+    /// asks for its census only then.
     pub(super) async fn count<T: Tool>(
         &self,
         plan: &T::Plan,

@@ -108,8 +108,8 @@ where
             }
             Ok(read) => match spec.step(Arc::clone(&read), files) {
                 Step::Done(window) => return Ok(window),
-                // A count asks for every file at most once: after the first window, nothing
-                // has been read before.
+                // A count asks for every file at most once, right after its first window (the
+                // only one read before it, when `fitted` is still empty).
                 Step::Grow(_) if spec.count => match spec.whole_result(&read) {
                     Some(all) if fitted.is_none() && all > files => {
                         fitted = Some((files, read));

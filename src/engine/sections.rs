@@ -64,11 +64,12 @@ impl<B: Backend> Pager<B> {
             }
             counted_last = Some(w);
         }
+        // The searches still to ask: all from `first` on, but the last when it was asked.
+        let end = searches.len() - usize::from(counted_last.is_some());
         let mut windows = join_all(
-            searches[first..]
+            searches[first..end]
                 .iter()
                 .enumerate()
-                .take(searches.len() - first - usize::from(counted_last.is_some()))
                 .map(|(i, search)| self.window::<T>(plan, want, first + i, search, needed)),
         )
         .await;

@@ -219,8 +219,9 @@ impl WindowCache {
     }
 
     /// An answer covering Zoekt's answer for `files` files of `spec`'s query: the kept one,
-    /// or a new fetch of at least `files` and at least [`GROWTH`] times the kept one's size (at most
-    /// `spec.max_files`). Counts the requests it makes into `requests`.
+    /// or a new fetch of at least `files` and at least [`GROWTH`] times the kept one's size
+    /// (at most `spec.max_files`; a count's, of exactly `files`). Counts the requests it makes
+    /// into `requests`.
     pub(crate) async fn answer<B: Backend + ?Sized, T: Collectable>(
         &self,
         backend: &B,
@@ -252,9 +253,10 @@ impl WindowCache {
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
         // A count's window of every file is what it asks for: Zoekt holds no more, and a
         // bigger window too big to read would be asked again at `files`.
-        let mut size = match spec.count {
-            true => files,
-            false => self.fetch_size(kept.as_deref(), files, spec.max_files, too_big),
+        let mut size = if spec.count {
+            files
+        } else {
+            self.fetch_size(kept.as_deref(), files, spec.max_files, too_big)
         };
         let (value, fetch_key) = loop {
             let fetch_key = Key::Fetch(key.clone(), size);

@@ -146,7 +146,10 @@ split() {
 mkdir -p "$ROOT/target/test-logs"
 prepare() {
   local name="$1"; shift
-  ("$@" >"$ROOT/target/test-logs/$name.log" 2>&1; echo $? >"$ROOT/target/test-logs/$name.rc") &
+  # The step runs in a subshell of its own, still under `set -e`, and its status is written
+  # whatever it is: a failing step ended the writer too (the `set -e` it inherited), so no
+  # .rc was written and `await` waited for it forever (Zoekt's install without ../shared).
+  (set +e; (set -e; "$@") >"$ROOT/target/test-logs/$name.log" 2>&1; echo $? >"$ROOT/target/test-logs/$name.rc") &
   background+=("$!")
 }
 # await NAME: waits for a prepare step, prints its log, and stops on its failure.

@@ -8,20 +8,6 @@ use std::hash::{Hash, Hasher};
 use super::group::{Member, Part, in_run, split};
 use super::{Initial, MAX_WAYS, NarrowBy, Run};
 
-/// An entry of a level cut into runs is named by itself, beside the runs, when it holds at
-/// least this share of the level: it is then one call away, not two (`x-sys@v0.47.0`, 9% of
-/// the files of `files_with_matches "func main"` in the repositories from q to z, was inside
-/// `repo:^[xX]` at the old eighth). Measured by the reach check of
-/// `scripts/check-census-real.py` (2026-11-30, the target's directory / the file within 3
-/// calls, of 59 pairs on each corpus, `many` then `mono`): an eighth 33/21 and 36/22; a
-/// twelfth for at most [`MAX_NEAR_ALONE`] entries 34/21 and 37/23; a twelfth for all 35/22
-/// and 36/23; a sixteenth 36/21 and 36/22. Each moves a few pairs both ways.
-const NAMED_ALONE_SHARE: f64 = 1.0 / 12.0;
-/// ... but only when at most this many entries of the level reach it; otherwise an entry
-/// needs an eighth. Eight Python 3s of a ninth each, or a dozen tokio modules of a twelfth,
-/// would take every place, where runs by name each holding a fifth cut the level better.
-const MAX_NEAR_ALONE: usize = 2;
-
 /// A part of the result as it is counted, naming what it selects by borrowed names (counting
 /// a census of tens of thousands of files allocates nothing per directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -299,7 +285,7 @@ impl<'a> Tree<'a> {
     }
 
     /// The entries of `level` that `keep` (names sharing their first `known` bytes), as parts
-    /// a list can name: the big ones one by one ([`NAMED_ALONE_SHARE`]), and runs by name
+    /// a list can name: those holding an eighth of them or more one by one, and runs by name
     /// over all (balanced over the rest), a file alone as the run of its whole name.
     fn runs(&self, level: Level<'a>, known: usize, keep: impl Fn(&str) -> bool) -> Vec<Key<'a>> {
         let members: Vec<Member<'a, Key<'a>>> = self
@@ -312,20 +298,9 @@ impl<'a> Tree<'a> {
             .collect();
         let total: f64 = members.iter().map(|m| m.weight).sum();
         let nameable = |k: &Key| matches!(k, Key::Repo(_) | Key::Directory(..));
-        // Entries of a twelfth are named alone only where few reach it (one big entry among
-        // hundreds of small ones): a level of a dozen medium entries is cut better by runs.
-        let near = members
-            .iter()
-            .filter(|m| nameable(&m.item) && m.weight >= total * NAMED_ALONE_SHARE)
-            .count();
-        let alone = if near <= MAX_NEAR_ALONE {
-            total * NAMED_ALONE_SHARE
-        } else {
-            total / MAX_WAYS as f64
-        };
         let (big, rest): (Vec<_>, Vec<_>) = members
             .into_iter()
-            .partition(|m| nameable(&m.item) && m.weight >= alone);
+            .partition(|m| nameable(&m.item) && m.weight >= total / MAX_WAYS as f64);
         let mut kids: Vec<Key<'a>> = big.iter().map(|m| m.item).collect();
         // Places for the runs, leaving some to the parts beside this level and to languages.
         let most = (MAX_WAYS - 2).saturating_sub(kids.len()).max(2);

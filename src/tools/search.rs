@@ -27,8 +27,12 @@ paged_args! {
     #[derive(Debug, Clone, Default, Deserialize, JsonSchema, clap::Args)]
     #[serde(deny_unknown_fields)]
     pub struct SearchArgs {
-        /// A Zoekt query, e.g. `ctx.Done lang:go -file:_test` (terms are RE2 regexes matching
-        /// content or path; `content:`, `file:`, `repo:`, `lang:`, `sym:`, `case:`, `or`, `-`).
+        /// A Zoekt query, e.g. `ctx.Done lang:go -file:_test`. Terms are RE2 regexes over
+        /// content or path, and terms separated by spaces must all match, anywhere in the file:
+        /// quote a phrase (`"import os"`). `( ) * . [` stay regex syntax inside quotes too:
+        /// write a literal one `\(` outside quotes (a space `\ `), `\\(` inside:
+        /// `func\ \(s\ \*Server\)` or `"func \\(s \\*Server\\)"`. Also `content:`, `file:`,
+        /// `repo:`, `lang:`, `sym:`, `case:`, `or`, `-`.
         pub query: String,
         /// Lines of context before and after each matching line.
         #[serde(default)]

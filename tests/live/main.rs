@@ -24,6 +24,7 @@ mod mcp_stdio;
 mod model_reads;
 mod narrow;
 mod outline;
+mod query_syntax;
 mod rerecord;
 mod ties;
 mod token_budget;

@@ -279,8 +279,9 @@ stage_end
 # every page of the contract's walks equal to raw Zoekt's answer, walks past Zoekt's
 # budgets on 12,000 files, the tree and outline tools (a listing of names, one file named
 # exactly), and the query syntax `search`'s help gives (over gRPC its escaped words go to
-# the JSON API by design; here they go there directly). (Both APIs' answers are compared field for field, ties included, and the
-# search tools' walks page for page, fan-out included, by the grpc module itself.)
+# the JSON API by design; here they go there directly). (Both APIs' answers are compared
+# field for field, ties included, and the search tools' walks page for page, fan-out
+# included, by the grpc module itself.)
 stage_begin "live tier again over JSON: the contract, exact_at_scale, tree, outline and query syntax suites"
 if [ ${#filter_args[@]} -eq 0 ]; then
   ZOEKT_TEST_TRANSPORT=json "$live_tests" contract:: exact_at_scale:: tree:: outline:: query_syntax::

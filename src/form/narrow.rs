@@ -94,7 +94,9 @@ impl Suggestions {
         (!self.calls.is_empty()).then_some(self)
     }
 
-    /// What the counts are: the same words in both forms.
+    /// What the counts are: the same words in both forms. Short, because it is counted in
+    /// the suggestions' characters: an at-least heading of 150 characters left the broadest
+    /// results' lists a way or two short.
     fn basis(&self) -> String {
         let what = match self.unit {
             CountUnit::Results => "the results each holds",
@@ -107,8 +109,8 @@ impl Suggestions {
                  hold none of the results kept)"
             ),
             CountKind::AtLeast if self.files_read as u64 >= self.files_total => format!(
-                "Ways to narrow, with {what} at least (Zoekt stopped before it had counted \
-                 every matching file; a narrowed call counts further)"
+                "Ways to narrow, with {what} at least (Zoekt stopped counting early; a \
+                 narrowed call counts further)"
             ),
             CountKind::AtLeast => format!(
                 "Ways to narrow, with {what} at least (counted in {} of {} matching files)",

@@ -8,6 +8,12 @@ use std::hash::{Hash, Hasher};
 use super::group::{Member, Part, in_run, split};
 use super::{Initial, MAX_WAYS, NarrowBy, Run};
 
+/// An entry of a level cut into runs is named one by one beside them when it holds at least
+/// this share of the level. Not tied to the places a list has: a smaller entry named alone
+/// has the runs around it cut again, into more parts than the level's places, and the
+/// smallest fall off the list with their results (a twelfth, c1aca16, reverted).
+const ALONE_SHARE: f64 = 1.0 / 8.0;
+
 /// A part of the result as it is counted, naming what it selects by borrowed names (counting
 /// a census of tens of thousands of files allocates nothing per directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,7 +306,7 @@ impl<'a> Tree<'a> {
         let nameable = |k: &Key| matches!(k, Key::Repo(_) | Key::Directory(..));
         let (big, rest): (Vec<_>, Vec<_>) = members
             .into_iter()
-            .partition(|m| nameable(&m.item) && m.weight >= total / MAX_WAYS as f64);
+            .partition(|m| nameable(&m.item) && m.weight >= total * ALONE_SHARE);
         let mut kids: Vec<Key<'a>> = big.iter().map(|m| m.item).collect();
         // Places for the runs, leaving some to the parts beside this level and to languages.
         let most = (MAX_WAYS - 2).saturating_sub(kids.len()).max(2);

@@ -79,10 +79,17 @@ def raw(url, q, max_docs):
     return time.perf_counter() - t, r["FileCount"], r["MatchCount"]
 
 
-# What a suggestion's count is keyed by (src/form/narrow.rs): results, or the files holding
-# them, exactly, about or at least.
-COUNT_KEYS = ("results", "results_about", "results_at_least", "files", "files_about",
-              "files_at_least")
+def ways(sc):
+    """A page's suggestions (src/form/narrow.rs), each (arg, value, count key, count): the
+    value is the base, a space and the way's filter; the key says what the counts are
+    (results, or the files holding them; exactly, about or at least)."""
+    narrow = sc.get("narrow") or {}
+    if not narrow:
+        return []
+    arg = next(k for k in narrow if k not in ("add", "count"))
+    base = narrow[arg]
+    return [(arg, f"{base} {added}" if base and added else base or added, narrow["count"], n)
+            for added, n in narrow["add"]]
 
 
 def raw_count(url, q, unit):
@@ -145,17 +152,15 @@ def main():
                 for server, times in pair:
                     times.append(server.timed(tool, args)[0])
             sc = r_on["structuredContent"]
-            narrow = sc.get("narrow", [])
+            narrow = ways(sc)
             _, counted = on.timed(tool, dict(args, count_only=True))
-            counted_narrow = counted["structuredContent"].get("narrow", [])
-            chars = len(json.dumps({"narrow": narrow, "narrow_note": sc.get("narrow_note", "")},
+            counted_narrow = ways(counted["structuredContent"])
+            chars = len(json.dumps({"narrow": sc["narrow"], "narrow_note": sc.get("narrow_note", "")},
                                    separators=(",", ":"))) if narrow else 0
             original = raw_count(url, rawq.format(f=""), unit)
             cuts = []
             for page, w in [("page 1", w) for w in narrow] + [("count_only", w) for w in counted_narrow]:
-                arg, value = next((k, v) for k, v in w.items() if k not in COUNT_KEYS)
-                key = next(k for k in w if k in COUNT_KEYS)
-                stated = w[key]
+                arg, value, key, stated = w
                 kind = ("about" if key.endswith("_about") else
                         "at least" if key.endswith("_at_least") else "exact")
                 filt = value[len(args.get(arg, "")):].strip() if value.startswith(args.get(arg, "")) else value

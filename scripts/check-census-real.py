@@ -156,8 +156,6 @@ TARGETS = {
     "mono": [("monorepo", f"{folder}/{path}") for _, folder, path in _TARGETS],
 }
 
-COUNT_KEYS = ("results", "results_about", "results_at_least", "files", "files_about",
-              "files_at_least")
 SIGN = {"": "=", "about": "~", "at_least": ">="}
 
 
@@ -434,11 +432,16 @@ def total_text(value, kind):
 def ways_of(result, tool):
     """The page's suggestions: [(arg, value, key, count)], and its note."""
     sc = result.get("structuredContent") or {}
+    narrow = sc.get("narrow") or {}
     out = []
-    for w in sc.get("narrow", []):
-        key = next(k for k in w if k in COUNT_KEYS)
-        arg = next(k for k in w if k not in COUNT_KEYS)
-        out.append((arg, w[arg], key, w[key]))
+    if narrow:
+        # {ARG: base, "add": [[filter, count], ...], "count": KEY}: each value is the base, a
+        # space, and the filter, as the schema tells a model to write it.
+        arg = next(k for k in narrow if k not in ("add", "count"))
+        base = narrow[arg]
+        for added, count in narrow["add"]:
+            value = f"{base} {added}" if base and added else base or added
+            out.append((arg, value, narrow["count"], count))
     return out, sc.get("narrow_note", "")
 
 
@@ -713,7 +716,7 @@ def coverage(a, name, url, tool, query, first, census_q, census_raw, out, failur
     kinds = {kind_of(k) for _, _, k, _ in ways}
     row["kind"] = "/".join(sorted(SIGN[k] for k in kinds)) if kinds else "-"
     sc = first["structuredContent"]
-    chars = len(json.dumps({"narrow": sc.get("narrow", []), "narrow_note": note},
+    chars = len(json.dumps({"narrow": sc.get("narrow", {}), "narrow_note": note},
                            separators=(",", ":"), ensure_ascii=False)) if ways else 0
     row["chars"] = chars
     if len(ways) < 3:

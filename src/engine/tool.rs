@@ -41,12 +41,38 @@ pub trait PagedArgs {
     fn paging(&self) -> PageArgs;
     /// Replaces the page size and cursor (a walk moves the cursor).
     fn set_paging(&mut self, paging: PageArgs);
-    /// The argument to set, and its new value, for this call narrowed `by` one repository,
-    /// language or directory: how a suggested way to narrow (`suggest`) reads as a ready
-    /// call, written in the tool's own query syntax. `None` (the default): the tool
+    /// This call narrowed by each of `ways` (a repository, language or directory each),
+    /// written in the tool's own query syntax: how suggested ways to narrow (`suggest`) read
+    /// as ready calls, the part they share said once. `None` (the default): the tool
     /// suggests none.
-    fn narrowed(&self, _by: &NarrowBy) -> Option<(&'static str, String)> {
+    fn narrowed(&self, _ways: &[NarrowBy]) -> Option<Narrowed> {
         None
+    }
+}
+
+/// Ways to narrow as ready calls of a tool: set [`Narrowed::arg`] to [`Narrowed::base`], a
+/// space, and one of [`Narrowed::added`] (either alone when the other is empty). The base is
+/// said once, however many ways there are: a list of ways that each repeated the caller's
+/// query fitted half as many in the same characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrowed {
+    /// The argument to set (`query`, or `filters` for `find_references`).
+    pub arg: &'static str,
+    /// What every narrowed value starts with: the caller's value, but the filters some way
+    /// replaces (a directory under a `file:` filter the call has).
+    pub base: String,
+    /// What each way adds to the base, in the order of the ways asked.
+    pub added: Vec<String>,
+}
+
+impl Narrowed {
+    /// The argument's value for way `at`: the base and what it adds.
+    pub fn value(&self, at: usize) -> String {
+        match (self.base.as_str(), self.added[at].as_str()) {
+            ("", added) => added.to_string(),
+            (base, "") => base.to_string(),
+            (base, added) => format!("{base} {added}"),
+        }
     }
 }
 

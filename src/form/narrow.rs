@@ -1,39 +1,41 @@
 //! Suggested ways to narrow a broad result, as ready calls of the same tool: the engine's
-//! [`Narrowing`] (what to select, how many results it holds, exactly or about) written as the
-//! argument to set (by the tool's arguments: [`PagedArgs::narrowed`]), in both forms a page has (a line group
-//! before the text's footer, a compact list in the structured page).
+//! [`Narrowing`] (what to select, how many results it holds, exactly or about) written by the
+//! tool's arguments ([`PagedArgs::narrowed`]) as the argument to set, the part every way
+//! shares said once and what each way adds, in both forms a page has (a line group before
+//! the text's footer, a compact object in the structured page).
 
 use serde_json::{Value, json};
 
 use crate::engine::census::{CountKind, CountUnit};
 use crate::engine::page::Page;
-use crate::engine::suggest::Narrowing;
-use crate::engine::tool::{PagedArgs, Tool};
+use crate::engine::suggest::{Narrow, Narrowing};
+use crate::engine::tool::{NarrowBy, Narrowed, PagedArgs, Tool};
 
 /// At most this many characters of JSON for the suggestions: ways are dropped from the end
 /// until they fit, in both forms alike.
 const MAX_JSON_CHARS: usize = 600;
 /// At most this many characters of text for the suggestions (their lines say a little more
-/// than their JSON: `arg="value" (N results)`).
+/// than their JSON: `filter (N results)`).
 const MAX_TEXT_CHARS: usize = 700;
 
-/// One suggestion: call the same tool with `arg` set to `value`.
+/// One suggestion: what it adds to [`Suggestions::base`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NarrowCall {
-    /// The argument to set (`query`, or `filters` for `find_references`).
-    pub arg: &'static str,
-    /// Its new value: the caller's plus one filter.
-    pub value: String,
+    /// What it adds (its filter, and any of the caller's that another way replaces).
+    pub added: String,
     /// What the narrowed call holds, in [`Suggestions::unit`]: exactly, about or at least, as
     /// [`Suggestions::counts`] says.
     pub results: u64,
-    /// Kept when the list is cut to fit (the engine's `Narrow::kept`).
-    pub kept: bool,
 }
 
 /// The suggestions of one page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suggestions {
+    /// The argument each narrowed call sets (`query`, or `filters` for `find_references`).
+    pub arg: &'static str,
+    /// What each narrowed value starts with: it is this, a space, and a call's
+    /// [`NarrowCall::added`] (either alone when the other is empty).
+    pub base: String,
     /// Best first.
     pub calls: Vec<NarrowCall>,
     /// What the counts are worth.
@@ -50,48 +52,56 @@ impl Suggestions {
     /// The suggestions of `page` of tool `T`, called with `args`: `None` when the page has
     /// none (a narrow result, suggestions off, or a tool that takes no filters).
     pub fn of<T: Tool>(args: &T::Args, page: &Page<T::Item>) -> Option<Suggestions> {
-        let Narrowing {
-            ways,
-            counts,
-            unit,
-            files_read,
-            files_total,
-        } = page.narrowing.as_ref()?;
-        let calls: Vec<NarrowCall> = ways
-            .iter()
-            .filter_map(|w| {
-                let (arg, value) = args.narrowed(&w.by)?;
-                Some(NarrowCall {
-                    arg,
-                    value,
-                    results: w.items,
-                    kept: w.kept,
-                })
-            })
-            .collect();
-        Suggestions {
-            calls,
-            counts: *counts,
-            unit: *unit,
-            files_read: *files_read,
-            files_total: *files_total,
-        }
-        .fit()
+        let narrowing = page.narrowing.as_ref()?;
+        Suggestions::fitted(narrowing, |ways| args.narrowed(ways))
     }
 
-    /// The suggestions within [`MAX_JSON_CHARS`] of JSON and [`MAX_TEXT_CHARS`] of text: ways
-    /// dropped from the end, but for those kept ([`NarrowCall::kept`]: the ways before them
-    /// are dropped instead). `None` when none is left.
-    fn fit(mut self) -> Option<Suggestions> {
-        while !self.calls.is_empty()
-            && (self.json_chars() > MAX_JSON_CHARS || self.text().chars().count() > MAX_TEXT_CHARS)
-        {
-            let at = (self.calls.iter())
-                .rposition(|c| !c.kept)
-                .unwrap_or(self.calls.len() - 1);
-            self.calls.remove(at);
+    /// The suggestions of `narrowing`, written by `narrowed`, within [`MAX_JSON_CHARS`] of
+    /// JSON and [`MAX_TEXT_CHARS`] of text: ways dropped from the end, but for those kept
+    /// ([`Narrow::kept`]: the ways before them are dropped instead), and written again
+    /// without them (a filter only a dropped way replaced goes back into the base). `None`
+    /// when none is left.
+    fn fitted(
+        narrowing: &Narrowing,
+        narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
+    ) -> Option<Suggestions> {
+        let mut ways: Vec<&Narrow> = narrowing.ways.iter().collect();
+        while !ways.is_empty() {
+            let by: Vec<NarrowBy> = ways.iter().map(|w| w.by.clone()).collect();
+            let Narrowed { arg, base, added } = narrowed(&by)?;
+            let said = Suggestions {
+                arg,
+                base,
+                calls: (ways.iter().zip(added))
+                    .map(|(w, added)| NarrowCall {
+                        added,
+                        results: w.items,
+                    })
+                    .collect(),
+                counts: narrowing.counts,
+                unit: narrowing.unit,
+                files_read: narrowing.files_read,
+                files_total: narrowing.files_total,
+            };
+            if said.json_chars() <= MAX_JSON_CHARS && said.text().chars().count() <= MAX_TEXT_CHARS
+            {
+                return Some(said);
+            }
+            let at = ways.iter().rposition(|w| !w.kept).unwrap_or(ways.len() - 1);
+            ways.remove(at);
         }
-        (!self.calls.is_empty()).then_some(self)
+        None
+    }
+
+    /// The argument's value for call `at`: the base and what the call adds.
+    #[cfg(test)]
+    fn value(&self, at: usize) -> String {
+        Narrowed {
+            arg: self.arg,
+            base: self.base.clone(),
+            added: vec![self.calls[at].added.clone()],
+        }
+        .value(0)
     }
 
     /// What the counts are: the same words in both forms. Short, because it is counted in
@@ -119,29 +129,30 @@ impl Suggestions {
         }
     }
 
-    /// The text's line group: a heading, then a line per call, `arg="value"` and its count.
+    /// The text's line group: a heading (what the counts are, and what each call adds to),
+    /// then a line per call, what it adds as the query says it and its count.
     pub fn text(&self) -> String {
-        let mut out = format!("{}:", self.basis());
+        let mut out = match self.base.as_str() {
+            "" => format!("{}; set {} to one:", self.basis(), self.arg),
+            base => format!("{}; add one to {} `{base}`:", self.basis(), self.arg),
+        };
         let words = super::warning::count_words(self.counts);
         for c in &self.calls {
-            let value = serde_json::to_string(&c.value).unwrap_or_default();
             let noun = match (self.unit, c.results) {
                 (CountUnit::Results, 1) => "result",
                 (CountUnit::Results, _) => "results",
                 (CountUnit::Files, 1) => "file",
                 (CountUnit::Files, _) => "files",
             };
-            out.push_str(&format!(
-                "\n  {}={value} ({words}{} {noun})",
-                c.arg, c.results
-            ));
+            out.push_str(&format!("\n  {} ({words}{} {noun})", c.added, c.results));
         }
         out
     }
 
-    /// The structured page's entries: `narrow`, a list of `{ARG: value, COUNT}` where COUNT
-    /// names what it counts and how (`results`, `results_about`, `results_at_least`, or
-    /// `files`, `files_about`, `files_at_least`), and `narrow_note`, the text's heading.
+    /// The structured page's entries: `narrow`, `{ARG: base, "add": [[added, N], ...],
+    /// "count": COUNT}` where COUNT names what N counts and how (`results`, `results_about`,
+    /// `results_at_least`, or `files`, `files_about`, `files_at_least`), and `narrow_note`,
+    /// the text's words for it.
     pub fn json(&self) -> [(&'static str, Value); 2] {
         let count = match (self.unit, self.counts) {
             (CountUnit::Results, CountKind::Exact) => "results",
@@ -151,13 +162,14 @@ impl Suggestions {
             (CountUnit::Files, CountKind::About) => "files_about",
             (CountUnit::Files, CountKind::AtLeast) => "files_at_least",
         };
-        let calls = self
-            .calls
-            .iter()
-            .map(|c| json!({c.arg: c.value, count: c.results}))
+        let add: Vec<Value> = (self.calls.iter())
+            .map(|c| json!([c.added, c.results]))
             .collect();
         [
-            ("narrow", Value::Array(calls)),
+            (
+                "narrow",
+                json!({self.arg: self.base, "add": add, "count": count}),
+            ),
             ("narrow_note", json!(self.basis())),
         ]
     }
@@ -176,24 +188,24 @@ impl Suggestions {
 mod tests {
     use super::*;
 
-    /// `n` calls of long directories, then the part they lie in.
-    fn suggestions(n: usize, last_kept: bool) -> Suggestions {
-        let mut calls: Vec<NarrowCall> = (0..n)
-            .map(|i| NarrowCall {
-                arg: "filters",
-                value: format!("file:^go-modules/a-rather-long-module-name-{i}@v1\\.2\\.3/"),
-                results: 400 - i as u64,
+    /// `n` ways into long directories, then the part they lie in, and how a tool whose
+    /// argument holds nothing yet writes them (`find_references`' `filters`).
+    fn narrowing(n: usize, last_kept: bool) -> Narrowing {
+        let dir = |dir: String| NarrowBy::Directory { repo: None, dir };
+        let mut ways: Vec<Narrow> = (0..n)
+            .map(|i| Narrow {
+                by: dir(format!("go-modules/a-rather-long-module-name-{i}@v1.2.3/")),
+                items: 400 - i as u64,
                 kept: false,
             })
             .collect();
-        calls.push(NarrowCall {
-            arg: "filters",
-            value: "file:^go-modules/".into(),
-            results: 5000,
+        ways.push(Narrow {
+            by: dir("go-modules/".into()),
+            items: 5000,
             kept: last_kept,
         });
-        Suggestions {
-            calls,
+        Narrowing {
+            ways,
             counts: CountKind::AtLeast,
             unit: CountUnit::Files,
             files_read: 9000,
@@ -201,38 +213,114 @@ mod tests {
         }
     }
 
+    fn filters(ways: &[NarrowBy]) -> Option<Narrowed> {
+        let added = (ways.iter())
+            .map(|by| match by {
+                NarrowBy::Directory { dir, .. } => format!("file:^{dir}"),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        Some(Narrowed {
+            arg: "filters",
+            base: String::new(),
+            added,
+        })
+    }
+
+    fn last(s: &Suggestions) -> Option<&str> {
+        s.calls.last().map(|c| c.added.as_str())
+    }
+
     /// `find_references err` on the monorepo: seven ways under a long note were too long,
     /// and the one dropped was the last, `file:^go-modules/`, the only way to the many
     /// modules not named (issue 50: the parent is named too).
     #[test]
     fn a_list_cut_to_fit_keeps_the_part_that_leads_on() {
-        let fitted = suggestions(7, true).fit().expect("some ways fit");
+        let fitted = Suggestions::fitted(&narrowing(20, true), filters).expect("some fit");
         assert!(fitted.json_chars() <= MAX_JSON_CHARS);
-        assert!(fitted.calls.len() < 8, "{}", fitted.calls.len());
-        assert_eq!(
-            fitted.calls.last().map(|c| c.value.as_str()),
-            Some("file:^go-modules/")
-        );
+        assert!(fitted.calls.len() < 21, "{}", fitted.calls.len());
+        assert_eq!(last(&fitted), Some("file:^go-modules/"));
         assert_eq!(fitted.calls[0].results, 400, "best first still");
         // Without one that leads on, the end goes first, as before.
-        let plain = suggestions(7, false).fit().expect("some ways fit");
-        assert_ne!(
-            plain.calls.last().map(|c| c.value.as_str()),
-            Some("file:^go-modules/")
-        );
+        let plain = Suggestions::fitted(&narrowing(20, false), filters).expect("some fit");
+        assert_ne!(last(&plain), Some("file:^go-modules/"));
         // A kept way inside the list stays too (`repo:^go-toolchain$`, over a third of the
         // result, after the ways that cut more): the others before and after it go.
-        let mut both = suggestions(7, true);
-        both.calls[5].kept = true;
-        let kept = both.calls[5].value.clone();
-        let fitted = both.fit().expect("some ways fit");
-        assert!(fitted.calls.iter().any(|c| c.value == kept));
-        assert_eq!(
-            fitted.calls.last().map(|c| c.value.as_str()),
-            Some("file:^go-modules/")
-        );
+        let mut both = narrowing(20, true);
+        both.ways[15].kept = true;
+        let fitted = Suggestions::fitted(&both, filters).expect("some fit");
+        assert!(fitted.calls.iter().any(|c| c.results == 400 - 15));
+        assert_eq!(last(&fitted), Some("file:^go-modules/"));
         // A list that fits is left whole.
-        let short = suggestions(1, true).fit().expect("fits");
+        let short = Suggestions::fitted(&narrowing(1, true), filters).expect("fits");
         assert_eq!(short.calls.len(), 2);
+    }
+
+    /// The caller's query is said once, and a filter only a dropped way replaced goes back
+    /// into it: each call is still the base and what it adds.
+    #[test]
+    fn the_query_is_said_once_and_written_again_when_ways_are_dropped() {
+        use crate::zoekt::query::{and_filters, narrowing_filter};
+        // Languages, then a directory that replaces the caller's `file:^go-modules/`: too
+        // many to fit.
+        let said = |kept: bool| {
+            let mut n = narrowing(0, false);
+            n.ways = (0..30)
+                .map(|i| Narrow {
+                    by: NarrowBy::Language(format!("Language{i}")),
+                    items: 900 - i,
+                    kept: false,
+                })
+                .collect();
+            n.ways.push(Narrow {
+                by: NarrowBy::Directory {
+                    repo: None,
+                    dir: "go-modules/x/".into(),
+                },
+                items: 100,
+                kept,
+            });
+            Suggestions::fitted(&n, |ways| {
+                let filters: Vec<String> = ways.iter().map(narrowing_filter).collect();
+                let (base, added) = and_filters("err file:^go-modules/", &filters);
+                Some(Narrowed {
+                    arg: "query",
+                    base,
+                    added,
+                })
+            })
+            .expect("some fit")
+        };
+        // The directory dropped: nothing replaces the caller's filter, so the base holds it.
+        let dropped = said(false);
+        assert_eq!(dropped.base, "err file:^go-modules/");
+        assert_eq!(dropped.calls[0].added, "lang:Language0");
+        assert_eq!(dropped.value(0), "err file:^go-modules/ lang:Language0");
+        // The directory kept: the base leaves the filter out, and the languages keep it.
+        let kept = said(true);
+        assert_eq!(kept.base, "err");
+        assert_eq!(kept.calls[0].added, "file:^go-modules/ lang:Language0");
+        assert_eq!(kept.calls.last().unwrap().added, "file:^go-modules/x/");
+        assert!(kept.calls.len() < dropped.calls.len());
+        let json = serde_json::to_string(&serde_json::Map::from_iter(
+            kept.json().map(|(k, v)| (k.to_string(), v)),
+        ))
+        .unwrap();
+        assert!(
+            json.starts_with(r#"{"narrow":{"add":[["file:^go-modules/ lang:Language0",900],"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""count":"files_at_least","query":"err"}"#),
+            "{json}"
+        );
+        let text = kept.text();
+        assert!(
+            text.contains(
+                "; add one to query `err`:\n  file:^go-modules/ lang:Language0 \
+                 (at least 900 files)"
+            ),
+            "{text}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The `outputSchema` of a paged tool: exactly the shape `json.rs` and `layout.rs` write,
 //! stated with only what JSON Schema 2020-12 defines, and bounds instead of formats.
 
+use crate::engine::suggest::MAX_WAYS;
 use serde_json::{Map, Value, json};
 
 use super::item::{CellKind, Column, Grouping, ItemRow};
@@ -91,40 +92,34 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
               after the last item served.",
         ),
     );
-    let narrowed = |count: &str, about: &str| {
-        json!({"type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "The `query` argument to call the \
-                    same tool with: the caller's query and one filter."},
-                "filters": {"type": "string", "description": "The `filters` argument to call \
-                    the same tool with: the caller's filters and one more."},
-                count: {"type": "integer", "minimum": 1, "description": about},
-            },
-            "required": [count],
-            "minProperties": 2,
-            "maxProperties": 2,
-            "additionalProperties": false})
-    };
     properties.insert(
         "narrow".into(),
-        json!({"type": "array", "minItems": 1, "maxItems": 8,
-            "items": {"anyOf": [
-                narrowed("results", "Results the narrowed call holds."),
-                narrowed("results_about", "Results the narrowed call holds, about (see \
-                    narrow_note)."),
-                narrowed("results_at_least", "Results the narrowed call holds at least: those \
-                    counted (see narrow_note)."),
-                narrowed("files", "Files holding the narrowed call's results (each holds one \
-                    or more)."),
-                narrowed("files_about", "Files holding the narrowed call's results, about (see \
-                    narrow_note)."),
-                narrowed("files_at_least", "Files holding the narrowed call's results, at \
-                    least: those counted (see narrow_note)."),
-            ]},
+        json!({"type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What each narrowed call's `query` \
+                    starts with: call the same tool with `query` set to this, a space, and one \
+                    way's filter (`add`)."},
+                "filters": {"type": "string", "description": "What each narrowed call's \
+                    `filters` starts with (maybe empty): call the same tool with `filters` set \
+                    to this, a space, and one way's filter (`add`)."},
+                "add": {"type": "array", "minItems": 1, "maxItems": MAX_WAYS,
+                    "items": {"type": "array", "minItems": 2, "maxItems": 2,
+                        "items": {"type": ["string", "integer"], "minimum": 1}},
+                    "description": "The ways, best first: each `[filter, count]`, the filter \
+                        to add and how much of the result the narrowed call holds."},
+                "count": {"enum": ["results", "results_about", "results_at_least", "files",
+                    "files_about", "files_at_least"],
+                    "description": "What each way's count is: the narrowed call's results, or \
+                        the files holding them (each holds one or more); exact, about, or at \
+                        least those counted (see narrow_note)."},
+            },
+            "required": ["add", "count"],
+            "minProperties": 3,
+            "maxProperties": 3,
+            "additionalProperties": false,
             "description": "On a broad result's first page (and with count_only): ways to \
-                narrow it, best first, each a ready call of the same tool (the argument to \
-                set) with how much of the result it holds: its results, or the files holding \
-                them."}),
+                narrow it, each a ready call of the same tool, with how much of the result it \
+                holds: its results, or the files holding them."}),
     );
     properties.insert(
         "narrow_note".into(),

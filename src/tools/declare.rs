@@ -117,12 +117,17 @@ macro_rules! paged_args {
             $(
                 fn narrowed(
                     &self,
-                    by: &$crate::engine::tool::NarrowBy,
-                ) -> Option<(&'static str, String)> {
+                    ways: &[$crate::engine::tool::NarrowBy],
+                ) -> Option<$crate::engine::tool::Narrowed> {
                     let given = $crate::tools::shared::ArgText::arg_text(&self.$narrow);
-                    let filter = $crate::zoekt::query::narrowing_filter(by);
-                    let narrowed = $crate::zoekt::query::and_filter(given, &filter);
-                    Some((stringify!($narrow), narrowed))
+                    let filters: Vec<String> =
+                        ways.iter().map($crate::zoekt::query::narrowing_filter).collect();
+                    let (base, added) = $crate::zoekt::query::and_filters(given, &filters);
+                    Some($crate::engine::tool::Narrowed {
+                        arg: stringify!($narrow),
+                        base,
+                        added,
+                    })
                 }
             )?
         }

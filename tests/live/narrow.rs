@@ -133,15 +133,14 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
         let r = call(&client, b.tool, args.clone()).await;
         let sc = r.structured_content.clone().expect("structured content");
         let text = text(&r);
-        let narrow = sc
-            .get("narrow")
-            .and_then(Value::as_array)
-            .unwrap_or_else(|| panic!("{}: no narrow in {sc}", b.tool));
+        let narrow = narrow_ways(&sc).unwrap_or_else(|| panic!("{}: no narrow in {sc}", b.tool));
         assert!(narrow.len() >= 3, "{}: {narrow:?}", b.tool);
         assert!(
-            serde_json::to_string(&json!({"narrow": narrow, "narrow_note": sc["narrow_note"]}))
-                .unwrap()
-                .len()
+            serde_json::to_string(
+                &json!({"narrow": sc["narrow"], "narrow_note": sc["narrow_note"]})
+            )
+            .unwrap()
+            .len()
                 <= 600 + 20,
             "{}: suggestions over 600 characters",
             b.tool
@@ -149,17 +148,16 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
         let (files, matches) = raw_counts_capped(&url, &(b.raw)(""), b.capped).await;
         let original = if b.items_are_files { files } else { matches };
         for (rank, way) in narrow.iter().enumerate() {
-            let w = way.as_object().unwrap();
-            let (arg, value) = w
-                .iter()
-                .find(|(k, _)| !k.starts_with("results") && !k.starts_with("files"))
-                .expect("the argument to set");
-            let value = value.as_str().unwrap();
-            // The text says the same call.
-            let quoted = format!("{arg}={}", serde_json::to_string(value).unwrap());
+            let (arg, value) = (&way.arg, way.value.as_str());
+            // The text says the same call: what every way adds to, then this way's line.
+            let base = match way.base.as_str() {
+                "" => format!("; set {arg} to one:"),
+                base => format!("; add one to {arg} `{base}`:"),
+            };
+            let line = format!("\n  {} (", way.added);
             assert!(
-                text.contains(&quoted),
-                "{}: {quoted} not in the text",
+                text.contains(&base) && text.contains(&line),
+                "{}: {base} or {line} not in the text",
                 b.tool
             );
             // The same tool takes it and finds items.
@@ -189,8 +187,8 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
                 "files"
             };
             assert!(
-                w.keys().any(|k| k.starts_with(counted_unit)),
-                "{}: {way} counts {counted_unit}",
+                way.kind.starts_with(counted_unit),
+                "{}: {way:?} counts {counted_unit}",
                 b.tool
             );
             assert!(
@@ -207,21 +205,22 @@ async fn broad_results_suggest_ways_that_each_narrow_them() {
             }
             // Each count is what it says it is: raw Zoekt's files for the narrowed query.
             let key = |kind: &str| format!("{counted_unit}{kind}");
-            if let Some(exact) = w.get(&key("")).and_then(Value::as_u64) {
+            let said = |kind: &str| (way.kind == key(kind)).then_some(way.count);
+            if let Some(exact) = said("") {
                 assert_eq!(
                     exact, nf,
                     "{} {filter}: said {exact}, raw Zoekt {nf}",
                     b.tool
                 );
             }
-            if let Some(about) = w.get(&key("_about")).and_then(Value::as_u64) {
+            if let Some(about) = said("_about") {
                 assert!(
                     about * 3 >= nf * 2 && about * 2 <= nf * 3,
                     "{} {filter}: said about {about}, raw Zoekt {nf}",
                     b.tool
                 );
             }
-            if let Some(least) = w.get(&key("_at_least")).and_then(Value::as_u64) {
+            if let Some(least) = said("_at_least") {
                 assert!(
                     least <= nf,
                     "{} {filter}: said at least {least}, raw Zoekt {nf}",
@@ -249,19 +248,12 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
     )
     .await;
     let sc = r.structured_content.clone().unwrap();
-    let narrow = sc["narrow"].as_array().expect("count_only suggests");
+    let narrow = narrow_ways(&sc).expect("count_only suggests");
     assert!(narrow.len() >= 3, "{narrow:?}");
-    // count_only counts with the census: the files holding definitions, said so, and each
-    // count says what it is worth in its key.
+    // count_only counts with the census: the files holding definitions, said so, and what
+    // the counts are worth says so in `count`.
     let note = sc["narrow_note"].as_str().unwrap();
-    let key = narrow[0]
-        .as_object()
-        .unwrap()
-        .keys()
-        .find(|k| k.starts_with("files"))
-        .unwrap()
-        .clone();
-    match key.as_str() {
+    match narrow[0].kind.as_str() {
         "files" => assert_eq!(
             note,
             "Ways to narrow, with the files holding results in each"
@@ -269,7 +261,8 @@ async fn count_only_suggests_too_and_the_ceiling_warning_names_the_best_way() {
         "files_at_least" => assert!(note.contains("at least"), "{note}"),
         other => panic!("{other}"),
     }
-    let best = narrow[0]["query"].as_str().unwrap();
+    assert_eq!(narrow[0].arg, "query");
+    let best = narrow[0].value.as_str();
     let best_filter = best.strip_prefix("genSym ").unwrap();
     let ceiling = sc["warnings"]
         .as_array()
@@ -386,16 +379,13 @@ async fn walks_are_the_same_with_suggestions_on_and_off() {
 
 /// The `query` of each way of a page, with its count (the page's items are files: results).
 fn ways_with_counts(sc: &Value) -> Vec<(String, u64)> {
-    sc["narrow"]
-        .as_array()
+    narrow_ways(sc)
         .unwrap_or_else(|| panic!("no narrow in {sc}"))
-        .iter()
+        .into_iter()
         .map(|w| {
-            let query = w["query"].as_str().expect("a query way").to_string();
-            let count = w["results"]
-                .as_u64()
-                .unwrap_or_else(|| panic!("an exact count of results: {w}"));
-            (query, count)
+            assert_eq!(w.arg, "query", "a query way: {w:?}");
+            assert_eq!(w.kind, "results", "an exact count of results: {w:?}");
+            (w.value, w.count)
         })
         .collect()
 }

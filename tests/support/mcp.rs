@@ -273,6 +273,56 @@ pub fn flat_page(sc: &Value) -> Value {
     page
 }
 
+/// One suggested way to narrow a page (`narrow`), as the call it stands for.
+#[derive(Debug, Clone)]
+pub struct Way {
+    /// The argument to set (`query`, `filters`).
+    pub arg: String,
+    /// The part every way's value starts with.
+    pub base: String,
+    /// What this way adds to it.
+    pub added: String,
+    /// The argument's value: the base, a space, what it adds (either alone when the other
+    /// is empty), as the schema's description says a model writes it.
+    pub value: String,
+    /// How much of the result it holds.
+    pub count: u64,
+    /// What the count is: `results`, `files`, with `_about` or `_at_least`.
+    pub kind: String,
+}
+
+/// The ways to narrow `sc` suggests, best first; `None` when it has none.
+pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
+    let narrow = sc.get("narrow")?.as_object().expect("narrow is an object");
+    let (arg, base) = narrow
+        .iter()
+        .find(|(k, _)| *k != "add" && *k != "count")
+        .map(|(k, v)| (k.clone(), v.as_str().expect("the base").to_string()))
+        .expect("the argument to set");
+    let kind = narrow["count"].as_str().expect("count").to_string();
+    let ways = narrow["add"].as_array().expect("add");
+    Some(
+        ways.iter()
+            .map(|w| {
+                let added = w[0].as_str().expect("a filter").to_string();
+                let value = match (base.is_empty(), added.is_empty()) {
+                    (true, _) => added.clone(),
+                    (false, true) => base.clone(),
+                    (false, false) => format!("{base} {added}"),
+                };
+                Way {
+                    arg: arg.clone(),
+                    base: base.clone(),
+                    added,
+                    value,
+                    count: w[1].as_u64().expect("a count"),
+                    kind: kind.clone(),
+                }
+            })
+            .collect(),
+    )
+}
+
 pub fn page_sizes(pages: &[Value]) -> Vec<usize> {
     pages
         .iter()

@@ -59,35 +59,68 @@ fn repo_atom(repo: &Option<String>) -> String {
     }
 }
 
-/// `query` and `filter`, both to hold: the query in parentheses when it has a top-level `or`
+/// `base` then `added`, a space between when both say something.
+fn joined(base: &str, added: &str) -> String {
+    match (base.is_empty(), added.is_empty()) {
+        (true, _) => added.to_string(),
+        (false, true) => base.to_string(),
+        (false, false) => format!("{base} {added}"),
+    }
+}
+
+/// `query` and each of `filters` to hold, said once for all: the part of `query` every
+/// narrowed call keeps, and for each filter what follows it (the atoms of `query` that this
+/// filter keeps but another replaces, then the filter), so that each narrowed call is
+/// `base`, a space, then `added[i]` (either alone when the other is empty). The query goes in parentheses when it has a top-level `or`
 /// (Zoekt binds `a or b c` as `a or (b c)`). A filter the query already holds is not said
 /// twice, and a directory inside a `file:^DIR/` the query holds replaces it: the narrowed
 /// call reads as a refinement (`file:^go/src/runtime/`), not as
 /// `file:^go/src/ file:^go/src/runtime/`. Only in a query without `or` or parentheses, whose
-/// atoms all hold at once.
-pub fn and_filter(query: &str, filter: &str) -> String {
+/// atoms all hold at once. A query the pager cannot read is left out: each call is then its
+/// filter alone.
+pub fn and_filters(query: &str, filters: &[String]) -> (String, Vec<String>) {
     let Ok(tokens) = tokenize(query) else {
-        return filter.to_string();
+        return (String::new(), filters.to_vec());
     };
-    let added = tokenize(filter).unwrap_or_default();
     let has_or = tokens.iter().any(|t| t.eq_ignore_ascii_case("or"));
     let grouped = tokens
         .iter()
         .any(|t| !t.starts_with('"') && t.contains(['(', ')']));
-    let kept: Vec<&str> = if has_or || grouped {
-        tokens.iter().map(String::as_str).collect()
-    } else {
-        tokens
-            .iter()
-            .filter(|t| !added.contains(t) && !added.iter().any(|a| refines(a, t)))
-            .map(String::as_str)
-            .collect()
-    };
-    match (kept.join(" "), has_or) {
-        (q, _) if q.is_empty() => filter.to_string(),
-        (q, true) => format!("({q}) {filter}"),
-        (q, false) => format!("{q} {filter}"),
+    if tokens.is_empty() || has_or || grouped {
+        let base = match tokens.join(" ") {
+            q if has_or => format!("({q})"),
+            q => q,
+        };
+        return (base, filters.to_vec());
     }
+    // For each filter, which of the query's atoms it replaces (by index: a query may say an
+    // atom twice).
+    let replaced: Vec<Vec<bool>> = filters
+        .iter()
+        .map(|filter| {
+            let added = tokenize(filter).unwrap_or_default();
+            (tokens.iter())
+                .map(|t| added.contains(t) || added.iter().any(|a| refines(a, t)))
+                .collect()
+        })
+        .collect();
+    let by_any = |at: usize| replaced.iter().any(|r| r[at]);
+    let base: Vec<&str> = (0..tokens.len())
+        .filter(|&at| !by_any(at))
+        .map(|at| tokens[at].as_str())
+        .collect();
+    let added = filters
+        .iter()
+        .zip(&replaced)
+        .map(|(filter, mine)| {
+            let kept: Vec<&str> = (0..tokens.len())
+                .filter(|&at| by_any(at) && !mine[at])
+                .map(|at| tokens[at].as_str())
+                .collect();
+            joined(&kept.join(" "), filter)
+        })
+        .collect();
+    (base.join(" "), added)
 }
 
 /// `new` selects paths (or repositories) inside those `old` selects (`file:^a/b/` inside
@@ -212,6 +245,12 @@ mod tests {
     use super::*;
     use crate::zoekt::query::parse;
 
+    /// `query` narrowed by `filter` alone, as one query.
+    fn and_filter(query: &str, filter: &str) -> String {
+        let (base, added) = and_filters(query, &[filter.to_string()]);
+        joined(&base, &added[0])
+    }
+
     #[test]
     fn narrowing_filters_read_plainly_and_parse_as_their_atoms() {
         use crate::engine::suggest::{Initial, NarrowBy, Run};
@@ -323,6 +362,56 @@ mod tests {
         assert_eq!(and_filter("a or b", "lang:Go"), "(a or b) lang:Go");
         assert_eq!(and_filter("foo", "lang:Go"), "foo lang:Go");
         assert_eq!(and_filter("  ", "lang:Go"), "lang:Go");
+    }
+
+    #[test]
+    fn ways_said_once_for_all_are_the_calls_said_one_by_one() {
+        let filters: Vec<String> = [
+            r"file:^go-toolchain/src/net/",
+            "lang:Go",
+            r"file:^go-toolchain/src/[a-cA-C]",
+            "repo:^x$",
+        ]
+        .map(String::from)
+        .to_vec();
+        // The directory the query has is replaced by three ways and kept by one.
+        let q = r"func file:^go-toolchain/src/ main";
+        let (base, added) = and_filters(q, &filters);
+        assert_eq!(base, "func main");
+        assert_eq!(
+            added,
+            [
+                r"file:^go-toolchain/src/net/",
+                r"file:^go-toolchain/src/ lang:Go",
+                r"file:^go-toolchain/src/[a-cA-C]",
+                r"file:^go-toolchain/src/ repo:^x$",
+            ]
+        );
+        // Each is the one-by-one call, atom for atom (the query's atoms hold together).
+        for (filter, added) in filters.iter().zip(&added) {
+            let mut one: Vec<String> = tokenize(&and_filter(q, filter)).unwrap();
+            let mut all: Vec<String> = tokenize(&joined(&base, added)).unwrap();
+            one.sort();
+            all.sort();
+            assert_eq!(one, all, "{filter}");
+        }
+        // A filter the query holds already is said once, by the way that adds it.
+        let (base, added) = and_filters("a lang:Go", &["lang:Go".into(), "repo:^x$".into()]);
+        assert_eq!(
+            (base.as_str(), added),
+            ("a", vec!["lang:Go".into(), "lang:Go repo:^x$".to_string()])
+        );
+        // With `or`, the query is one group every way keeps; none replaces inside it.
+        let (base, added) = and_filters(r"a or b file:^x/", &[r"file:^x/y/".into()]);
+        assert_eq!(
+            (base.as_str(), added),
+            ("(a or b file:^x/)", vec![r"file:^x/y/".to_string()])
+        );
+        // No query (find_references' filters): the ways alone.
+        assert_eq!(
+            and_filters("", &["lang:Go".into()]),
+            (String::new(), vec!["lang:Go".to_string()])
+        );
     }
 
     #[test]

@@ -1163,8 +1163,8 @@ def report(a, out, failures, took, path):
           "top with the repository named), the part a model then "
           "walks or searches; **file**, the first call with the target on its page 1 or a total of "
           "90 or less (walkable). A miss on `directory` fails the check; `file` is reported: a "
-          "result of 100,000 items cannot be cut to one page in three calls of at most 8 ways "
-          "(8^3 = 512 parts).\n")
+          "result of 100,000 items cannot be cut to one page in three calls of at most 14 ways "
+          "(14^3 = 2,744 parts).\n")
         w("| corpus | target | tool | query | directory | file | path / why not |")
         w("|---|---|---|---|---|---|---|")
         for r in out["ms4"]:

@@ -65,17 +65,6 @@ pub struct Narrowed {
     pub added: Vec<String>,
 }
 
-impl Narrowed {
-    /// The argument's value for way `at`: the base and what it adds.
-    pub fn value(&self, at: usize) -> String {
-        match (self.base.as_str(), self.added[at].as_str()) {
-            ("", added) => added.to_string(),
-            (base, "") => base.to_string(),
-            (base, added) => format!("{base} {added}"),
-        }
-    }
-}
-
 /// A tool that answers with pages of items, as the engine sees it: the seam the engine
 /// declares and each paged tool implements. Every method declares; none runs a search.
 pub trait Tool: Send + Sync + 'static {

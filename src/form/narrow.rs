@@ -69,6 +69,7 @@ impl Suggestions {
         while !ways.is_empty() {
             let by: Vec<NarrowBy> = ways.iter().map(|w| w.by.clone()).collect();
             let Narrowed { arg, base, added } = narrowed(&by)?;
+            debug_assert_eq!(added.len(), ways.len(), "one added part a way");
             let said = Suggestions {
                 arg,
                 base,
@@ -96,12 +97,11 @@ impl Suggestions {
     /// The argument's value for call `at`: the base and what the call adds.
     #[cfg(test)]
     fn value(&self, at: usize) -> String {
-        Narrowed {
-            arg: self.arg,
-            base: self.base.clone(),
-            added: vec![self.calls[at].added.clone()],
+        match (self.base.as_str(), self.calls[at].added.as_str()) {
+            ("", added) => added.to_string(),
+            (base, "") => base.to_string(),
+            (base, added) => format!("{base} {added}"),
         }
-        .value(0)
     }
 
     /// What the counts are: the same words in both forms. Short, because it is counted in

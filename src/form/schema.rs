@@ -97,16 +97,18 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
         json!({"type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What each narrowed call's `query` \
-                    starts with: call the same tool with `query` set to this, a space, and one \
-                    way's filter (`add`)."},
+                    starts with (maybe empty): call the same tool with `query` set to this, a \
+                    space, and the first element of one entry of `add`."},
                 "filters": {"type": "string", "description": "What each narrowed call's \
                     `filters` starts with (maybe empty): call the same tool with `filters` set \
-                    to this, a space, and one way's filter (`add`)."},
+                    to this, a space, and the first element of one entry of `add`."},
                 "add": {"type": "array", "minItems": 1, "maxItems": MAX_WAYS,
                     "items": {"type": "array", "minItems": 2, "maxItems": 2,
-                        "items": {"type": ["string", "integer"], "minimum": 1}},
-                    "description": "The ways, best first: each `[filter, count]`, the filter \
-                        to add and how much of the result the narrowed call holds."},
+                        "items": {"anyOf": [{"type": "string"},
+                            {"type": "integer", "minimum": 1}]}},
+                    "description": "The ways, best first: each `[added, count]`, what the \
+                        narrowed call adds (its filter, with any of the caller's that another \
+                        way replaces) and how much of the result it holds."},
                 "count": {"enum": ["results", "results_about", "results_at_least", "files",
                     "files_about", "files_at_least"],
                     "description": "What each way's count is: the narrowed call's results, or \

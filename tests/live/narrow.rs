@@ -393,7 +393,7 @@ fn ways_with_counts(sc: &Value) -> Vec<(String, u64)> {
 #[tokio::test]
 async fn a_level_of_many_directories_is_covered_by_runs_of_names() {
     // One repository of the generated corpus: 36 directories pkg000/ to pkg035/ side by
-    // side, more than eight ways can name one by one.
+    // side, more than the list's ways can name one by one.
     let url = support::big_zoekt("a_level_of_many_directories_is_covered_by_runs_of_names");
     let client = spawn_stdio(&url, &[]).await;
     let base = "genSym repo:^gen-go-b$";

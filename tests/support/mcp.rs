@@ -294,6 +294,7 @@ pub struct Way {
 /// The ways to narrow `sc` suggests, best first; `None` when it has none.
 pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
     let narrow = sc.get("narrow")?.as_object().expect("narrow is an object");
+    assert_eq!(narrow.len(), 3, "one argument, add and count: {narrow:?}");
     let (arg, base) = narrow
         .iter()
         .find(|(k, _)| *k != "add" && *k != "count")

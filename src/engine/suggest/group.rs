@@ -1,7 +1,7 @@
 //! Groups of siblings by name: how a level of hundreds of repositories, directories or files
 //! is covered by a few ways.
 //!
-//! Eight ways cannot name 349 crates one by one, and the ones left out would be out of reach
+//! Fourteen ways cannot name 349 crates one by one, and the ones left out would be out of reach
 //! of a model that follows only the ways. Names sorted are cut into a few runs of about the
 //! same weight, each run written as one anchored regular expression: the names' common start
 //! and a class of the character after it (`file:^rust-crates/[p-rP-R]`, `repo:^python-3\.1`,

@@ -71,21 +71,23 @@ fn joined(base: &str, added: &str) -> String {
 /// `query` and each of `filters` to hold, said once for all: the part of `query` every
 /// narrowed call keeps, and for each filter what follows it (the atoms of `query` that this
 /// filter keeps but another replaces, then the filter), so that each narrowed call is
-/// `base`, a space, then `added[i]` (either alone when the other is empty). The query goes in parentheses when it has a top-level `or`
-/// (Zoekt binds `a or b c` as `a or (b c)`). A filter the query already holds is not said
-/// twice, and a directory inside a `file:^DIR/` the query holds replaces it: the narrowed
-/// call reads as a refinement (`file:^go/src/runtime/`), not as
-/// `file:^go/src/ file:^go/src/runtime/`. Only in a query without `or` or parentheses, whose
-/// atoms all hold at once. A query the pager cannot read is left out: each call is then its
-/// filter alone.
+/// `base`, a space, then `added[i]` (either alone when the other is empty). The query goes
+/// in parentheses when it has a top-level `or` (Zoekt binds `a or b c` as `a or (b c)`). A
+/// filter the query already holds is not said twice, and a directory inside a `file:^DIR/`
+/// the query holds replaces it: the narrowed call reads as a refinement
+/// (`file:^go/src/runtime/`), not as `file:^go/src/ file:^go/src/runtime/`. Only in a query
+/// without `or`, parentheses or a lone `-`, whose atoms all hold at once. A query the pager
+/// cannot read is left out: each call is then its filter alone.
 pub fn and_filters(query: &str, filters: &[String]) -> (String, Vec<String>) {
     let Ok(tokens) = tokenize(query) else {
         return (String::new(), filters.to_vec());
     };
     let has_or = tokens.iter().any(|t| t.eq_ignore_ascii_case("or"));
+    // A lone `-` negates the atom after it (Zoekt skips the space): no atom is moved or
+    // left out of such a query, as none is of a group.
     let grouped = tokens
         .iter()
-        .any(|t| !t.starts_with('"') && t.contains(['(', ')']));
+        .any(|t| t == "-" || (!t.starts_with('"') && t.contains(['(', ')'])));
     if tokens.is_empty() || has_or || grouped {
         let base = match tokens.join(" ") {
             q if has_or => format!("({q})"),
@@ -406,6 +408,12 @@ mod tests {
         assert_eq!(
             (base.as_str(), added),
             ("(a or b file:^x/)", vec![r"file:^x/y/".to_string()])
+        );
+        // A lone `-` negates the next atom: nothing moves around it.
+        let (base, added) = and_filters(r"- file:^a/ err", &[r"file:^a/b/".into()]);
+        assert_eq!(
+            (base.as_str(), added),
+            (r"- file:^a/ err", vec![r"file:^a/b/".to_string()])
         );
         // No query (find_references' filters): the ways alone.
         assert_eq!(

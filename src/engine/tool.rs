@@ -65,6 +65,16 @@ pub struct Narrowed {
     pub added: Vec<String>,
 }
 
+/// A narrowed call's value: `base`, a space, then `added` (either alone when the other is
+/// empty), as [`Narrowed`] says a ready call is written.
+pub fn narrowed_value(base: &str, added: &str) -> String {
+    match (base.is_empty(), added.is_empty()) {
+        (true, _) => added.to_string(),
+        (false, true) => base.to_string(),
+        (false, false) => format!("{base} {added}"),
+    }
+}
+
 /// A tool that answers with pages of items, as the engine sees it: the seam the engine
 /// declares and each paged tool implements. Every method declares; none runs a search.
 pub trait Tool: Send + Sync + 'static {

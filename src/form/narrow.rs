@@ -97,11 +97,7 @@ impl Suggestions {
     /// The argument's value for call `at`: the base and what the call adds.
     #[cfg(test)]
     fn value(&self, at: usize) -> String {
-        match (self.base.as_str(), self.calls[at].added.as_str()) {
-            ("", added) => added.to_string(),
-            (base, "") => base.to_string(),
-            (base, added) => format!("{base} {added}"),
-        }
+        crate::engine::tool::narrowed_value(&self.base, &self.calls[at].added)
     }
 
     /// What the counts are: the same words in both forms. Short, because it is counted in

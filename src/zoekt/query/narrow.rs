@@ -2,6 +2,7 @@
 //! reads as a refinement.
 
 use crate::engine::suggest::NarrowBy;
+use crate::engine::tool::narrowed_value;
 
 use super::{readable_regex, tokenize};
 
@@ -59,15 +60,6 @@ fn repo_atom(repo: &Option<String>) -> String {
     }
 }
 
-/// `base` then `added`, a space between when both say something.
-fn joined(base: &str, added: &str) -> String {
-    match (base.is_empty(), added.is_empty()) {
-        (true, _) => added.to_string(),
-        (false, true) => base.to_string(),
-        (false, false) => format!("{base} {added}"),
-    }
-}
-
 /// `query` and each of `filters` to hold, said once for all: the part of `query` every
 /// narrowed call keeps, and for each filter what follows it (the atoms of `query` that this
 /// filter keeps but another replaces, then the filter), so that each narrowed call is
@@ -106,9 +98,11 @@ pub fn and_filters(query: &str, filters: &[String]) -> (String, Vec<String>) {
                 .collect()
         })
         .collect();
-    let by_any = |at: usize| replaced.iter().any(|r| r[at]);
+    let by_any: Vec<bool> = (0..tokens.len())
+        .map(|at| replaced.iter().any(|r| r[at]))
+        .collect();
     let base: Vec<&str> = (0..tokens.len())
-        .filter(|&at| !by_any(at))
+        .filter(|&at| !by_any[at])
         .map(|at| tokens[at].as_str())
         .collect();
     let added = filters
@@ -116,10 +110,10 @@ pub fn and_filters(query: &str, filters: &[String]) -> (String, Vec<String>) {
         .zip(&replaced)
         .map(|(filter, mine)| {
             let kept: Vec<&str> = (0..tokens.len())
-                .filter(|&at| by_any(at) && !mine[at])
+                .filter(|&at| by_any[at] && !mine[at])
                 .map(|at| tokens[at].as_str())
                 .collect();
-            joined(&kept.join(" "), filter)
+            narrowed_value(&kept.join(" "), filter)
         })
         .collect();
     (base.join(" "), added)
@@ -250,7 +244,7 @@ mod tests {
     /// `query` narrowed by `filter` alone, as one query.
     fn and_filter(query: &str, filter: &str) -> String {
         let (base, added) = and_filters(query, &[filter.to_string()]);
-        joined(&base, &added[0])
+        narrowed_value(&base, &added[0])
     }
 
     #[test]
@@ -392,7 +386,7 @@ mod tests {
         // Each is the one-by-one call, atom for atom (the query's atoms hold together).
         for (filter, added) in filters.iter().zip(&added) {
             let mut one: Vec<String> = tokenize(&and_filter(q, filter)).unwrap();
-            let mut all: Vec<String> = tokenize(&joined(&base, added)).unwrap();
+            let mut all: Vec<String> = tokenize(&narrowed_value(&base, added)).unwrap();
             one.sort();
             all.sort();
             assert_eq!(one, all, "{filter}");

@@ -241,6 +241,56 @@ impl<T> Answer<T> {
         Arc::clone(census)
     }
 
+    /// The files of this answer that hold items, alone, as an answer of every file (it ran
+    /// out): what a census that carried a search's lines holds of that search
+    /// (`survey.rs`). Its statistics count those files and their matches only.
+    pub(crate) fn files_with_items(&self) -> Answer<T>
+    where
+        T: Clone,
+    {
+        let mut list = ItemList {
+            items: Vec::new(),
+            positions: Vec::new(),
+            files: Vec::new(),
+        };
+        let mut files = Vec::new();
+        let mut start = 0;
+        for (facts, span) in self.list.files.iter().zip(&self.files) {
+            let end = facts.item_end;
+            if end > start {
+                list.items.extend_from_slice(&self.list.items[start..end]);
+                list.positions
+                    .extend_from_slice(&self.list.positions[start..end]);
+                list.files.push(FileFacts {
+                    item_end: list.items.len(),
+                    ..facts.clone()
+                });
+                files.push(FileSpan {
+                    score: span.score,
+                    item_end: list.items.len(),
+                });
+            }
+            start = end;
+        }
+        let stats = SearchStats {
+            file_count: files.len() as u64,
+            match_count: list.files.iter().map(|f| u64::from(f.matches)).sum(),
+            ..self.stats
+        };
+        Answer {
+            zoekt_scores: files.iter().map(|f| f.score).collect(),
+            list: Arc::new(list),
+            files,
+            // Fewer files than asked: every file there is.
+            asked: u32::MAX,
+            cut_at_bytes: false,
+            stats,
+            fetched_at: self.fetched_at,
+            weight: 0,
+            census: OnceLock::new(),
+        }
+    }
+
     /// Zoekt's answer for `files` files, which this answer must cover.
     pub(crate) fn view(&self, files: u32) -> View {
         debug_assert!(self.covers(files));
@@ -376,6 +426,7 @@ mod tests {
             query: "q".into(),
             unit: crate::engine::census::CountUnit::Files,
             every_file_holds_items: true,
+            carries: None,
         }
     }
 

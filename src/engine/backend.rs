@@ -36,6 +36,12 @@ pub enum Shape {
     /// files hold the result (a census, `engine/census.rs`). Each file counts as one match
     /// toward the per-shard cap, so such a search reaches far more files than one of lines.
     NamesOnly,
+    /// A census that carries the files of another search with their lines: the query is
+    /// written `(LINES) or (type:file (NAMES))` (`zoekt::query::census_carrying`), so each
+    /// file `LINES` matches comes with its lines, exactly as that search alone returns it
+    /// (same lines, same score), and every other file `NAMES` matches comes by name alone.
+    /// `find_references` takes its definitions from its census this way (`engine/survey.rs`).
+    NamesCarryingLines,
 }
 
 /// A backend's answer: files in its rank order, best first, and what it says of the search.

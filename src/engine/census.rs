@@ -77,6 +77,23 @@ pub struct CensusQuery {
     /// Every file the query matches holds at least one item the tool keeps. `false` when the
     /// tool drops items the query cannot tell apart (`kinds`): counts are then about.
     pub every_file_holds_items: bool,
+    /// The query is written to carry the files of the tool's first search with their lines
+    /// ([`Shape::NamesCarryingLines`]): a first page takes that search's items from the
+    /// census when it is whole, and sends no request of its own for them.
+    ///
+    /// [`Shape::NamesCarryingLines`]: super::backend::Shape::NamesCarryingLines
+    pub carries: Option<Carried>,
+}
+
+/// What a census carrying the tool's first search asks for that search's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carried {
+    /// Context lines around each line, as the first search itself asks.
+    pub context_lines: u32,
+    /// The census query without the search it carries: what a census that only counts asks
+    /// (`count_only`), since carrying lines costs Zoekt more (`find_references main` on 678
+    /// repositories: 1.65 s against 1.1 s).
+    pub names_only: String,
 }
 
 impl CensusQuery {
@@ -86,6 +103,7 @@ impl CensusQuery {
             query: query.to_string(),
             unit: CountUnit::Results,
             every_file_holds_items: true,
+            carries: None,
         }
     }
 
@@ -96,6 +114,33 @@ impl CensusQuery {
             query: query.to_string(),
             unit: CountUnit::Files,
             every_file_holds_items,
+            carries: None,
+        }
+    }
+
+    /// The same census asked as `carrying`, a query that also carries the tool's first
+    /// search (written by `zoekt::query::census_carrying`), with `context_lines` around each
+    /// of its lines.
+    pub fn carrying_first_search(self, carrying: String, context_lines: u32) -> CensusQuery {
+        CensusQuery {
+            carries: Some(Carried {
+                context_lines,
+                names_only: self.query,
+            }),
+            query: carrying,
+            ..self
+        }
+    }
+
+    /// The same census, counting only: without the search it may carry.
+    pub fn names_only(self) -> CensusQuery {
+        match self.carries {
+            Some(carried) => CensusQuery {
+                query: carried.names_only,
+                carries: None,
+                ..self
+            },
+            None => self,
         }
     }
 }
@@ -268,6 +313,7 @@ mod tests {
             query: "q".into(),
             unit,
             every_file_holds_items: every,
+            carries: None,
         }
     }
 

@@ -4,9 +4,11 @@
 //! and the warnings for what the backend's answer left out, as values
 //! ([`Warning`], worded by the page's form).
 
+use std::sync::Arc;
+
 use super::BoxedFuture;
 use super::Pager;
-use super::answer::{Collectable, Flatten};
+use super::answer::{Answer, Collectable, Flatten};
 use super::backend::{Backend, RankedFile, Shape};
 use super::cache::AnswerKey;
 use super::error::Error;
@@ -101,6 +103,16 @@ impl<B: Backend> Pager<B> {
                 },
             )
         };
+        // The first search's answer, whole, from a census that carried it: its window is
+        // read from there as from an answer of Zoekt's (the same files, lines and scores),
+        // without a request of its own.
+        if number == 0
+            && let Some(first) = &want.first_search
+            && let Some(answer) = first.answer().await
+            && let Ok(answer) = answer.downcast::<Answer<T::Item>>()
+        {
+            return Ok(fetch::fetch(&spec, |_| std::future::ready(Ok(Arc::clone(&answer)))).await?);
+        }
         self.fetch_window(want, &spec, &flatten).await
     }
 

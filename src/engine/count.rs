@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::Pager;
 use super::backend::{Backend, BackendErrorKind};
-use super::census::CountUnit;
+use super::census::{CensusQuery, CountUnit};
 use super::cursor::RequestKey;
 use super::error::Error;
 use super::page::Page;
@@ -37,10 +37,14 @@ impl<B: Backend> Pager<B> {
         limit: u32,
         requests: &AtomicU32,
     ) -> Result<Page<T::Item>, Error> {
-        let census_query = T::census(plan);
+        // Counting only: a census carrying a search's lines would cost more for nothing.
+        let census_query = T::census(plan).map(CensusQuery::names_only);
         let census = async {
             match &census_query {
-                Some(q) => self.take_census(q, key, requests).await,
+                Some(q) => self
+                    .take_census::<T>(plan, q, key, requests)
+                    .await
+                    .map(|taken| taken.part),
                 None => None,
             }
         };
@@ -55,6 +59,7 @@ impl<B: Backend> Pager<B> {
             lookahead: limit as usize,
             requests,
             count: true,
+            first_search: None,
         };
         let (collected, census) = if counts_results {
             match census.await {

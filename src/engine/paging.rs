@@ -3,10 +3,14 @@
 //! settled against crashed shards), and the page is cut (`page.rs`); a cursor whose item
 //! moved further down asks for bigger windows, a few rounds at most. A first page sends its
 //! result's census (`census.rs`, `survey.rs`) beside its own window, and waits for it only
-//! when the page turns out to carry ways to narrow: a result that fits on a page pays
-//! nothing for it. `count_only` is answered in `count.rs`.
+//! when the page turns out to carry ways to narrow (a result that fits on a page pays
+//! nothing for it), or when it carries the tool's first search in place of that search's own
+//! request (`find_references`' definitions). `count_only` is answered in `count.rs`.
 
+use std::any::Any;
 use std::sync::Arc;
+
+use futures_util::FutureExt as _;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::BoxedFuture;
@@ -17,8 +21,9 @@ use super::cursor::{RequestKey, Scope};
 use super::error::{ArgumentError, Error};
 use super::page::{self, Page, Slice, Start};
 use super::suggest::{self, Narrowing};
+use super::survey::Taken;
 use super::text::Snippet;
-use super::tool::{Collected, PageArgs, PagedArgs, Tool, Want};
+use super::tool::{CarriedSearch, Collected, PageArgs, PagedArgs, Tool, Want};
 
 /// A page's collection on the heap: its items and where the page starts among them.
 type Collecting<'a, T> = BoxedFuture<'a, Result<(Collected<T>, Start), Error>>;
@@ -62,17 +67,36 @@ impl<B: Backend> Pager<B> {
             .flatten();
         let census = async {
             match &census_query {
-                Some(q) => self.take_census(q, &key, &requests).await,
+                Some(q) => self.take_census::<T>(&plan, q, &key, &requests).await,
                 None => None,
             }
         };
-        // Both on the heap, their types erased: a page's collection is a big future
+        // Shared, on the heap, its type erased: a page's collection is a big future
         // (find_references awaits two searches at once) and a worker thread's stack is small,
-        // and the compiler lays out every future that holds another.
-        let mut census: BoxedFuture<'_, Option<Arc<CensusPart>>> = Box::pin(census);
+        // and the compiler lays out every future that holds another. The collection waits
+        // for it too when it carries the tool's first search.
+        let census: BoxedFuture<'_, Option<Taken<T::Item>>> = Box::pin(census);
+        let mut census = census.shared();
+        let first_search = census_query
+            .as_ref()
+            .filter(|q| q.carries.is_some())
+            .map(|_| {
+                let census = census.clone();
+                let first: BoxedFuture<'_, Option<Arc<dyn Any + Send + Sync>>> =
+                    Box::pin(async move {
+                        let answer = census.await?.first_search?;
+                        Some(answer as Arc<dyn Any + Send + Sync>)
+                    });
+                first.shared()
+            });
         let mut taken = None;
-        let mut collect: Collecting<'_, T::Item> =
-            Box::pin(self.collect_page::<T>(&plan, &key, &slice, &requests));
+        let mut collect: Collecting<'_, T::Item> = Box::pin(self.collect_page::<T>(
+            &plan,
+            &key,
+            &slice,
+            &requests,
+            first_search.as_ref().map(|f| f as &dyn CarriedSearch),
+        ));
         let (collected, start) = loop {
             tokio::select! {
                 done = &mut collect => break done?,
@@ -85,7 +109,7 @@ impl<B: Backend> Pager<B> {
                 Some(c) => c,
                 None => census.await,
             };
-            narrowing_of(census, &collected, slice.needed())
+            narrowing_of(census.map(|c| c.part), &collected, slice.needed())
         } else {
             // Not waited for: dropping it drops its request.
             None
@@ -119,6 +143,7 @@ impl<B: Backend> Pager<B> {
         key: &RequestKey,
         slice: &Slice,
         requests: &AtomicU32,
+        first_search: Option<&dyn CarriedSearch>,
     ) -> Result<(Collected<T::Item>, Start), Error> {
         let mut needed = slice.needed();
         for round in 0..MAX_SEEK_ROUNDS {
@@ -129,6 +154,7 @@ impl<B: Backend> Pager<B> {
                 lookahead: slice.limit as usize,
                 requests,
                 count: false,
+                first_search,
             };
             let collected = self.collect_settled::<T>(plan, &want).await?;
             let start = page::locate(slice, &collected);
@@ -237,6 +263,17 @@ fn unfinished_counts<T>(mut collected: Collected<T>) -> Collected<T> {
             .max(collected.first + collected.len() as u64);
     }
     collected
+}
+
+/// The answer of a tool's first search that a census carries, on its way: shared by the
+/// page's collection and the page's own wait for the census.
+type FirstSearch<'a> =
+    futures_util::future::Shared<BoxedFuture<'a, Option<Arc<dyn Any + Send + Sync>>>>;
+
+impl CarriedSearch for FirstSearch<'_> {
+    fn answer(&self) -> BoxedFuture<'_, Option<Arc<dyn Any + Send + Sync>>> {
+        Box::pin(self.clone())
+    }
 }
 
 #[cfg(test)]

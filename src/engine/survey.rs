@@ -10,7 +10,15 @@
 //! wall time and [`GRACE`] leave no census: a census only adds suggestions, so it never fails
 //! or holds a page.
 //!
+//! A census may carry the tool's first search ([`CensusQuery::carries`],
+//! [`Shape::NamesCarryingLines`]): that search's files come with their lines, exactly as the
+//! search alone returns them. Whole, it holds every one of them, so a first page reads that
+//! search's window from it ([`Taken::first_search`], `collect.rs`) and sends one request fewer
+//! (`find_references`: usages and census, not definitions too). The page then waits for its
+//! census whatever its size, and asks the search on its own after a census it could not use.
+//!
 //! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly
+//! [`Shape::NamesCarryingLines`]: super::backend::Shape::NamesCarryingLines
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -23,6 +31,7 @@ use super::census::{CENSUS_FILES, CensusPart, CensusQuery};
 use super::config::Effort;
 use super::cursor::RequestKey;
 use super::fetch::WindowSpec;
+use super::tool::{Found, Tool};
 use super::window::Cut;
 use super::{BoxedFuture, Pager};
 
@@ -31,33 +40,65 @@ use super::{BoxedFuture, Pager};
 /// milliseconds to read), and a backend that ignores the wall time is not waited for.
 pub const GRACE: Duration = Duration::from_secs(2);
 
+/// A census taken: its counts, and the answer of the tool's first search it carried.
+#[derive(Debug)]
+pub(crate) struct Taken<T> {
+    /// The census's counts.
+    pub part: Arc<CensusPart>,
+    /// The first search's answer, whole: every file that search matches, with its items, as
+    /// a request of its own for every file would return them. `None` when the census carries
+    /// no search, or was not whole (cut by the backend's time or caps, or too big to read).
+    pub first_search: Option<Arc<Answer<T>>>,
+}
+
+impl<T> Clone for Taken<T> {
+    fn clone(&self) -> Self {
+        Taken {
+            part: Arc::clone(&self.part),
+            first_search: self.first_search.clone(),
+        }
+    }
+}
+
 impl<B: Backend> Pager<B> {
     /// The census of `census`'s query for `request`, from the window cache or one request
     /// (counted in `requests`); `None` when it failed, was too big to read or came too late.
-    pub(crate) async fn take_census(
+    /// A census that carries tool `T`'s first search turns that search's files into items
+    /// as the search would.
+    pub(crate) async fn take_census<T: Tool>(
         &self,
+        plan: &T::Plan,
         census: &CensusQuery,
         request: &RequestKey,
         requests: &AtomicU32,
-    ) -> Option<Arc<CensusPart>> {
+    ) -> Option<Taken<T::Item>> {
         let effort = self.census_effort();
         let spec = WindowSpec {
             query: &census.query,
             effort,
-            context_lines: 0,
-            shape: Shape::NamesOnly,
+            context_lines: census.carries.as_ref().map_or(0, |c| c.context_lines),
+            shape: match census.carries {
+                Some(_) => Shape::NamesCarryingLines,
+                None => Shape::NamesOnly,
+            },
             needed: usize::MAX,
             probe: usize::MAX,
             max_files: CENSUS_FILES,
             count: false,
         };
-        let flatten = |_: &RankedFile| vec![()];
+        // Only a carried search's files come with lines; every other file, by name, holds
+        // no item.
+        let carries = census.carries.is_some();
+        let flatten = |file: &RankedFile| match carries && !file.lines.is_empty() {
+            true => T::items(plan, Found::File { search: 0, file }),
+            false => Vec::new(),
+        };
         // On the heap, its type erased: the census runs inside a page's future, which the
         // compiler would otherwise lay out with every future this one holds.
-        let answer: BoxedFuture<'_, Result<Arc<Answer<()>>, BackendError>> = Box::pin(async {
+        let answer: BoxedFuture<'_, Result<Arc<Answer<T::Item>>, BackendError>> = Box::pin(async {
             match &self.cache {
                 Some(cache) => {
-                    let key = AnswerKey::new::<()>(request, &spec);
+                    let key = AnswerKey::new::<T::Item>(request, &spec);
                     cache
                         .answer(
                             self.backend.as_ref(),
@@ -86,7 +127,14 @@ impl<B: Backend> Pager<B> {
                 // The start of an answer too big to read counts some files of the result:
                 // a lower bound, like an answer Zoekt cut.
                 let cut = !Cut::of(&answer.stats, &effort).is_none() || answer.cut_at_bytes();
-                Some(answer.census(cut, census))
+                // Whole, it holds every file of the carried search, which a file of the census
+                // with lines is (`zoekt::query::census_carrying`).
+                let first_search = (carries && !cut && answer.ran_out())
+                    .then(|| Arc::new(answer.files_with_items()));
+                Some(Taken {
+                    part: answer.census(cut, census),
+                    first_search,
+                })
             }
             Ok(Err(e)) => {
                 tracing::debug!(error = %e, "the census failed: suggestions count the page's items");

@@ -279,6 +279,19 @@ pub(crate) struct Want<'a> {
     ///
     /// [`WindowSpec::count`]: super::fetch::WindowSpec::count
     pub(crate) count: bool,
+    /// The census on its way, when it carries the tool's first search (`survey.rs`): that
+    /// search's window is read from it, when it came whole, instead of asked for.
+    pub(crate) first_search: Option<&'a (dyn CarriedSearch + 'a)>,
+}
+
+/// The answer of a tool's first search that a census carries, on its way.
+pub(crate) trait CarriedSearch: Send + Sync + std::fmt::Debug {
+    /// The answer, whole (`None` when the census did not come whole), its item type erased
+    /// (an `Answer` of the tool's items): the page's collection waits for it beside the
+    /// page's own wait for the census.
+    fn answer(
+        &self,
+    ) -> super::BoxedFuture<'_, Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>>;
 }
 
 /// Every item a request needs for one page, in page order, with what is known of the rest.

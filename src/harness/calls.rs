@@ -89,6 +89,8 @@ pub enum ShapeAsk {
     WholeContent,
     /// [`Shape::NamesOnly`]: a census.
     NamesOnly,
+    /// [`Shape::NamesCarryingLines`]: a census carrying a search's lines.
+    NamesCarryingLines,
 }
 
 fn is_lines(shape: &ShapeAsk) -> bool {
@@ -101,6 +103,7 @@ impl From<Shape> for ShapeAsk {
             Shape::Lines => ShapeAsk::Lines,
             Shape::WholeContent => ShapeAsk::WholeContent,
             Shape::NamesOnly => ShapeAsk::NamesOnly,
+            Shape::NamesCarryingLines => ShapeAsk::NamesCarryingLines,
         }
     }
 }

@@ -103,7 +103,7 @@ impl PlayerHandle {
 
 /// Whether `ask` is a census, which timing alone decides is sent (see the module's words).
 fn is_census(ask: &Ask) -> bool {
-    matches!(ask, Ask::Search(s) if s.shape == ShapeAsk::NamesOnly)
+    matches!(ask, Ask::Search(s) if matches!(s.shape, ShapeAsk::NamesOnly | ShapeAsk::NamesCarryingLines))
 }
 
 /// What a question the recording lacks gets: an error that says so (the run goes on, and the

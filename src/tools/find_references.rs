@@ -131,9 +131,14 @@ impl Tool for FindReferences {
     }
 
     /// The files holding a definition or a usage: the usages query, which holds the
-    /// definitions' `sym:` atom too.
+    /// definitions' `sym:` atom too. It carries the definitions with their lines, so a first
+    /// page takes them from the census and asks Zoekt twice, not three times.
     fn census(plan: &Plan) -> Option<CensusQuery> {
-        Some(CensusQuery::files(&plan.usages, true))
+        let carrying = query::census_carrying(&plan.definitions, &plan.usages);
+        Some(
+            CensusQuery::files(&plan.usages, true)
+                .carrying_first_search(carrying, plan.context_lines),
+        )
     }
 }
 
@@ -484,6 +489,66 @@ mod tests {
         let page = pager.page::<FindReferences>(&args(10, None)).await.unwrap();
         let columns: Vec<u32> = page.items.iter().map(|i| i.column).collect();
         assert_eq!(columns, [17, 6, 6, 5, 11, 6, 9, 2, 8, 6]);
+    }
+
+    #[tokio::test]
+    async fn a_first_page_takes_the_definitions_from_its_census_in_two_requests() {
+        let q = query::references_queries("get", FILTERS).unwrap();
+        let census = query::census_carrying(&q.definitions, &q.usages);
+        let pager = Pager::new(fixture(), PagerConfig::default());
+        let page = pager.page::<FindReferences>(&args(5, None)).await.unwrap();
+        assert_eq!(facts(&page.items), EXPECTED[..5]);
+        // The usages' window and the census, which carried the definitions: no request of
+        // the definitions' own.
+        assert_eq!(page.zoekt_requests, 2);
+        assert!(pager.backend().files_asked(&q.definitions).is_empty());
+        assert_eq!(pager.backend().censuses_asked(&census), 1);
+        // The same page, total and cursor as without suggestions, which asks the
+        // definitions' own window.
+        let plain = Pager::new(
+            fixture(),
+            PagerConfig {
+                suggest_filters: false,
+                ..PagerConfig::default()
+            },
+        );
+        let alone = plain.page::<FindReferences>(&args(5, None)).await.unwrap();
+        assert_eq!(plain.backend().files_asked(&q.definitions).len(), 1);
+        assert_eq!(facts(&alone.items), facts(&page.items));
+        assert_eq!(
+            (alone.total, alone.next_cursor.clone(), alone.complete),
+            (page.total, page.next_cursor.clone(), page.complete)
+        );
+        // The walk goes on from that cursor exactly.
+        let mut cursor = page.next_cursor.clone();
+        let mut rest = Vec::new();
+        while let Some(c) = cursor {
+            let next = pager
+                .page::<FindReferences>(&args(5, Some(c)))
+                .await
+                .unwrap();
+            rest.extend(next.items);
+            cursor = next.next_cursor;
+        }
+        assert_eq!(facts(&rest), EXPECTED[5..]);
+    }
+
+    /// A census later than its wall time and the grace: the definitions are asked for on
+    /// their own once it is given up, and the page is the same.
+    #[tokio::test(start_paused = true)]
+    async fn a_census_too_late_leaves_the_definitions_to_their_own_request() {
+        let q = query::references_queries("get", FILTERS).unwrap();
+        let backend = fixture();
+        backend.slow_census(std::time::Duration::from_secs(60));
+        let pager = Pager::new(backend, PagerConfig::default());
+        let started = tokio::time::Instant::now();
+        let page = pager.page::<FindReferences>(&args(5, None)).await.unwrap();
+        assert_eq!(facts(&page.items), EXPECTED[..5]);
+        assert_eq!(pager.backend().files_asked(&q.definitions).len(), 1);
+        assert!(page.total.exact);
+        // Given up after its wall time and a grace, never its whole 60 s.
+        let wall = std::time::Duration::from_millis(PagerConfig::default().census_wall_time_ms);
+        assert!((wall..wall * 2).contains(&started.elapsed()));
     }
 
     #[tokio::test]

@@ -153,11 +153,12 @@ fn without_json_api(e: ZoektError, why: &str) -> ZoektError {
 /// The query Zoekt is sent for a search: the search's own, or for a census of its files
 /// ([`Shape::NamesOnly`]) that query under `type:file`, which Zoekt lifts over the whole
 /// expression (`type:file a or b` reports each file of `a or b` once, by name). The same
-/// text goes over either transport (the gRPC parser reads it as Zoekt's parser does).
+/// text goes over either transport (the gRPC parser reads it as Zoekt's parser does). A census
+/// carrying lines ([`Shape::NamesCarryingLines`]) is written whole by its caller.
 fn query_text(search: &FileSearch) -> String {
     match search.shape {
         Shape::NamesOnly => format!("type:file {}", search.query),
-        Shape::Lines | Shape::WholeContent => search.query.clone(),
+        Shape::Lines | Shape::WholeContent | Shape::NamesCarryingLines => search.query.clone(),
     }
 }
 

@@ -323,6 +323,19 @@ pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQuerie
     })
 }
 
+/// A census of the files `names` matches that carries the files `lines` matches with their
+/// lines ([`Shape::NamesCarryingLines`]): `(lines) or (type:file (names))`. Zoekt lifts a
+/// `type:` over the list it stands in, here `names` alone, and gathers a file's matches from
+/// each branch that matched it but the `type:file` one; so a file `lines` matches comes with
+/// exactly the lines and the score that `lines` alone gives it (measured on real corpora:
+/// the same files, lines and scores for `find_references`' definitions), and any other by
+/// name. `lines`' files must be among `names`', or the census counts files outside the result.
+///
+/// [`Shape::NamesCarryingLines`]: crate::engine::backend::Shape::NamesCarryingLines
+pub fn census_carrying(lines: &str, names: &str) -> String {
+    format!("({lines}) or (type:file ({names}))")
+}
+
 fn single_pattern(patterns: Vec<String>) -> Result<String, QueryError> {
     match patterns.len() {
         0 => Err(QueryError::MissingPattern),

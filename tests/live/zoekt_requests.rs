@@ -214,3 +214,60 @@ async fn context_lines_are_sent_and_bounded() {
     assert_eq!(e.code, zoekt_pager::ErrorCode::InvalidArgument);
     assert!(m.new_searches().is_empty(), "rejected before any call");
 }
+
+/// find_references' census carries its definitions (`(DEFS) or (type:file (USAGES))`): its
+/// first page asks Zoekt for the usages' window and that census, and nothing for the
+/// definitions alone; the page is the one asked with suggestions off, which asks the
+/// definitions' own window.
+#[tokio::test]
+async fn a_references_first_page_takes_its_definitions_from_the_census() {
+    let m = support::Tap::start(&support::fixture_zoekt(
+        "a_references_first_page_takes_its_definitions_from_the_census",
+    ))
+    .await;
+    let p = support::json_pager(&m.url());
+    let defs = r"case:yes sym:^get$";
+    let usages = r"case:yes (sym:^get$ or content:\bget\b)";
+    let first = p
+        .references("get", "", &support::first_page(30))
+        .await
+        .unwrap();
+    let mut asked: Vec<(String, u64)> = m
+        .new_searches()
+        .iter()
+        .map(|r| {
+            (
+                r["Q"].as_str().unwrap().to_string(),
+                opt(r, "MaxDocDisplayCount"),
+            )
+        })
+        .collect();
+    asked.sort();
+    assert_eq!(first.zoekt_requests, 2, "{asked:?}");
+    assert_eq!(
+        asked,
+        [
+            (format!("({defs}) or (type:file ({usages}))"), 40_000),
+            (usages.to_string(), 34),
+        ]
+    );
+    // The fixture's facts: the four definitions of `get` first, then usages.
+    assert_eq!(first.total.value, 37);
+    let plain = support::json_pager_with(&m.url(), windows_only());
+    let alone = plain
+        .references("get", "", &support::first_page(30))
+        .await
+        .unwrap();
+    let asked: Vec<String> = m
+        .new_searches()
+        .iter()
+        .map(|r| r["Q"].as_str().unwrap().to_string())
+        .collect();
+    assert!(asked.iter().any(|q| q == defs), "{asked:?}");
+    assert_eq!(
+        serde_json::to_value(&alone.items).unwrap(),
+        serde_json::to_value(&first.items).unwrap()
+    );
+    assert_eq!(alone.next_cursor, first.next_cursor);
+    assert_eq!(alone.total, first.total);
+}

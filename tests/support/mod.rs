@@ -359,15 +359,14 @@ impl Tap {
 }
 
 /// Whether a JSON search request is a census: a search of names only (`type:file`, the one
-/// atom a tool never builds) under the census's own wall time (at most 3 s: less when the
+/// atom a tool never builds; `find_references`' census carries its definitions, `(DEFS) or
+/// (type:file (USAGES))`) under the census's own wall time (at most 3 s: less when the
 /// pager's wall time is less). A listing of names (`list_tree`) is names only too, but a
 /// page's own search, under the page's wall time (10 s unless a test lowers it).
 pub fn is_census(request: &serde_json::Value) -> bool {
     let census_wall_ns = PagerConfig::default().census_wall_time_ms * 1_000_000;
-    request["Q"]
-        .as_str()
-        .unwrap_or("")
-        .starts_with("type:file ")
+    let q = request["Q"].as_str().unwrap_or("");
+    (q.starts_with("type:file ") || q.contains(") or (type:file ("))
         && request["Opts"]["MaxWallTime"]
             .as_u64()
             .is_some_and(|ns| ns <= census_wall_ns)

@@ -149,7 +149,7 @@ impl FakeBackend {
     pub(crate) fn files_asked(&self, query: &str) -> Vec<u32> {
         self.requests()
             .iter()
-            .filter(|s| s.query == query && s.shape != Shape::NamesOnly)
+            .filter(|s| s.query == query && !is_census(s.shape))
             .map(|s| s.max_files)
             .collect()
     }
@@ -159,14 +159,14 @@ impl FakeBackend {
     pub(crate) fn line_searches(&self) -> usize {
         self.requests()
             .iter()
-            .filter(|s| s.shape != Shape::NamesOnly)
+            .filter(|s| !is_census(s.shape))
             .count()
     }
 
     /// The answer to `search`, unrecorded.
     async fn answer(&self, search: &FileSearch) -> Result<RankedFiles, BackendError> {
         let mut delay = *self.delay.lock().expect("delay lock");
-        if search.shape == Shape::NamesOnly {
+        if is_census(search.shape) {
             delay += *self.census_delay.lock().expect("delay lock");
         }
         if !delay.is_zero() {
@@ -174,7 +174,7 @@ impl FakeBackend {
         }
         let failure = *self.failure.lock().expect("failure lock");
         let failure = failure.filter(|_| {
-            search.shape != Shape::NamesOnly || !*self.census_heals.lock().expect("failure lock")
+            !is_census(search.shape) || !*self.census_heals.lock().expect("failure lock")
         });
         // `max_files` 0 asks for every file: more than any bound.
         let asks_more = |over: u32| search.max_files == 0 || search.max_files > over;
@@ -186,7 +186,7 @@ impl FakeBackend {
             });
         }
         // Crashes are the pages' own searches' (a census beside them would take one at random).
-        if search.shape != Shape::NamesOnly {
+        if !is_census(search.shape) {
             let mut crash = self.crash_next.lock().expect("crash lock");
             if *crash > 0 {
                 *crash -= 1;
@@ -200,18 +200,54 @@ impl FakeBackend {
                 });
             }
         }
-        let (mut files, cut) = self
-            .results
-            .lock()
-            .expect("results lock")
-            .get(&search.query)
-            .cloned()
-            .unwrap_or_default();
-        if search.shape == Shape::NamesOnly {
+        let results = |query: &str| {
+            self.results
+                .lock()
+                .expect("results lock")
+                .get(query)
+                .cloned()
+                .unwrap_or_default()
+        };
+        // A census carrying a search's lines, `(L) or (type:file (N))`, is answered as Zoekt
+        // answers it: N's files by name, but L's with their lines and score.
+        let carried = (search.shape == Shape::NamesCarryingLines)
+            .then(|| {
+                let (lines, names) = search
+                    .query
+                    .strip_prefix('(')?
+                    .split_once(") or (type:file (")?;
+                Some((lines.to_string(), names.strip_suffix("))")?.to_string()))
+            })
+            .flatten();
+        let (mut files, mut cut) = match &carried {
+            Some((_, names)) => results(names),
+            None => results(&search.query),
+        };
+        if is_census(search.shape) {
             // Each file once, by name: a file-name match and no lines, one match each.
             for f in &mut files {
                 f.lines.clear();
                 f.path_matched = true;
+            }
+        }
+        if let Some((lines, _)) = &carried {
+            // One search: what cut either query cuts it.
+            let (lines, lines_cut) = results(lines);
+            cut = SearchStats {
+                shards_skipped: cut.shards_skipped.max(lines_cut.shards_skipped),
+                files_skipped: cut.files_skipped.max(lines_cut.files_skipped),
+                crashes: cut.crashes.max(lines_cut.crashes),
+                duration_ms: cut.duration_ms.max(lines_cut.duration_ms),
+                missing_backends: cut.missing_backends | lines_cut.missing_backends,
+                ..cut
+            };
+            for l in lines {
+                if let Some(f) = files
+                    .iter_mut()
+                    .find(|f| (&f.repo, &f.path) == (&l.repo, &l.path))
+                {
+                    *f = l;
+                }
             }
         }
         let stats = SearchStats {
@@ -242,7 +278,7 @@ impl FakeBackend {
     pub(crate) fn censuses_asked(&self, query: &str) -> usize {
         self.requests()
             .iter()
-            .filter(|s| s.query == query && s.shape == Shape::NamesOnly)
+            .filter(|s| s.query == query && is_census(s.shape))
             .count()
     }
 }
@@ -354,4 +390,9 @@ pub(crate) fn file(lines: Vec<MatchedLine>) -> RankedFile {
         lines,
         ..Default::default()
     }
+}
+
+/// Whether a search of `shape` is a census (of names only, or carrying a search's lines).
+fn is_census(shape: Shape) -> bool {
+    matches!(shape, Shape::NamesOnly | Shape::NamesCarryingLines)
 }

@@ -150,6 +150,7 @@ impl<T> Answer<T> {
                 language: f.language.clone(),
                 item_end: list.items.len(),
                 matches: clamp_u32(f.lines.len() + usize::from(f.path_matched)),
+                with_lines: !f.lines.is_empty(),
             });
         }
         Answer {
@@ -230,7 +231,8 @@ impl<T> Answer<T> {
         &self.list
     }
 
-    /// The census this answer, a names-only search of `query`'s census query, holds
+    /// The census this answer, a search of names of `query`'s census query (maybe carrying a
+    /// search's lines), holds
     /// (`census.rs`): every file it returned, each once. `cut`: Zoekt's statistics say it left
     /// files unsearched. Worked out once: a cached census serves every first page and count
     /// of its request.
@@ -241,10 +243,11 @@ impl<T> Answer<T> {
         Arc::clone(census)
     }
 
-    /// The files of this answer that hold items, alone, as an answer of every file (it ran
-    /// out): what a census that carried a search's lines holds of that search
-    /// (`survey.rs`). Its statistics count those files and their matches only.
-    pub(crate) fn files_with_items(&self) -> Answer<T>
+    /// The files of this answer that came with lines, alone, as an answer of every file (it
+    /// ran out): what a census that carried a search's lines holds of that search, the same
+    /// files, items and statistics as that search's own answer for every file (`survey.rs`).
+    /// A file with lines and no items stays, as in that answer.
+    pub(crate) fn files_with_lines(&self) -> Answer<T>
     where
         T: Clone,
     {
@@ -257,7 +260,7 @@ impl<T> Answer<T> {
         let mut start = 0;
         for (facts, span) in self.list.files.iter().zip(&self.files) {
             let end = facts.item_end;
-            if end > start {
+            if facts.with_lines {
                 list.items.extend_from_slice(&self.list.items[start..end]);
                 list.positions
                     .extend_from_slice(&self.list.positions[start..end]);
@@ -272,16 +275,20 @@ impl<T> Answer<T> {
             }
             start = end;
         }
+        // Zoekt's statistics of that search: its files and their matches, nothing skipped
+        // (the census was whole), and no file found twice (a census that found one twice is
+        // not carried: `survey.rs`).
         let stats = SearchStats {
             file_count: files.len() as u64,
             match_count: list.files.iter().map(|f| u64::from(f.matches)).sum(),
+            shared_backends: 0,
             ..self.stats
         };
         Answer {
             zoekt_scores: files.iter().map(|f| f.score).collect(),
             list: Arc::new(list),
             files,
-            // Fewer files than asked: every file there is.
+            // More than it holds: every file there is.
             asked: u32::MAX,
             cut_at_bytes: false,
             stats,
@@ -428,6 +435,51 @@ mod tests {
             every_file_holds_items: true,
             carries: None,
         }
+    }
+
+    /// What a census carried of a search: the files with lines, with their items and
+    /// Zoekt's statistics for them alone, a file with lines and no items included (the
+    /// search's own answer holds it too); the files by name alone, left out.
+    #[test]
+    fn the_files_with_lines_of_a_census_are_the_carried_searchs_answer() {
+        let mut by_name = file("r", "n.go", 9.0, 0);
+        by_name.path_matched = true;
+        let census = Answer::new(
+            &RankedFiles {
+                files: vec![
+                    file("r", "a.go", 5.0, 2),
+                    by_name,
+                    file("r", "b.go", 7.0, 1),
+                    file("r", "c.go", 6.0, 3),
+                ],
+                stats: SearchStats {
+                    file_count: 4,
+                    match_count: 7,
+                    shared_backends: 1,
+                    ..Default::default()
+                },
+                cut_at_bytes: false,
+            },
+            40_000,
+            // c.go's lines are none of the tool's items.
+            |f| match f.path.as_str() {
+                "c.go" => Vec::new(),
+                _ => (0..f.lines.len() as u32).collect(),
+            },
+        );
+        let carried = census.files_with_lines();
+        let paths: Vec<&str> = carried.list.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["b.go", "c.go", "a.go"]);
+        assert_eq!(carried.list.items, [0, 0, 1]);
+        assert_eq!(
+            (
+                carried.stats.file_count,
+                carried.stats.match_count,
+                carried.stats.shared_backends
+            ),
+            (3, 6, 0)
+        );
+        assert!(carried.ran_out() && carried.covers(u32::MAX));
     }
 
     #[test]

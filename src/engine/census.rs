@@ -159,6 +159,11 @@ pub struct FileFacts {
     /// The backend's matches in the file (its matching lines, and the file name when that
     /// matched), the unit of its own match count.
     pub matches: u32,
+    /// The file came with matching lines, not by its name alone: in a census carrying a
+    /// search, a file of that search ([`Answer::files_with_lines`]).
+    ///
+    /// [`Answer::files_with_lines`]: super::answer::Answer::files_with_lines
+    pub with_lines: bool,
 }
 
 /// A census of a result: its files, and what their counts are worth.
@@ -304,6 +309,7 @@ mod tests {
                 language: "Go".into(),
                 item_end: i + 1,
                 matches: 1,
+                with_lines: true,
             })
             .collect()
     }

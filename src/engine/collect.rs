@@ -105,13 +105,24 @@ impl<B: Backend> Pager<B> {
         };
         // The first search's answer, whole, from a census that carried it: its window is
         // read from there as from an answer of Zoekt's (the same files, lines and scores),
-        // without a request of its own.
+        // without a request of its own. Not when it holds --max-window files or more: a
+        // window at that cap serves the tied files at its edge from Zoekt's answer for exactly
+        // that many files, which a bigger answer does not hold.
         if number == 0
             && let Some(first) = &want.first_search
             && let Some(answer) = first.answer().await
-            && let Ok(answer) = answer.downcast::<Answer<T::Item>>()
         {
-            return Ok(fetch::fetch(&spec, |_| std::future::ready(Ok(Arc::clone(&answer)))).await?);
+            let answer = answer.downcast::<Answer<T::Item>>();
+            debug_assert!(
+                answer.is_ok(),
+                "a census carries the answer of its own tool"
+            );
+            if let Ok(answer) = answer
+                && answer.file_count() < spec.max_files as usize
+            {
+                let read = |_| std::future::ready(Ok(Arc::clone(&answer)));
+                return Ok(fetch::fetch(&spec, read).await?);
+            }
         }
         self.fetch_window(want, &spec, &flatten).await
     }

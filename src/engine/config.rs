@@ -22,8 +22,10 @@ pub struct PagerConfig {
     #[serde(default = "suggest_filters_default")]
     pub suggest_filters: bool,
     /// How long a census of a broad result may take Zoekt (milliseconds, at most
-    /// --max-wall-time-ms): the most it may hold a first page beyond the page's own search.
-    /// A census Zoekt cuts at this time counts what it reached, as lower bounds.
+    /// --max-wall-time-ms): the most it may hold a first page beyond the page's own search
+    /// (with `find_references`, whose census carries its definitions, beyond the
+    /// definitions' own search when it cut them). A census Zoekt cuts at this time counts
+    /// what it reached, as lower bounds.
     #[serde(default = "census_wall_time_default")]
     pub census_wall_time_ms: u64,
     /// Largest number of files asked of Zoekt in one request (MaxDocDisplayCount ceiling).

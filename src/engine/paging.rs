@@ -60,7 +60,8 @@ impl<B: Backend> Pager<B> {
             return self.count::<T>(&plan, &key, slice.limit, &requests).await;
         }
         // The census goes out with the page's own first window, so that a broad first page
-        // waits for the slower of the two, not for both one after the other.
+        // waits for the slower of the two, not for both one after the other (but for a search
+        // the census carries and could not give whole: `survey.rs`).
         let census_query = self
             .suggests(slice.offset, slice.limit, None)
             .then(|| T::census(&plan))

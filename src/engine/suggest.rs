@@ -785,6 +785,7 @@ mod tests {
             language: "Markdown".into(),
             item_end: 0,
             matches: 1,
+            with_lines: false,
         };
         let (a, b) = (facts("docs/a.md"), facts("docs/b.md"));
         let n = narrowing(&c, &[(&a, 1), (&b, 1)]).expect("ways");

@@ -8,14 +8,18 @@
 //! walk's `count_only` and a first page asked again find it there, and concurrent identical
 //! first pages share it. An answer too big to read, an error, or an answer later than the
 //! wall time and [`GRACE`] leave no census: a census only adds suggestions, so it never fails
-//! or holds a page.
+//! a page, and holds one at most its wall time and the grace.
 //!
 //! A census may carry the tool's first search ([`CensusQuery::carries`],
 //! [`Shape::NamesCarryingLines`]): that search's files come with their lines, exactly as the
 //! search alone returns them. Whole, it holds every one of them, so a first page reads that
 //! search's window from it ([`Taken::first_search`], `collect.rs`) and sends one request fewer
 //! (`find_references`: usages and census, not definitions too). The page then waits for its
-//! census whatever its size, and asks the search on its own after a census it could not use.
+//! census whatever its size, and asks the search on its own after a census it could not use:
+//! one cut by the backend's time (or too late) puts that request after it, so such a page
+//! takes the census's wall time and then the search's own time. A count counts with names
+//! alone ([`CensusQuery::names_only`]): it does not take the first page's census from the
+//! cache, but costs the backend less.
 //!
 //! [`Shape::NamesOnly`]: super::backend::Shape::NamesOnly
 //! [`Shape::NamesCarryingLines`]: super::backend::Shape::NamesCarryingLines
@@ -87,7 +91,8 @@ impl<B: Backend> Pager<B> {
             count: false,
         };
         // Only a carried search's files come with lines; every other file, by name, holds
-        // no item.
+        // no item. (The cache keys answers by shape too: this one, flattened into the tool's
+        // items, never serves a page's window.)
         let carries = census.carries.is_some();
         let flatten = |file: &RankedFile| match carries && !file.lines.is_empty() {
             true => T::items(plan, Found::File { search: 0, file }),
@@ -128,9 +133,11 @@ impl<B: Backend> Pager<B> {
                 // a lower bound, like an answer Zoekt cut.
                 let cut = !Cut::of(&answer.stats, &effort).is_none() || answer.cut_at_bytes();
                 // Whole, it holds every file of the carried search, which a file of the census
-                // with lines is (`zoekt::query::census_carrying`).
-                let first_search = (carries && !cut && answer.ran_out())
-                    .then(|| Arc::new(answer.files_with_items()));
+                // with lines is (`zoekt::query::census_carrying`). A file two backends of a
+                // fan-out both returned is counted in Zoekt's statistics as a page's own
+                // search would not be: that search is asked on its own then.
+                let whole = !cut && answer.ran_out() && answer.stats.shared_backends == 0;
+                let first_search = (carries && whole).then(|| Arc::new(answer.files_with_lines()));
                 Some(Taken {
                     part: answer.census(cut, census),
                     first_search,
@@ -315,6 +322,30 @@ mod tests {
         let p = Pager::new(b, PagerConfig::default());
         let page = p.page::<LineTool>(&args(false)).await.unwrap();
         assert_eq!(page.narrowing.as_ref().unwrap().counts, CountKind::AtLeast);
+    }
+
+    /// A census under the pages' own effort (their wall time no longer than the census's)
+    /// has the key of their windows but for its shape: kept in the cache, it never serves a
+    /// page, whose items it does not hold.
+    #[tokio::test]
+    async fn a_census_kept_in_the_cache_never_serves_a_pages_window() {
+        use crate::engine::cache::WindowCache;
+        use crate::engine::config::CacheConfig;
+        let mut cfg = PagerConfig::default();
+        cfg.effort.max_wall_time_ms = cfg.census_wall_time_ms;
+        let p = Pager::new(backend(3000), cfg).with_cache(WindowCache::new(&CacheConfig::DEFAULT));
+        let first = p.page::<LineTool>(&args(false)).await.unwrap();
+        assert_eq!(first.count, 30);
+        assert!(first.narrowing.is_some());
+        let second = p
+            .page::<LineTool>(&LineArgs {
+                cursor: first.next_cursor.clone(),
+                ..args(false)
+            })
+            .await
+            .unwrap();
+        assert_eq!(second.count, 30);
+        assert!(second.items.iter().all(|i| !first.items.contains(i)));
     }
 
     #[tokio::test]

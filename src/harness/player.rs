@@ -7,7 +7,10 @@
 //!
 //! A census (a search of names only) is the exception on both sides. It goes out beside a
 //! first page's window and is dropped, answered or not, when the page turns out to need
-//! none: whether it reached the backend is timing, when recording and when replaying. So a
+//! none: whether it reached the backend is timing, when recording and when replaying. (A
+//! census that carries a page's first search, `find_references`', is always waited for; a
+//! recording that lacks it replays that search's own request instead, and the page is the
+//! same.) So a
 //! census the recording lacks gets the error but is not reported (a page that needed it
 //! would differ from its golden, and the diff says so), and a recorded one never asked for
 //! is not reported either.

@@ -5,7 +5,7 @@ use std::any::{Any, TypeId};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::engine::backend::{FileSearch, RankedFiles};
+use crate::engine::backend::{FileSearch, RankedFiles, Shape};
 use crate::engine::config::Effort;
 use crate::engine::cursor::RequestKey;
 use crate::engine::fetch::WindowSpec;
@@ -21,6 +21,10 @@ pub(crate) struct AnswerKey {
     query: String,
     effort: Effort,
     context_lines: u32,
+    /// What each file of the answer holds: a census of names, flattened into the tool's
+    /// items too (only the files it carries hold any), must never serve a page's window of
+    /// the same query, effort and context.
+    shape: Shape,
 }
 
 impl AnswerKey {
@@ -32,6 +36,7 @@ impl AnswerKey {
             query: spec.query.to_string(),
             effort: spec.effort,
             context_lines: spec.context_lines,
+            shape: spec.shape,
         }
     }
 }

@@ -160,25 +160,13 @@ impl Tool for SectionTool {
         plan.iter().map(String::as_str).collect()
     }
 
-    /// The census of the last search; when the first starts `carried `, one that carries
-    /// the first search's lines, written as Zoekt reads it (the fake backend reads it so too).
     fn census(plan: &Vec<String>) -> Option<CensusQuery> {
-        let last = plan.last()?;
-        let census = CensusQuery {
-            query: last.clone(),
+        Some(CensusQuery {
+            query: plan.last()?.clone(),
             unit: CountUnit::Files,
             every_file_holds_items: true,
             carries: None,
-        };
-        match plan
-            .first()
-            .filter(|q| plan.len() > 1 && q.starts_with("carried "))
-        {
-            Some(first) => {
-                Some(census.carrying_first_search(format!("({first}) or (type:file ({last}))"), 0))
-            }
-            None => Some(census),
-        }
+        })
     }
 
     fn source(plan: &Vec<String>) -> Source<'_> {

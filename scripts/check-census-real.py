@@ -327,7 +327,10 @@ def census_request(tool, windows, census_q):
     query; for find_references, written to carry its definitions' window too, which a first
     page then does not ask for on its own (`zoekt::query::census_carrying`)."""
     if tool == "find_references":
-        return f"({windows[0]}) or (type:file ({census_q}))"
+        # The usages without their sym: atom: with the definitions, the usages' files.
+        words = re.sub(r"\(sym:\^.*?\$ or (content:.*)\)$", r"\1", census_q)
+        assert words != census_q, census_q
+        return f"({windows[0]}) or (type:file ({words}))"
     return "type:file " + census_q
 
 

@@ -91,8 +91,7 @@ pub struct Carried {
     /// Context lines around each line, as the first search itself asks.
     pub context_lines: u32,
     /// The census query without the search it carries: what a census that only counts asks
-    /// (`count_only`), since carrying lines costs Zoekt more (`find_references main` on 678
-    /// repositories: 1.65 s against 1.1 s).
+    /// (`count_only`), which needs no lines.
     pub names_only: String,
 }
 

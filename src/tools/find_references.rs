@@ -72,6 +72,8 @@ pub struct Plan {
     symbol: String,
     definitions: String,
     usages: String,
+    /// The usages without their `sym:` atom, for the census ([`query::census_carrying`]).
+    words: String,
     context_lines: u32,
 }
 
@@ -96,6 +98,7 @@ impl Tool for FindReferences {
             symbol: args.symbol.trim().to_string(),
             definitions: qs.definitions,
             usages: qs.usages,
+            words: qs.words,
             context_lines: super::shared::checked_context_lines(args.context_lines, cfg)?,
         })
     }
@@ -132,9 +135,10 @@ impl Tool for FindReferences {
 
     /// The files holding a definition or a usage: the usages query, which holds the
     /// definitions' `sym:` atom too. It carries the definitions with their lines, so a first
-    /// page takes them from the census and asks Zoekt twice, not three times.
+    /// page takes them from the census and asks Zoekt twice, not three times: the definitions,
+    /// or the usages without `sym:` (the usages' files, with `sym:` evaluated once).
     fn census(plan: &Plan) -> Option<CensusQuery> {
-        let carrying = query::census_carrying(&plan.definitions, &plan.usages);
+        let carrying = query::census_carrying(&plan.definitions, &plan.words);
         Some(
             CensusQuery::files(&plan.usages, true)
                 .carrying_first_search(carrying, plan.context_lines),
@@ -400,6 +404,7 @@ mod tests {
         ];
         FakeBackend::new()
             .with(&q.definitions, definitions)
+            .with(&q.words, usages.clone())
             .with(&q.usages, usages)
     }
 
@@ -494,7 +499,7 @@ mod tests {
     #[tokio::test]
     async fn a_first_page_takes_the_definitions_from_its_census_in_two_requests() {
         let q = query::references_queries("get", FILTERS).unwrap();
-        let census = query::census_carrying(&q.definitions, &q.usages);
+        let census = query::census_carrying(&q.definitions, &q.words);
         let pager = Pager::new(fixture(), PagerConfig::default());
         let page = pager.page::<FindReferences>(&args(5, None)).await.unwrap();
         assert_eq!(facts(&page.items), EXPECTED[..5]);

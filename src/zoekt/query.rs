@@ -283,6 +283,11 @@ pub struct ReferenceQueries {
     /// `sym:` atom, so Zoekt marks definition lines with their symbol and a usage list can
     /// leave them out on its own, whatever the definition list reached.
     pub usages: String,
+    /// The usages query without its `sym:` atom: the whole-word lines alone. Its files and
+    /// the definitions' are the usages' files, so a census carrying the definitions names
+    /// these ([`census_carrying`]) and Zoekt evaluates `sym:` once, not twice (`err` on 678
+    /// repositories: 1.6 s, as `type:file` of the usages, against 2.4 s).
+    pub words: String,
 }
 
 /// Builds the [`ReferenceQueries`] for `symbol`, narrowed by the filter atoms in `filters`.
@@ -320,6 +325,7 @@ pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQuerie
             &with_case,
             &format!("(sym:^{escaped}$ or content:{lead}{escaped}{tail})"),
         ),
+        words: join(&with_case, &format!("content:{lead}{escaped}{tail}")),
     })
 }
 
@@ -329,7 +335,8 @@ pub fn references_queries(symbol: &str, filters: &str) -> Result<ReferenceQuerie
 /// each branch that matched it but the `type:file` one; so a file `lines` matches comes with
 /// exactly the lines and the score that `lines` alone gives it (measured on real corpora:
 /// the same files, lines and scores for `find_references`' definitions), and any other by
-/// name. `lines`' files must be among `names`', or the census counts files outside the result.
+/// name. The census counts the files of both: `lines` and `names` together must match the
+/// result's files (`find_references`: definitions, and whole-word lines without `sym:`).
 ///
 /// [`Shape::NamesCarryingLines`]: crate::engine::backend::Shape::NamesCarryingLines
 pub fn census_carrying(lines: &str, names: &str) -> String {
@@ -561,8 +568,14 @@ mod tests {
         let q = references_queries("get", "lang:go").unwrap();
         assert_eq!(q.definitions, "case:yes lang:go sym:^get$");
         assert_eq!(q.usages, r"case:yes lang:go (sym:^get$ or content:\bget\b)");
+        assert_eq!(q.words, r"case:yes lang:go content:\bget\b");
+        assert_eq!(
+            census_carrying(&q.definitions, &q.words),
+            r"(case:yes lang:go sym:^get$) or (type:file (case:yes lang:go content:\bget\b))"
+        );
         let q = references_queries("a.b$", "").unwrap();
         assert_eq!(q.usages, r"case:yes (sym:^a\.b\$$ or content:\ba\.b\$)");
+        assert_eq!(q.words, r"case:yes content:\ba\.b\$");
         assert!(references_queries("get user", "").is_err());
         assert!(references_queries("get", "foo").is_err());
         // A caller's case: filter cannot switch off case sensitivity.

@@ -215,7 +215,8 @@ async fn context_lines_are_sent_and_bounded() {
     assert!(m.new_searches().is_empty(), "rejected before any call");
 }
 
-/// find_references' census carries its definitions (`(DEFS) or (type:file (USAGES))`): its
+/// find_references' census carries its definitions (`(DEFS) or (type:file (WORDS))`, the
+/// usages' files: definitions, and whole-word lines without `sym:`): its
 /// first page asks Zoekt for the usages' window and that census, and nothing for the
 /// definitions alone; the page is the one asked with suggestions off, which asks the
 /// definitions' own window.
@@ -228,6 +229,7 @@ async fn a_references_first_page_takes_its_definitions_from_the_census() {
     let p = support::json_pager(&m.url());
     let defs = r"case:yes sym:^get$";
     let usages = r"case:yes (sym:^get$ or content:\bget\b)";
+    let words = r"case:yes content:\bget\b";
     let first = p
         .references("get", "", &support::first_page(30))
         .await
@@ -247,7 +249,7 @@ async fn a_references_first_page_takes_its_definitions_from_the_census() {
     assert_eq!(
         asked,
         [
-            (format!("({defs}) or (type:file ({usages}))"), 40_000),
+            (format!("({defs}) or (type:file ({words}))"), 40_000),
             (usages.to_string(), 34),
         ]
     );

@@ -241,12 +241,14 @@ impl FakeBackend {
                 missing_backends: cut.missing_backends | lines_cut.missing_backends,
                 ..cut
             };
+            // Both branches' files: L's with their lines.
             for l in lines {
-                if let Some(f) = files
+                match files
                     .iter_mut()
                     .find(|f| (&f.repo, &f.path) == (&l.repo, &l.path))
                 {
-                    *f = l;
+                    Some(f) => *f = l,
+                    None => files.push(l),
                 }
             }
         }

@@ -72,6 +72,9 @@ pub struct Answer<T> {
     /// Its census, once a page asked for it (`census.rs`): kept with the answer, so that the
     /// pages a cached answer serves count its files once.
     census: OnceLock<Arc<CensusPart>>,
+    /// Its files with lines, once a first page asked for them ([`Answer::files_with_lines`]):
+    /// kept with it, so that the first pages a cached census serves copy them once.
+    with_lines: OnceLock<Arc<Answer<T>>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -108,6 +111,7 @@ impl<T> Answer<T> {
             fetched_at: Instant::now(),
             weight: 0,
             census: OnceLock::new(),
+            with_lines: OnceLock::new(),
         }
     }
 
@@ -163,6 +167,7 @@ impl<T> Answer<T> {
             fetched_at: Instant::now(),
             weight: 0,
             census: OnceLock::new(),
+            with_lines: OnceLock::new(),
         }
     }
 
@@ -246,8 +251,16 @@ impl<T> Answer<T> {
     /// The files of this answer that came with lines, alone, as an answer of every file (it
     /// ran out): what a census that carried a search's lines holds of that search, the same
     /// files, items and statistics as that search's own answer for every file (`survey.rs`).
-    /// A file with lines and no items stays, as in that answer.
-    pub(crate) fn files_with_lines(&self) -> Answer<T>
+    /// A file with lines and no items stays, as in that answer. Worked out once.
+    pub(crate) fn files_with_lines(&self) -> Arc<Answer<T>>
+    where
+        T: Clone,
+    {
+        Arc::clone(self.with_lines.get_or_init(|| Arc::new(self.lines_alone())))
+    }
+
+    /// [`Answer::files_with_lines`], worked out.
+    fn lines_alone(&self) -> Answer<T>
     where
         T: Clone,
     {
@@ -295,6 +308,7 @@ impl<T> Answer<T> {
             fetched_at: self.fetched_at,
             weight: 0,
             census: OnceLock::new(),
+            with_lines: OnceLock::new(),
         }
     }
 
@@ -480,6 +494,8 @@ mod tests {
             (3, 6, 0)
         );
         assert!(carried.ran_out() && carried.covers(u32::MAX));
+        // Worked out once: the first pages a cached census serves share it.
+        assert!(Arc::ptr_eq(&carried, &census.files_with_lines()));
     }
 
     #[test]

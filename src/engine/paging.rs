@@ -81,15 +81,7 @@ impl<B: Backend> Pager<B> {
         let first_search = census_query
             .as_ref()
             .filter(|q| q.carries.is_some())
-            .map(|_| {
-                let census = census.clone();
-                let first: BoxedFuture<'_, Option<Arc<dyn Any + Send + Sync>>> =
-                    Box::pin(async move {
-                        let answer = census.await?.first_search?;
-                        Some(answer as Arc<dyn Any + Send + Sync>)
-                    });
-                first.shared()
-            });
+            .map(|_| FirstSearch(census.clone()));
         let mut taken = None;
         let mut collect: Collecting<'_, T::Item> = Box::pin(self.collect_page::<T>(
             &plan,
@@ -266,14 +258,23 @@ fn unfinished_counts<T>(mut collected: Collected<T>) -> Collected<T> {
     collected
 }
 
-/// The answer of a tool's first search that a census carries, on its way: shared by the
-/// page's collection and the page's own wait for the census.
-type FirstSearch<'a> =
-    futures_util::future::Shared<BoxedFuture<'a, Option<Arc<dyn Any + Send + Sync>>>>;
+/// The census on its way, read for the answer of the tool's first search it carries: the
+/// page's collection waits for it beside the page's own wait for the census.
+struct FirstSearch<'a, I>(futures_util::future::Shared<BoxedFuture<'a, Option<Taken<I>>>>);
 
-impl CarriedSearch for FirstSearch<'_> {
+impl<I> std::fmt::Debug for FirstSearch<'_, I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FirstSearch")
+    }
+}
+
+impl<I: Send + Sync + 'static> CarriedSearch for FirstSearch<'_, I> {
     fn answer(&self) -> BoxedFuture<'_, Option<Arc<dyn Any + Send + Sync>>> {
-        Box::pin(self.clone())
+        let census = self.0.clone();
+        Box::pin(async move {
+            let answer = census.await?.first_search?;
+            Some(answer as Arc<dyn Any + Send + Sync>)
+        })
     }
 }
 

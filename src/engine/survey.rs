@@ -137,7 +137,7 @@ impl<B: Backend> Pager<B> {
                 // fan-out both returned is counted in Zoekt's statistics as a page's own
                 // search would not be: that search is asked on its own then.
                 let whole = !cut && answer.ran_out() && answer.stats.shared_backends == 0;
-                let first_search = (carries && whole).then(|| Arc::new(answer.files_with_lines()));
+                let first_search = (carries && whole).then(|| answer.files_with_lines());
                 Some(Taken {
                     part: answer.census(cut, census),
                     first_search,

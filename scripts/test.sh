@@ -23,7 +23,7 @@
 #               the fixture index's and the tie index's shards, dealt into three folders each, one
 #               webserver per folder -> ZOEKT_PAGER_LIVE_SPLIT_URLS, ZOEKT_PAGER_LIVE_SPLIT_TIES_URLS
 #             over gRPC, the pager's default; then the suites whose pages depend on how Zoekt's
-#             answer is decoded (contract, exact_at_scale, tree, outline) again over the JSON API.
+#             answer is decoded (contract, exact_at_scale, tree, outline, query_syntax) again over the JSON API.
 #   clients   the real binary through the TypeScript MCP SDK (stdio and HTTP), the official MCP
 #             conformance suite and the MCP Inspector's CLI (tests/ts, Node 22 from npm), then the
 #             Python MCP SDK walking every paged tool (tests/py, from PyPI).

@@ -10,8 +10,8 @@
 //!   output schema, its suggestions, and the budget that measures what it writes.
 //! - [`tools`]: each tool in one module: it implements [`tool::Tool`] (its arguments, items,
 //!   query and flattening) and adds its MCP face (name, schema, description, text).
-//! - [`zoekt`]: Zoekt's JSON API, a typed client and query building, and the adapter that
-//!   makes the client a [`backend::Backend`]. The client knows nothing of pages.
+//! - [`zoekt`]: Zoekt's gRPC and JSON APIs, a typed client and query building, and the
+//!   adapter that makes the client a [`backend::Backend`]. The client knows nothing of pages.
 //! - [`FanOut`]: several backends (an index partitioned over several webservers) as one
 //!   [`backend::Backend`], beside the adapter: the engine pages it as it pages one.
 //! - [`PagerServer`] (MCP over stdio with [`stdio`], or HTTP with [`http`]) and the CLI only

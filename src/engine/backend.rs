@@ -142,7 +142,7 @@ pub struct SearchStats {
     pub duration_ms: u64,
     /// Backends of a fan-out that did not answer (a bit per backend, by its index): their
     /// files are missing from the answer (`src/fanout/`), which the page says
-    /// (`engine::missing_warning`).
+    /// (`Warning::MissingBackends`).
     pub missing_backends: u64,
     /// Backends of a fan-out that returned a file another backend also returned (a bit per
     /// backend): a repository served twice. Each file is kept once, but the counts above

@@ -16,7 +16,8 @@
 //! files holding its items, and what a counted file stands for ([`CountUnit`]: one result, or
 //! the file holding results). A first page sends it beside its own window
 //! (`paging.rs`), with a time bound of its own (`--census-wall-time-ms`), never retried: an
-//! answer too big or too late leaves the page to count its own items instead.
+//! answer too big to read counts the files read before the bound (lower bounds); an error or
+//! an answer too late leaves the page to count its own items instead.
 //!
 //! What a count is worth ([`CountKind`]) depends on what the census saw. Every file the query
 //! matches, each returned: exact (when the tool keeps an item in every such file; otherwise

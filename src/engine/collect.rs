@@ -1,6 +1,7 @@
 //! Collecting what a page needs, as its tool declared it (`tool.rs`, [`Source`]): the items
 //! of a ranked search through the growing window fetch (and the window cache when it is on),
-//! sections one after another (`sections.rs`), or a listing of repositories (`listing.rs`);
+//! sections one after another (`sections.rs`), a listing of repositories (`listing.rs`), or
+//! a listing of file names (`names.rs`);
 //! and the warnings for what the backend's answer left out, as values
 //! ([`Warning`], worded by the page's form).
 

@@ -9,7 +9,7 @@
 //! | 8 | hash of the canonical request (the tool's query and filters) |
 //! | 4 | hash of the settings that change the order ([`ORDER_VERSION`], effort caps, window) |
 //! | 4 | item offset of the next page, big endian |
-//! | 22 | [`Position`] of the last item served: section, section start, earlier cut, score, file, index |
+//! | 26 | [`Position`] of the last item served: section, section start, earlier cut, score, file, index |
 //!
 //! The request hash leaves out the page size and what only changes how an item looks
 //! (context lines), so a caller may change `limit` or `context_lines` between pages and keep

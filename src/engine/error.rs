@@ -1,5 +1,6 @@
-//! What can go wrong with a page, as types. The engine says what happened; the MCP layer
-//! alone decides the error code and the hint a caller sees (`mcp::errors`).
+//! What can go wrong with a page, as types. The engine says what happened; the tools' one
+//! mapping (`tools::error`) decides the error code and the hint a caller sees, for MCP and
+//! the CLI alike.
 
 use super::backend::BackendError;
 use super::cursor::CursorError;

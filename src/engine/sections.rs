@@ -3,7 +3,8 @@
 //! usage), so that no item's number depends on the page asked for.
 //!
 //! A page that starts in the first section asks every search at once (a count whose last
-//! search holds the earlier ones' items asks that one first: see [`Pager::sections`]). The
+//! search holds the earlier ones' items asks that one first: see [`Pager::sections`]; a first
+//! page whose census carries the first search reads that search from it, `collect.rs`). The
 //! items of a section come after the earlier ones only when those are known: the backend
 //! returned them all, or the page does not reach past them (a list cut at `--max-window`
 //! counts as known: what lies beyond the cap is unreachable, and the page says so). A page

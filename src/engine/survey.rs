@@ -6,9 +6,10 @@
 //! (`--census-wall-time-ms`, at most the pages' own): a census that meets the backend's time
 //! gives what it counted by then, as lower bounds. It goes through the window cache, so the
 //! walk's `count_only` and a first page asked again find it there, and concurrent identical
-//! first pages share it. An answer too big to read, an error, or an answer later than the
-//! wall time and [`GRACE`] leave no census: a census only adds suggestions, so it never fails
-//! a page, and holds one at most its wall time and the grace.
+//! first pages share it. An answer too big to read counts the files read before the bound,
+//! as lower bounds. An error (a fan-out's answer too big among them), or an answer later than
+//! the wall time and [`GRACE`], leaves no census: a census only adds suggestions, so it never
+//! fails a page, and holds one at most its wall time and the grace.
 //!
 //! A census may carry the tool's first search ([`CensusQuery::carries`],
 //! [`Shape::NamesCarryingLines`]): that search's files come with their lines, exactly as the

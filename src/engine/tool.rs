@@ -1,7 +1,7 @@
 //! The seam between the engine and the tools: the trait a paged tool implements ([`Tool`]),
 //! and what it declares through it: what a caller asks of a page ([`PageArgs`], through
 //! [`PagedArgs`]), where the items come from ([`Source`]: the backend searches, each a
-//! [`Search`], or a listing of repositories), how one thing the backend found becomes items
+//! [`Search`], a listing of repositories, or a listing of file names), how one thing the backend found becomes items
 //! ([`Found`], [`Tool::items`]), and the result's census ([`CensusQuery`]).
 //!
 //! The tool declares; the engine collects. The engine validates ([`Tool::plan`]), names the

@@ -7,7 +7,7 @@
 //! exactly as it pages one webserver: it sees only what the backend seam carries (one bit per
 //! backend in `SearchStats::missing_backends` and `shared_backends`, at most
 //! `backend::MAX_BACKENDS` of them, named by `Backend::backend_names`) and says it in its own
-//! warnings (`engine::missing_warning`). What a merged answer must be is the engine's rule
+//! warnings (`Warning::MissingBackends`, pushed by the engine's collect step). What a merged answer must be is the engine's rule
 //! too (the total order, `engine/order.rs`; the trusted edge, `engine/answer.rs`); how a
 //! fan-out meets it is this module's.
 //!

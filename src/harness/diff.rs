@@ -1,6 +1,6 @@
 //! Comparing MCP results with goldens, field by field, in words a maintainer can act on:
-//! `scenario symbols-walk, step 0 page 2 (search_symbols): result.structuredContent.items[3].name:
-//! expected "pagerItem61", got "pagerItem16"`.
+//! `scenario symbols-walk, step 0 page 2 (search_symbols):
+//! result.structuredContent.files[4][2][0][2]: expected "pagerItem61", got "pagerItem16"`.
 
 use std::fmt;
 

@@ -4,8 +4,9 @@
 //! the paging engine's backend ([`backend`]), how answers are read (`read`: the keys each
 //! type reads, the rest skipped with nesting bounded), and the checks an answer must pass
 //! ([`check`]). A search answer is decoded file by file as it arrives ([`stream`]).
-//! Only the adapter, and the query builder that produces the engine's `QueryError`, know the
-//! engine exists.
+//! The adapter, and the query builder that produces the engine's `QueryError`, are the ones
+//! that speak the engine's types; elsewhere the engine is used only for shared helpers
+//! (`engine::text::clipped`, `backend::MAX_BACKENDS`).
 
 pub mod backend;
 pub mod check;

@@ -256,7 +256,35 @@ mod tests {
     /// into it: each call is still the base and what it adds.
     #[test]
     fn the_query_is_said_once_and_written_again_when_ways_are_dropped() {
-        use crate::zoekt::query::{and_filters, narrowing_filter};
+        // How a tool writes its calls, as the query builder does (`zoekt::query::and_filters`,
+        // tested there): a directory inside the caller's `file:^go-modules/` replaces it, so
+        // the base leaves it out and every other way says it again. The form must call the
+        // writer again with the ways it kept, not reuse the first writing.
+        const CALLERS: &str = "file:^go-modules/";
+        let filter = |by: &NarrowBy| match by {
+            NarrowBy::Language(l) => format!("lang:{l}"),
+            NarrowBy::Directory { dir, .. } => format!("file:^{dir}"),
+            other => panic!("not in this test: {other:?}"),
+        };
+        let and_filters = |query: &str, filters: &[String]| {
+            let replaced = filters
+                .iter()
+                .any(|f| f.starts_with(CALLERS) && f != CALLERS);
+            if !replaced {
+                return (query.to_string(), filters.to_vec());
+            }
+            let base = query.replace(CALLERS, "").trim().to_string();
+            let added = (filters.iter())
+                .map(|f| {
+                    if f.starts_with(CALLERS) {
+                        f.clone()
+                    } else {
+                        format!("{CALLERS} {f}")
+                    }
+                })
+                .collect();
+            (base, added)
+        };
         // Languages, then a directory that replaces the caller's `file:^go-modules/`: too
         // many to fit.
         let said = |kept: bool| {
@@ -277,7 +305,7 @@ mod tests {
                 kept,
             });
             Suggestions::fitted(&n, |ways| {
-                let filters: Vec<String> = ways.iter().map(narrowing_filter).collect();
+                let filters: Vec<String> = ways.iter().map(filter).collect();
                 let (base, added) = and_filters("err file:^go-modules/", &filters);
                 Some(Narrowed {
                     arg: "query",

@@ -67,7 +67,8 @@ impl<T> Clone for Taken<T> {
 
 impl<B: Backend> Pager<B> {
     /// The census of `census`'s query for `request`, from the window cache or one request
-    /// (counted in `requests`); `None` when it failed, was too big to read or came too late.
+    /// (counted in `requests`); `None` when it failed or came too late (an answer too big to
+    /// read counts the files read, as lower bounds).
     /// A census that carries tool `T`'s first search turns that search's files into items
     /// as the search would.
     pub(crate) async fn take_census<T: Tool>(

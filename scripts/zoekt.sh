@@ -206,9 +206,12 @@ wait_ready() {
 
 # Serves the index folder $INDEX (already filled) on $PORT until /readyz says it is loaded.
 start_webserver() {
-  # The watchdog would exit the server after failed self-checks; off for a test server.
+  # The watchdog would exit the server after failed self-checks; off for a test server. The
+  # server keeps none of the script's descriptors (fd 3 is its stderr): a caller reading this
+  # script's output through a pipe (`scripts/zoekt.sh up | tail`) would otherwise wait for the
+  # server to exit.
   ZOEKT_WATCHDOG_ERRORS=0 nohup "$BIN/zoekt-webserver" -listen "127.0.0.1:$PORT" \
-    -index "$INDEX" -rpc -html=false >"$LOG" 2>&1 &
+    -index "$INDEX" -rpc -html=false >"$LOG" 2>&1 3>&- </dev/null &
   echo $! >"$PIDFILE"
   wait_ready || { down; exit 1; }
   say "Zoekt $ZOEKT_VERSION is ready at $URL"

@@ -32,10 +32,15 @@ impl std::io::Write for ByteCounter {
 
 /// Bytes an answer holds, estimated: each item's JSON size (close to its heap size) plus its
 /// fixed parts, and the per-file bookkeeping.
-pub(crate) fn answer_weight<T: Serialize>(answer: &Answer<T>) -> u32 {
+///
+/// A census that carries a search's lines (`carries`) holds its items twice once a first
+/// page has asked for them: in the answer, and in the carried search's own answer worked out
+/// from it and kept beside it (`Answer::files_with_lines`). Its only items are that search's.
+pub(crate) fn answer_weight<T: Serialize>(answer: &Answer<T>, carries: bool) -> u32 {
     let list = answer.list();
     let fixed = std::mem::size_of::<T>() + std::mem::size_of::<Position>();
     let items: usize = list.items.iter().map(|i| json_len(i) + fixed).sum();
+    let items = if carries { items * 2 } else { items };
     clamp_weight(items + answer.file_count() * 24 + 256)
 }
 
@@ -81,5 +86,27 @@ mod tests {
         // 95 é of 2 bytes each and two quotes.
         assert_eq!(json_len(&"é".repeat(95)), 2 * 95 + 2);
         assert_eq!(json_len(&vec![1, 22, 333]), "[1,22,333]".len());
+    }
+
+    #[test]
+    fn a_census_carrying_lines_weighs_its_items_twice() {
+        use super::super::backend::RankedFile;
+        let files = (0..3)
+            .map(|i| RankedFile {
+                repo: "r".into(),
+                path: format!("f{i}.go"),
+                score: 1.0,
+                ..Default::default()
+            })
+            .collect();
+        let ranked = RankedFiles {
+            files,
+            ..Default::default()
+        };
+        let answer = Answer::new(&ranked, 3, |f: &RankedFile| vec![f.path.repeat(50)]);
+        let once = answer_weight(&answer, false);
+        let items = 3 * (json_len(&"f0.go".repeat(50)) + std::mem::size_of::<String>())
+            + 3 * std::mem::size_of::<Position>();
+        assert_eq!(answer_weight(&answer, true) - once, items as u32);
     }
 }

@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 mod entry;
 
 use super::answer::{Answer, Collectable, Flatten};
-use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFiles};
+use super::backend::{Backend, BackendError, BackendErrorKind, FileSearch, RankedFiles, Shape};
 use super::config::CacheConfig;
 use super::fetch::WindowSpec;
 use super::weight::{answer_weight, raw_weight};
@@ -278,7 +278,7 @@ impl WindowCache {
                     if answer.cut_at_bytes() && !transient {
                         self.note_too_big(key, answer.asked() + 1).await;
                     }
-                    let weight = answer_weight(&answer);
+                    let weight = answer_weight(&answer, spec.shape == Shape::NamesCarryingLines);
                     Ok::<_, BackendError>(answer_value(Arc::new(answer.weighed(weight))))
                 })
                 .await

@@ -86,7 +86,7 @@ def ways(sc):
     narrow = sc.get("narrow") or {}
     if not narrow:
         return []
-    arg = next(k for k in narrow if k not in ("add", "count"))
+    arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
     base = narrow[arg]
     return [(arg, f"{base} {added}" if base and added else base or added, narrow["count"], n)
             for added, n in narrow["add"]]

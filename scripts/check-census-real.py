@@ -455,12 +455,24 @@ def ways_of(result, tool):
     if narrow:
         # {ARG: base, "add": [[filter, count], ...], "count": KEY}: each value is the base, a
         # space, and the filter, as the schema tells a model to write it.
-        arg = next(k for k in narrow if k not in ("add", "count"))
+        arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
         base = narrow[arg]
         for added, count in narrow["add"]:
             value = f"{base} {added}" if base and added else base or added
             out.append((arg, value, narrow["count"], count))
     return out, sc.get("narrow_note", "")
+
+
+def uncounted_of(result):
+    """The page's ways into repositories its census did not reach (`narrow.uncounted`), with
+    no count: [(arg, value)]."""
+    narrow = (result.get("structuredContent") or {}).get("narrow") or {}
+    if not narrow.get("uncounted"):
+        return []
+    arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
+    base = narrow[arg]
+    return [(arg, f"{base} {added}" if base and added else base or added)
+            for added in narrow["uncounted"]]
 
 
 def kind_of(key):
@@ -811,9 +823,26 @@ def coverage(a, name, url, tool, query, first, census_q, census_raw, out, failur
             failures.append(("levels", f"{label}: {e['child']} is offered, its parent {e['parent']} "
                                        f"({e['parent_files']} of {whole} files) is not: {e['verdict']}"))
     several = len({f["Repository"] for f in census_files}) > 1
-    row["named_share"] = (sum(1 for f in census_files if any(
+    named_files = sum(1 for f in census_files if any(
         selects(v, f["Repository"], f["FileName"], f.get("Language", "")) for _, v, _, _ in ways))
-        / census_read) if census_read and ways else 0.0
+    row["named_share"] = named_files / census_read if census_read and ways else 0.0
+    # Ways into what the census did not reach: no count; what they hold of the whole result
+    # (raw `type:file`), and how many of raw Zoekt's census files they select (none, when raw
+    # Zoekt's census stopped where the pager's did).
+    row["uncounted"] = []
+    for arg, value in uncounted_of(first):
+        _, narrowed_census = tool_queries(tool, value, symbol=query)
+        held, held_cut, _ = whole_files(url, narrowed_census)
+        in_census = sum(1 for f in census_files
+                        if selects(value, f["Repository"], f["FileName"], f.get("Language", "")))
+        filt = value[len(query) + 1:] if arg == "query" and value.startswith(query + " ") else value
+        row["uncounted"].append(dict(filt=filt, held=held, held_cut=held_cut, in_census=in_census))
+        if held == 0 and not held_cut:
+            failures.append(("2", f"{label}: the uncounted way {arg}={json.dumps(value)} holds no file"))
+    # Named of the whole result: the census's files some way selects, and the files of the
+    # ways into what it did not reach (which select none of the pager's census's files).
+    reached_whole = named_files + sum(u["held"] for u in row["uncounted"])
+    row["named_whole"] = min(1.0, reached_whole / whole) if whole else 0.0
     row["unreached"] = unreached_parts(census_files, ways, several)[:3]
     failures += unreached_failures(row)
     out["ms2"].append(row)
@@ -821,7 +850,8 @@ def coverage(a, name, url, tool, query, first, census_q, census_raw, out, failur
     undecided = sum(1 for w in row["ways"] if w["ok"] is None)
     say(f"[2] {label}: census read {census_read} of {whole}{' (cut)' if whole_cut else ''} files "
         f"({census_read / whole if whole else 0:.0%}), {len(ways)} ways {row['kind']}, {bad} off, "
-        f"{undecided} undecided, named {row['named_share']:.0%}, levels "
+        f"{undecided} undecided, named {row['named_share']:.0%} (of the whole result "
+        f"{row['named_whole']:.0%}; not counted: {row['uncounted']}), levels "
         f"{[e['verdict'][:7] for e in levels]}, unreached {row['unreached']}")
 
 
@@ -965,6 +995,9 @@ def reach(a, name, url, side, out, failures):
                         failures.append(("levels", f"{label}: after {calls} calls, {w[0]}={json.dumps(w[1])} "
                                                    f"repeats file:^{x} beside file:^{y}"))
                 fit = [w for w in ways if selects(w[1], repo, path, language)]
+                # A way into what the census did not reach, when no counted one selects it.
+                fit = fit or [(a_, v, "uncounted", 0) for a_, v in uncounted_of(r)
+                              if selects(v, repo, path, language)]
                 if not fit:
                     why = (f"no suggestion selects it (after {calls} calls; offered: "
                            + "; ".join(f"{w[1]} {w[2]}={w[3]}" for w in ways) + ")")
@@ -1117,9 +1150,13 @@ def report(a, out, failures, took, path):
           "5% or more of the census's files none of which any suggestion selects (checked where raw "
           "Zoekt's census is whole: a cut one holds whichever files its shards reached, not "
           "necessarily the pager's). `?`: raw Zoekt's "
-          "own count was cut (20 s) and does not decide.\n")
-        w("| corpus | tool | query | census read (count) | whole | coverage | content files | census MB | kind | ways | JSON chars | top cuts | stated/raw (min-max) | off | ? | named | levels | unreached |")
-        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "own count was cut (20 s) and does not decide. Not counted: the ways into repositories "
+          "the census did not reach (Zoekt's time ran out before them), with the whole result's "
+          "files each holds by raw `type:file` (`?`: that count was cut); named of the whole: the "
+          "census's files some way selects and the files of those ways, against the whole "
+          "result.\n")
+        w("| corpus | tool | query | census read (count) | whole | coverage | content files | census MB | kind | ways | JSON chars | top cuts | stated/raw (min-max) | off | ? | named | levels | unreached | not counted | named of the whole |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in out["ms2"]:
             ratios = [x["ratio"] for x in r["ways"] if x["held"]]
             span = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "-"
@@ -1143,7 +1180,10 @@ def report(a, out, failures, took, path):
               f"{r['census_read'] / r['whole'] if r['whole'] else 0:.0%} | {r['content_files']}"
               f"{' cut' if r['content_cut'] else ''} | {r['census_mb']:.1f} | {r.get('unit', '')} {r['kind']} | {ways_n} | "
               f"{r['chars']} | {cut_} | {span} | {'**' + str(off) + '**' if off else 0} | {und} | "
-              f"{r.get('named_share', 0):.0%} | {levels} | {unr} |")
+              f"{r.get('named_share', 0):.0%} | {levels} | {unr} | "
+              + ("<br>".join(f"`{md_escape(u['filt'])}` {u['held']}{' ?' if u['held_cut'] else ''}"
+                             for u in r.get("uncounted", [])) or "-")
+              + f" | {r.get('named_whole', r.get('named_share', 0)):.0%} |")
         w("")
         n_ways = sum(len(r["ways"]) for r in out["ms2"])
         by_kind = {}

@@ -239,12 +239,23 @@ impl<T> Answer<T> {
     /// The census this answer, a search of names of `query`'s census query (maybe carrying a
     /// search's lines), holds
     /// (`census.rs`): every file it returned, each once. `cut`: Zoekt's statistics say it left
-    /// files unsearched. Worked out once: a cached census serves every first page and count
-    /// of its request.
-    pub(crate) fn census(&self, cut: bool, query: &CensusQuery) -> Arc<CensusPart> {
-        let census = self
-            .census
-            .get_or_init(|| Arc::new(CensusPart::new(&self.list.files, &self.stats, cut, query)));
+    /// files unsearched; `shards_unsearched`: whole shards among them. Worked out once: a
+    /// cached census serves every first page and count of its request.
+    pub(crate) fn census(
+        &self,
+        cut: bool,
+        shards_unsearched: bool,
+        query: &CensusQuery,
+    ) -> Arc<CensusPart> {
+        let census = self.census.get_or_init(|| {
+            Arc::new(CensusPart::new(
+                &self.list.files,
+                &self.stats,
+                cut,
+                shards_unsearched,
+                query,
+            ))
+        });
         Arc::clone(census)
     }
 
@@ -510,15 +521,18 @@ mod tests {
             10,
             stats,
         );
-        let c = a.census(false, &census_query());
+        let c = a.census(false, false, &census_query());
         assert_eq!((c.kind, c.files_total), (CountKind::Exact, 2));
         let files: Vec<&str> = c.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(files, ["a/x.go", "b/y.go"]);
         assert!(c.files.iter().all(|f| f.items == 1));
-        assert!(Arc::ptr_eq(&c, &a.census(true, &census_query())));
+        assert!(Arc::ptr_eq(&c, &a.census(true, false, &census_query())));
         // Cut by Zoekt: lower bounds.
-        let cut =
-            answer(vec![file("r", "a/x.go", 9.0, 1)], 10, stats).census(true, &census_query());
+        let cut = answer(vec![file("r", "a/x.go", 9.0, 1)], 10, stats).census(
+            true,
+            false,
+            &census_query(),
+        );
         assert_eq!(cut.kind, CountKind::AtLeast);
         assert_eq!(
             CountKind::of_all([CountKind::AtLeast, CountKind::About]),

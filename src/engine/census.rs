@@ -180,6 +180,10 @@ pub struct CensusPart {
     /// The backend searched every file (nothing cut by its time or caps): `files_total` is
     /// exact, even where more files matched than the census returned.
     pub complete: bool,
+    /// The backend left whole shards unsearched (its time ran out, or its cross-shard cap was
+    /// met): the repositories after those counted, in the order it searches, were not counted
+    /// at all (`suggest/beyond.rs`).
+    pub shards_unsearched: bool,
     /// What is worked out of the census once and kept with it (`suggest.rs` ranks its ways
     /// there), so that a page cut from a cached census does not count again.
     memo: OnceLock<Arc<dyn Any + Send + Sync>>,
@@ -200,12 +204,14 @@ pub struct CountedFile {
 
 impl CensusPart {
     /// The census of `files`, every file a names-only search of `query` returned (each once),
-    /// with `stats`, the backend's statistics of that search, and whether the backend `cut`
-    /// it (left files unsearched: its caps or its time).
+    /// with `stats`, the backend's statistics of that search, whether the backend `cut` it
+    /// (left files unsearched: its caps or its time), and whether it left whole shards
+    /// unsearched (its time ran out, or it stopped handing them out at its cross-shard cap).
     pub(crate) fn new(
         files: &[FileFacts],
         stats: &SearchStats,
         cut: bool,
+        shards_unsearched: bool,
         query: &CensusQuery,
     ) -> CensusPart {
         let whole = !cut && files.len() as u64 >= stats.file_count;
@@ -228,6 +234,7 @@ impl CensusPart {
             unit: query.unit,
             files_total: stats.file_count.max(files.len() as u64),
             complete: !cut,
+            shards_unsearched,
             memo: OnceLock::new(),
         }
     }
@@ -243,6 +250,7 @@ impl CensusPart {
         CensusPart {
             files,
             complete: kind != CountKind::AtLeast,
+            shards_unsearched: false,
             kind,
             unit,
             files_total,
@@ -279,6 +287,7 @@ impl CensusPart {
             unit: CountUnit::Results,
             files_total: files.len() as u64,
             complete: exact,
+            shards_unsearched: false,
             memo: OnceLock::new(),
         }
     }
@@ -334,24 +343,30 @@ mod tests {
     #[test]
     fn a_whole_census_is_exact_a_cut_or_partial_one_a_lower_bound() {
         let q = query(CountUnit::Results, true);
-        let whole = CensusPart::new(&facts(5), &stats(5), false, &q);
+        let whole = CensusPart::new(&facts(5), &stats(5), false, false, &q);
         assert_eq!(
             (whole.kind, whole.files_total, whole.total()),
             (CountKind::Exact, 5, 5)
         );
         // Zoekt counted more files than it returned (the census's own display cap).
-        let partial = CensusPart::new(&facts(5), &stats(9), false, &q);
+        let partial = CensusPart::new(&facts(5), &stats(9), false, false, &q);
         assert_eq!((partial.kind, partial.files_total), (CountKind::AtLeast, 9));
         assert!(
             partial.complete,
             "Zoekt counted every file: the total is exact"
         );
         // Zoekt left files unsearched (its time, its caps).
-        let cut = CensusPart::new(&facts(5), &stats(5), true, &q);
+        let cut = CensusPart::new(&facts(5), &stats(5), true, false, &q);
         assert_eq!(cut.kind, CountKind::AtLeast);
         assert!(!cut.complete);
         // A tool that drops items the query cannot tell apart counts about as many.
-        let about = CensusPart::new(&facts(5), &stats(5), false, &query(CountUnit::Files, false));
+        let about = CensusPart::new(
+            &facts(5),
+            &stats(5),
+            false,
+            false,
+            &query(CountUnit::Files, false),
+        );
         assert_eq!(
             (about.kind, about.unit),
             (CountKind::About, CountUnit::Files)

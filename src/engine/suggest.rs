@@ -27,9 +27,11 @@ use std::sync::Arc;
 
 use super::census::{CensusPart, CountKind, CountUnit, FileFacts};
 
+mod beyond;
 mod group;
 mod tree;
 
+pub use beyond::MAX_UNCOUNTED;
 pub use group::Initial;
 use tree::{Key, Tally, Tree, dir_of};
 
@@ -111,6 +113,10 @@ pub struct Narrowing {
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
+    /// Ways into the repositories the census did not reach, when the backend's time ran out
+    /// before them (`beyond.rs`): runs of the names after those counted, whose counts are not
+    /// known. After the ways, and never dropped for them: the only way into that part.
+    pub uncounted: Vec<NarrowBy>,
 }
 
 /// At most this many ways are suggested. Each costs a model a few words (the caller's query
@@ -167,6 +173,9 @@ struct Candidate {
 pub struct RankedWays {
     ways: Vec<Candidate>,
     several_repos: bool,
+    /// The repositories counted, when the backend left shards unsearched and they are
+    /// several: what the ways into the others start after. Empty otherwise.
+    counted_repos: Vec<String>,
 }
 
 /// Counts the parts of the result `census` counted and ranks its ways.
@@ -304,9 +313,17 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             .then(b.tally.items.total_cmp(&a.tally.items))
             .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
     });
+    // The repositories counted, when the backend's time ran out before others (`beyond.rs`).
+    let counted_repos = if several_repos && census.shards_unsearched {
+        let repos: HashSet<&str> = files.iter().map(|f| f.0).collect();
+        repos.into_iter().map(str::to_string).collect()
+    } else {
+        Vec::new()
+    };
     RankedWays {
         ways,
         several_repos,
+        counted_repos,
     }
 }
 
@@ -328,6 +345,13 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
         unit: census.unit,
         files_read: census.files.len(),
         files_total: census.files_total,
+        uncounted: beyond::after_counted(
+            ranked.counted_repos.iter().map(String::as_str),
+            on_page.iter().map(|(f, _)| f.repo.as_str()),
+        )
+        .into_iter()
+        .map(NarrowBy::Group)
+        .collect(),
     })
 }
 
@@ -446,6 +470,31 @@ mod tests {
             .map(|w| format!("{}: {}", words(&w.by), w.items))
             .collect();
         ways.join("; ")
+    }
+
+    #[test]
+    fn a_census_cut_before_later_repositories_offers_runs_into_them_not_counted() {
+        let table = "anyhow src/a#.rs Rust *30; go-toolchain src/b#.go Go *50; \
+                     pin-project src/c#.rs Rust *20";
+        let whole = narrowing(&census(table, CountUnit::Files), &[]).expect("ways");
+        assert!(whole.uncounted.is_empty(), "Zoekt searched every shard");
+        let mut cut = Arc::try_unwrap(census(table, CountUnit::Files)).expect("one owner");
+        cut.shards_unsearched = true;
+        let n = narrowing(&Arc::new(cut), &[]).expect("ways");
+        // After pin-project, the last name counted: the letters after p, and the rest of p.
+        let runs: Vec<String> = n.uncounted.iter().map(words).collect();
+        assert_eq!(runs, ["run repo [q-zQ-Z]", "run repo p[j-zJ-Z]"]);
+        // The counted ways are the same.
+        assert_eq!(ways(&n), ways(&whole));
+        // One repository counted: whether the index holds others is not known.
+        let mut one = Arc::try_unwrap(census("solo a/b#.go Go *40", CountUnit::Files)).unwrap();
+        one.shards_unsearched = true;
+        assert!(
+            narrowing(&Arc::new(one), &[])
+                .expect("ways")
+                .uncounted
+                .is_empty()
+        );
     }
 
     #[test]

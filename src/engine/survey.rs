@@ -133,7 +133,11 @@ impl<B: Backend> Pager<B> {
             Ok(Ok(answer)) => {
                 // The start of an answer too big to read counts some files of the result:
                 // a lower bound, like an answer Zoekt cut.
-                let cut = !Cut::of(&answer.stats, &effort).is_none() || answer.cut_at_bytes();
+                let zoekts = Cut::of(&answer.stats, &effort);
+                let cut = !zoekts.is_none() || answer.cut_at_bytes();
+                // Zoekt stops handing out shards at its cross-shard cap without counting the
+                // rest as skipped: either way, the shards after those searched were not.
+                let shards_unsearched = zoekts.shards_skipped > 0 || zoekts.total_cap.is_some();
                 // Whole, it holds every file of the carried search, which a file of the census
                 // with lines is (`zoekt::query::census_carrying`). A file two backends of a
                 // fan-out both returned is counted in Zoekt's statistics as a page's own
@@ -141,7 +145,7 @@ impl<B: Backend> Pager<B> {
                 let whole = !cut && answer.ran_out() && answer.stats.shared_backends == 0;
                 let first_search = (carries && whole).then(|| answer.files_with_lines());
                 Some(Taken {
-                    part: answer.census(cut, census),
+                    part: answer.census(cut, shards_unsearched, census),
                     first_search,
                 })
             }

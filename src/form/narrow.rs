@@ -17,6 +17,8 @@ const MAX_JSON_CHARS: usize = 600;
 /// At most this many characters of text for the suggestions (their lines say a little more
 /// than their JSON: `filter (N results)`).
 const MAX_TEXT_CHARS: usize = 700;
+/// What a way into a part the count did not reach says in place of a count.
+const NOT_COUNTED: &str = "not counted: Zoekt stopped before these repositories";
 
 /// One suggestion: what it adds to [`Suggestions::base`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +48,9 @@ pub struct Suggestions {
     pub files_read: usize,
     /// How many files the result holds.
     pub files_total: u64,
+    /// What each call into a part the count did not reach adds (`Narrowing::uncounted`): no
+    /// count, after the calls.
+    pub uncounted: Vec<String>,
 }
 
 impl Suggestions {
@@ -59,17 +64,25 @@ impl Suggestions {
     /// The suggestions of `narrowing`, written by `narrowed`, within [`MAX_JSON_CHARS`] of
     /// JSON and [`MAX_TEXT_CHARS`] of text: ways dropped from the end, but for those kept
     /// ([`Narrow::kept`]: the ways before them are dropped instead), and written again
-    /// without them (a filter only a dropped way replaced goes back into the base). `None`
-    /// when none is left.
+    /// without them (a filter only a dropped way replaced goes back into the base). The
+    /// ways into what the count did not reach are never dropped. `None` when no counted way
+    /// is left.
     fn fitted(
         narrowing: &Narrowing,
         narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
     ) -> Option<Suggestions> {
         let mut ways: Vec<&Narrow> = narrowing.ways.iter().collect();
         while !ways.is_empty() {
-            let by: Vec<NarrowBy> = ways.iter().map(|w| w.by.clone()).collect();
-            let Narrowed { arg, base, added } = narrowed(&by)?;
-            debug_assert_eq!(added.len(), ways.len(), "one added part a way");
+            let by: Vec<NarrowBy> = (ways.iter().map(|w| w.by.clone()))
+                .chain(narrowing.uncounted.iter().cloned())
+                .collect();
+            let Narrowed {
+                arg,
+                base,
+                mut added,
+            } = narrowed(&by)?;
+            debug_assert_eq!(added.len(), by.len(), "one added part a way");
+            let uncounted = added.split_off(ways.len().min(added.len()));
             let said = Suggestions {
                 arg,
                 base,
@@ -83,6 +96,7 @@ impl Suggestions {
                 unit: narrowing.unit,
                 files_read: narrowing.files_read,
                 files_total: narrowing.files_total,
+                uncounted,
             };
             if said.json_chars() <= MAX_JSON_CHARS && said.text().chars().count() <= MAX_TEXT_CHARS
             {
@@ -142,6 +156,9 @@ impl Suggestions {
             };
             out.push_str(&format!("\n  {} ({words}{} {noun})", c.added, c.results));
         }
+        for added in &self.uncounted {
+            out.push_str(&format!("\n  {added} ({NOT_COUNTED})"));
+        }
         out
     }
 
@@ -161,13 +178,13 @@ impl Suggestions {
         let add: Vec<Value> = (self.calls.iter())
             .map(|c| json!([c.added, c.results]))
             .collect();
-        [
-            (
-                "narrow",
-                json!({self.arg: self.base, "add": add, "count": count}),
-            ),
-            ("narrow_note", json!(self.basis())),
-        ]
+        let mut narrow = json!({self.arg: self.base, "add": add, "count": count});
+        let mut note = self.basis();
+        if !self.uncounted.is_empty() {
+            narrow["uncounted"] = json!(self.uncounted);
+            note.push_str(&format!("; `uncounted`: {NOT_COUNTED}"));
+        }
+        [("narrow", narrow), ("narrow_note", json!(note))]
     }
 
     fn json_chars(&self) -> usize {
@@ -206,6 +223,7 @@ mod tests {
             unit: CountUnit::Files,
             files_read: 9000,
             files_total: 9000,
+            uncounted: Vec::new(),
         }
     }
 
@@ -250,6 +268,59 @@ mod tests {
         // A list that fits is left whole.
         let short = Suggestions::fitted(&narrowing(1, true), filters).expect("fits");
         assert_eq!(short.calls.len(), 2);
+    }
+
+    /// `search the` over 678 repositories, its census cut at `prometheus-client`: the way into
+    /// the repositories after it has no count, comes after the counted ways, and stays when
+    /// they are cut to fit.
+    #[test]
+    fn a_way_into_what_was_not_counted_comes_last_without_a_count_and_stays() {
+        use crate::engine::suggest::{Initial, Run};
+        let write = |ways: &[NarrowBy]| {
+            let added = (ways.iter())
+                .map(|by| match by {
+                    NarrowBy::Directory { dir, .. } => format!("file:^{dir}"),
+                    NarrowBy::Group(run) => format!("repo:^{}", run.pattern(|s| s.into())),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            Some(Narrowed {
+                arg: "query",
+                base: "the".into(),
+                added,
+            })
+        };
+        let mut n = narrowing(20, true);
+        n.uncounted = vec![NarrowBy::Group(Run {
+            repo: None,
+            dir: None,
+            start: "p".into(),
+            initial: Initial::Letters('s', 'z'),
+        })];
+        let fitted = Suggestions::fitted(&n, write).expect("some fit");
+        assert!(fitted.json_chars() <= MAX_JSON_CHARS);
+        assert_eq!(fitted.uncounted, ["repo:^p[s-zS-Z]"]);
+        assert_eq!(
+            last(&fitted),
+            Some("file:^go-modules/"),
+            "the counted ways before it"
+        );
+        let [(_, narrow), (_, note)] = fitted.json();
+        assert_eq!(narrow["uncounted"], json!(["repo:^p[s-zS-Z]"]));
+        assert!(
+            note.as_str()
+                .unwrap()
+                .ends_with(&format!("`uncounted`: {NOT_COUNTED}"))
+        );
+        assert!(
+            (fitted.text()).ends_with(&format!("\n  repo:^p[s-zS-Z] ({NOT_COUNTED})")),
+            "{}",
+            fitted.text()
+        );
+        // A census that reached every repository: no such entry.
+        let whole = Suggestions::fitted(&narrowing(2, true), write).expect("fits");
+        assert!(whole.json()[0].1.get("uncounted").is_none());
+        assert!(!whole.text().contains(NOT_COUNTED));
     }
 
     /// The caller's query is said once, and a filter only a dropped way replaced goes back

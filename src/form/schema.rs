@@ -1,7 +1,7 @@
 //! The `outputSchema` of a paged tool: exactly the shape `json.rs` and `layout.rs` write,
 //! stated with only what JSON Schema 2020-12 defines, and bounds instead of formats.
 
-use crate::engine::suggest::MAX_WAYS;
+use crate::engine::suggest::{MAX_UNCOUNTED, MAX_WAYS};
 use serde_json::{Map, Value, json};
 
 use super::item::{CellKind, Column, Grouping, ItemRow};
@@ -114,10 +114,15 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
                     "description": "What each way's count is: the narrowed call's results, or \
                         the files holding them (each holds one or more); exact, about, or at \
                         least those counted (see narrow_note)."},
+                "uncounted": {"type": "array", "minItems": 1, "maxItems": MAX_UNCOUNTED,
+                    "items": {"type": "string"},
+                    "description": "Ways into repositories the count did not reach (Zoekt's \
+                        time ran out before them), with no count: each what the narrowed call \
+                        adds, as the first element of an entry of `add`."},
             },
             "required": ["add", "count"],
             "minProperties": 3,
-            "maxProperties": 3,
+            "maxProperties": 4,
             "additionalProperties": false,
             "description": "On a broad result's first page (and with count_only): ways to \
                 narrow it, each a ready call of the same tool, with how much of the result it \

@@ -294,10 +294,15 @@ pub struct Way {
 /// The ways to narrow `sc` suggests, best first; `None` when it has none.
 pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
     let narrow = sc.get("narrow")?.as_object().expect("narrow is an object");
-    assert_eq!(narrow.len(), 3, "one argument, add and count: {narrow:?}");
+    let uncounted = usize::from(narrow.contains_key("uncounted"));
+    assert_eq!(
+        narrow.len(),
+        3 + uncounted,
+        "one argument, add and count (and uncounted): {narrow:?}"
+    );
     let (arg, base) = narrow
         .iter()
-        .find(|(k, _)| *k != "add" && *k != "count")
+        .find(|(k, _)| !matches!(k.as_str(), "add" | "count" | "uncounted"))
         .map(|(k, v)| (k.clone(), v.as_str().expect("the base").to_string()))
         .expect("the argument to set");
     let kind = narrow["count"].as_str().expect("count").to_string();
@@ -322,6 +327,32 @@ pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
             })
             .collect(),
     )
+}
+
+/// The ways into repositories the census did not reach (`narrow.uncounted`): each the value
+/// of the argument to set, as `narrow_ways` writes it. Empty when there are none.
+pub fn uncounted_ways(sc: &Value) -> Vec<String> {
+    let Some(narrow) = sc.get("narrow") else {
+        return Vec::new();
+    };
+    let base = narrow
+        .as_object()
+        .and_then(|n| {
+            n.iter()
+                .find(|(k, _)| !matches!(k.as_str(), "add" | "count" | "uncounted"))
+        })
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or_default();
+    (narrow["uncounted"].as_array().into_iter().flatten())
+        .map(|w| {
+            let added = w.as_str().expect("a filter");
+            if base.is_empty() {
+                added.to_string()
+            } else {
+                format!("{base} {added}")
+            }
+        })
+        .collect()
 }
 
 pub fn page_sizes(pages: &[Value]) -> Vec<usize> {

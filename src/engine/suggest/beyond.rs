@@ -1,0 +1,211 @@
+//! Ways into the repositories a census did not reach.
+//!
+//! Zoekt searches its shards in one order, by priority and then by repository name, and stops
+//! at its wall time: a census cut there has counted the repositories at the start of that
+//! order and none after. Over 678 repositories, `search the` counts the repositories from
+//! `!proton…` to `prometheus-client`; the ways named from its counts hold 57% of the result,
+//! and none of them leads to `python-3.12`, `serde` or `tokio`. A model that follows only
+//! the ways could never reach them.
+//!
+//! So a census cut that way also offers runs of the names after the last one it counted, each
+//! marked as not counted: the next letters at the level where the counted names part
+//! (`repo:^[q-zQ-Z]`), and the rest of the last name's own initial (`repo:^p[s-zS-Z]`). Each
+//! is a result of its own, whose census then counts what this one could not. A run is
+//! offered only when it holds no counted repository: what it says, that none of its
+//! repositories was counted, is then true whatever order Zoekt searched in (with priorities
+//! set, that is not the order of names).
+
+use super::{Initial, Run};
+
+/// At most this many runs into what was not counted.
+pub const MAX_UNCOUNTED: usize = 2;
+
+/// Runs of repository names after every one of `counted` (each once, in any order), none of
+/// which holds a counted name. `seen` are repositories known to hold results (the page's
+/// own files): the first of them after the last name counted says at which level the names
+/// part, and that run comes first. Then the letters after the last name where the counted
+/// names part, one level above that, and the rest of its initial where they part at their
+/// first character: the first two that hold no counted name. Empty when nothing follows, and for one name counted, which parts from no
+/// other.
+pub(super) fn after_counted<'a>(
+    counted: impl IntoIterator<Item = &'a str>,
+    seen: impl IntoIterator<Item = &'a str>,
+) -> Vec<Run> {
+    let names: Vec<&str> = counted.into_iter().collect();
+    if names.len() < 2 {
+        return Vec::new();
+    }
+    // Zoekt's order of names among equal priorities: by bytes.
+    let Some(last) = names.iter().copied().max() else {
+        return Vec::new();
+    };
+    let next_seen = seen.into_iter().filter(|n| *n > last).min();
+    let shared = common_start(&names);
+    // One level up from where the counted names part: after the separator before it
+    // (`gen-` above `gen-go-`, `github.com/org-` above `github.com/org-a/`).
+    let above = last[..shared.saturating_sub(1)]
+        .rfind(['/', '-', '.', '_', '@'])
+        .map(|at| at + 1);
+    // The rest of the last name's initial, when the counted names part at their first
+    // character: above that, a run could leave a filter the call has on their start
+    // (`repo:^g[f-zF-Z]` beside the caller's `repo:^gen-[h-zH-Z]` selects nothing).
+    let initial_len = last.chars().next().map_or(0, char::len_utf8);
+    let depths = [
+        next_seen.map(|n| common_start(&[last, n])),
+        Some(shared),
+        above,
+        (initial_len >= shared).then_some(initial_len),
+    ];
+    let mut runs: Vec<Run> = Vec::new();
+    for depth in depths.into_iter().flatten() {
+        let Some(initial) = after(last[depth..].chars().next()) else {
+            continue;
+        };
+        let run = Run {
+            repo: None,
+            dir: None,
+            start: last[..depth].to_string(),
+            initial,
+        };
+        if runs.len() < MAX_UNCOUNTED
+            && !runs.contains(&run)
+            && !names.iter().any(|n| holds(&run, n))
+        {
+            runs.push(run);
+        }
+    }
+    runs
+}
+
+/// The names after a name whose next character is `next`, as one initial: the letters after
+/// it (both cases) when it is a letter, the digits after it when it is a digit but 9, every
+/// letter when it comes before them (9, most marks, or nothing), none after `z`.
+fn after(next: Option<char>) -> Option<Initial> {
+    match next {
+        Some(c) if c.is_ascii_alphabetic() => {
+            let c = c.to_ascii_lowercase();
+            (c < 'z').then(|| Initial::Letters(char::from(c as u8 + 1), 'z'))
+        }
+        Some(c) if c.is_ascii_digit() && c < '9' => {
+            Some(Initial::Digits(char::from(c as u8 + 1), '9'))
+        }
+        Some(c) if c > 'z' => None,
+        _ => Some(Initial::Letters('a', 'z')),
+    }
+}
+
+/// The length of the start every one of `names` shares, at a character boundary.
+fn common_start(names: &[&str]) -> usize {
+    let Some(first) = names.first() else {
+        return 0;
+    };
+    let mut len = first.len();
+    for n in &names[1..] {
+        len = first
+            .char_indices()
+            .zip(n.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((at, a), _)| at + a.len_utf8())
+            .min(len);
+    }
+    len
+}
+
+/// Whether `name` is one of `run`'s.
+fn holds(run: &Run, name: &str) -> bool {
+    name.strip_prefix(run.start.as_str())
+        .is_some_and(|rest| run.initial.holds(rest.chars().next()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(runs: &[Run]) -> Vec<String> {
+        runs.iter().map(|r| r.pattern(|s| s.to_string())).collect()
+    }
+
+    const NONE: [&str; 0] = [];
+
+    #[test]
+    fn a_cut_census_of_repositories_offers_the_letters_after_the_last_and_the_rest_of_its_initial()
+    {
+        // `search the` over 678 repositories, cut at `prometheus-client`.
+        let counted = [
+            "!proton!mail-go-crypto",
+            "anyhow-1.0.102",
+            "go-toolchain",
+            "prometheus-client-0.24.1",
+        ];
+        assert_eq!(
+            said(&after_counted(counted, NONE)),
+            ["[q-zQ-Z]", "p[s-zS-Z]"]
+        );
+        // The page showed `python-3.12`: the level where it parts from the last one first.
+        let seen = ["go-toolchain", "python-3.12", "tokio-1.54.1"];
+        assert_eq!(
+            said(&after_counted(counted, seen)),
+            ["p[s-zS-Z]", "[q-zQ-Z]"]
+        );
+    }
+
+    #[test]
+    fn names_sharing_a_start_part_where_the_page_shows_them_part() {
+        // Counted: two of six repositories named `gen-*`. Where the counted names part,
+        // `gen-go-`, is no place for the others; `gen-py-a` on the page says where, and so
+        // does the level above it without the page.
+        let counted = ["gen-go-a", "gen-go-b"];
+        assert_eq!(
+            said(&after_counted(counted, ["gen-py-a", "gen-go-a"])),
+            ["gen-[h-zH-Z]", "gen-go-[c-zC-Z]"]
+        );
+        assert_eq!(
+            said(&after_counted(counted, NONE)),
+            ["gen-go-[c-zC-Z]", "gen-[h-zH-Z]"]
+        );
+        // A call already narrowed to `repo:^gen-[h-zH-Z]`: nothing shallower than `gen-`.
+        assert_eq!(
+            said(&after_counted(["gen-py-b", "gen-rs-a"], NONE)),
+            ["gen-[s-zS-Z]"]
+        );
+        // Hosts: the letters after `m` under `github.com/`, then after `github.`.
+        let counted = ["github.com/a/x", "github.com/b/y", "github.com/m/z"];
+        assert_eq!(
+            said(&after_counted(counted, NONE)),
+            ["github.com/[n-zN-Z]", "github.[d-zD-Z]"]
+        );
+        let counted = ["github.com/org-a/x", "github.com/org-a/y"];
+        assert_eq!(
+            said(&after_counted(counted, NONE)),
+            ["github.com/org-a/[zZ]", "github.com/org-[b-zB-Z]"]
+        );
+        // Digits after a digit.
+        assert_eq!(
+            said(&after_counted(
+                ["python-3.10", "python-3.11"],
+                ["python-3.12"]
+            )),
+            ["python-3.1[2-9]", "python-3.[2-9]"]
+        );
+    }
+
+    #[test]
+    fn no_run_holds_a_counted_name() {
+        // `Quux` sorts before every lower-case name, and was counted: q is not after the rest.
+        assert_eq!(
+            said(&after_counted(["Quux", "apple", "mango"], NONE)),
+            ["m[b-zB-Z]"]
+        );
+        // Counted up to z: nothing after it but the rest of its initial.
+        assert_eq!(said(&after_counted(["alpha", "zeta"], NONE)), ["z[f-zF-Z]"]);
+        assert!(after_counted(["alpha", "zz"], NONE).is_empty());
+        assert!(after_counted(NONE, NONE).is_empty());
+    }
+
+    #[test]
+    fn a_census_of_one_repository_offers_nothing() {
+        // One name parts from no other: whether the index holds more is not known.
+        assert!(after_counted(["go-toolchain"], ["tokio"]).is_empty());
+    }
+}

@@ -48,6 +48,12 @@ pub trait PagedArgs {
     fn narrowed(&self, _ways: &[NarrowBy]) -> Option<Narrowed> {
         None
     }
+    /// Whether `way`, added to this call, can select nothing the call selects (a run of
+    /// repositories beside a repository filter the call has that says otherwise). `false`
+    /// (the default): not known.
+    fn excludes(&self, _way: &NarrowBy) -> bool {
+        false
+    }
 }
 
 /// Ways to narrow as ready calls of a tool: set [`Narrowed::arg`] to [`Narrowed::base`], a

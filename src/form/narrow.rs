@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::engine::census::{CountKind, CountUnit};
 use crate::engine::page::Page;
-use crate::engine::suggest::{Narrow, Narrowing};
+use crate::engine::suggest::{MAX_UNCOUNTED, Narrow, Narrowing};
 use crate::engine::tool::{NarrowBy, Narrowed, PagedArgs, Tool};
 
 /// At most this many characters of JSON for the suggestions: ways are dropped from the end
@@ -17,8 +17,10 @@ const MAX_JSON_CHARS: usize = 600;
 /// At most this many characters of text for the suggestions (their lines say a little more
 /// than their JSON: `filter (N results)`).
 const MAX_TEXT_CHARS: usize = 700;
-/// What a way into a part the count did not reach says in place of a count.
-const NOT_COUNTED: &str = "not counted: Zoekt stopped before these repositories";
+/// What a way into a part the count did not reach says in place of a count: only what is
+/// always true of it (with priorities set, or several webservers, Zoekt's order of names is
+/// not the one the ways follow).
+const NOT_COUNTED: &str = "not counted";
 
 /// One suggestion: what it adds to [`Suggestions::base`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,23 +60,48 @@ impl Suggestions {
     /// none (a narrow result, suggestions off, or a tool that takes no filters).
     pub fn of<T: Tool>(args: &T::Args, page: &Page<T::Item>) -> Option<Suggestions> {
         let narrowing = page.narrowing.as_ref()?;
-        Suggestions::fitted(narrowing, |ways| args.narrowed(ways))
+        Suggestions::fitted(
+            narrowing,
+            |ways| args.narrowed(ways),
+            |way| args.excludes(way),
+        )
     }
 
     /// The suggestions of `narrowing`, written by `narrowed`, within [`MAX_JSON_CHARS`] of
     /// JSON and [`MAX_TEXT_CHARS`] of text: ways dropped from the end, but for those kept
     /// ([`Narrow::kept`]: the ways before them are dropped instead), and written again
     /// without them (a filter only a dropped way replaced goes back into the base). The
-    /// ways into what the count did not reach are never dropped. `None` when no counted way
-    /// is left.
+    /// ways into what the count did not reach come after them, at most [`MAX_UNCOUNTED`] of
+    /// those the call's own filters leave room for (`excludes`), and are dropped only when
+    /// no counted way fits beside them. `None` when no counted way fits.
     fn fitted(
         narrowing: &Narrowing,
+        narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
+        excludes: impl Fn(&NarrowBy) -> bool,
+    ) -> Option<Suggestions> {
+        let uncounted: Vec<NarrowBy> = (narrowing.uncounted.iter())
+            .filter(|way| !excludes(way))
+            .take(MAX_UNCOUNTED)
+            .cloned()
+            .collect();
+        Suggestions::fitted_beside(narrowing, &uncounted, &narrowed).or_else(|| {
+            // Too long together: the counted ways alone.
+            (!uncounted.is_empty())
+                .then(|| Suggestions::fitted_beside(narrowing, &[], &narrowed))
+                .flatten()
+        })
+    }
+
+    /// [`Suggestions::fitted`] with these ways into what the count did not reach, kept.
+    fn fitted_beside(
+        narrowing: &Narrowing,
+        uncounted: &[NarrowBy],
         narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
     ) -> Option<Suggestions> {
         let mut ways: Vec<&Narrow> = narrowing.ways.iter().collect();
         while !ways.is_empty() {
             let by: Vec<NarrowBy> = (ways.iter().map(|w| w.by.clone()))
-                .chain(narrowing.uncounted.iter().cloned())
+                .chain(uncounted.iter().cloned())
                 .collect();
             let Narrowed {
                 arg,
@@ -182,7 +209,7 @@ impl Suggestions {
         let mut note = self.basis();
         if !self.uncounted.is_empty() {
             narrow["uncounted"] = json!(self.uncounted);
-            note.push_str(&format!("; `uncounted`: {NOT_COUNTED}"));
+            note.push_str("; `uncounted`: ways into repositories no file of which was counted");
         }
         [("narrow", narrow), ("narrow_note", json!(note))]
     }
@@ -250,23 +277,25 @@ mod tests {
     /// modules not named (issue 50: the parent is named too).
     #[test]
     fn a_list_cut_to_fit_keeps_the_part_that_leads_on() {
-        let fitted = Suggestions::fitted(&narrowing(20, true), filters).expect("some fit");
+        let fitted =
+            Suggestions::fitted(&narrowing(20, true), filters, |_| false).expect("some fit");
         assert!(fitted.json_chars() <= MAX_JSON_CHARS);
         assert!(fitted.calls.len() < 21, "{}", fitted.calls.len());
         assert_eq!(last(&fitted), Some("file:^go-modules/"));
         assert_eq!(fitted.calls[0].results, 400, "best first still");
         // Without one that leads on, the end goes first, as before.
-        let plain = Suggestions::fitted(&narrowing(20, false), filters).expect("some fit");
+        let plain =
+            Suggestions::fitted(&narrowing(20, false), filters, |_| false).expect("some fit");
         assert_ne!(last(&plain), Some("file:^go-modules/"));
         // A kept way inside the list stays too (`repo:^go-toolchain$`, over a third of the
         // result, after the ways that cut more): the others before and after it go.
         let mut both = narrowing(20, true);
         both.ways[15].kept = true;
-        let fitted = Suggestions::fitted(&both, filters).expect("some fit");
+        let fitted = Suggestions::fitted(&both, filters, |_| false).expect("some fit");
         assert!(fitted.calls.iter().any(|c| c.results == 400 - 15));
         assert_eq!(last(&fitted), Some("file:^go-modules/"));
         // A list that fits is left whole.
-        let short = Suggestions::fitted(&narrowing(1, true), filters).expect("fits");
+        let short = Suggestions::fitted(&narrowing(1, true), filters, |_| false).expect("fits");
         assert_eq!(short.calls.len(), 2);
     }
 
@@ -297,7 +326,7 @@ mod tests {
             start: "p".into(),
             initial: Initial::Letters('s', 'z'),
         })];
-        let fitted = Suggestions::fitted(&n, write).expect("some fit");
+        let fitted = Suggestions::fitted(&n, write, |_| false).expect("some fit");
         assert!(fitted.json_chars() <= MAX_JSON_CHARS);
         assert_eq!(fitted.uncounted, ["repo:^p[s-zS-Z]"]);
         assert_eq!(
@@ -310,15 +339,19 @@ mod tests {
         assert!(
             note.as_str()
                 .unwrap()
-                .ends_with(&format!("`uncounted`: {NOT_COUNTED}"))
+                .ends_with("no file of which was counted")
         );
         assert!(
             (fitted.text()).ends_with(&format!("\n  repo:^p[s-zS-Z] ({NOT_COUNTED})")),
             "{}",
             fitted.text()
         );
+        // One the call's own filters leave no room for is not offered.
+        let excluded = Suggestions::fitted(&n, write, |_| true).expect("some fit");
+        assert!(excluded.uncounted.is_empty());
+        assert!(excluded.json()[0].1.get("uncounted").is_none());
         // A census that reached every repository: no such entry.
-        let whole = Suggestions::fitted(&narrowing(2, true), write).expect("fits");
+        let whole = Suggestions::fitted(&narrowing(2, true), write, |_| false).expect("fits");
         assert!(whole.json()[0].1.get("uncounted").is_none());
         assert!(!whole.text().contains(NOT_COUNTED));
     }
@@ -375,15 +408,19 @@ mod tests {
                 items: 100,
                 kept,
             });
-            Suggestions::fitted(&n, |ways| {
-                let filters: Vec<String> = ways.iter().map(filter).collect();
-                let (base, added) = and_filters("err file:^go-modules/", &filters);
-                Some(Narrowed {
-                    arg: "query",
-                    base,
-                    added,
-                })
-            })
+            Suggestions::fitted(
+                &n,
+                |ways| {
+                    let filters: Vec<String> = ways.iter().map(filter).collect();
+                    let (base, added) = and_filters("err file:^go-modules/", &filters);
+                    Some(Narrowed {
+                        arg: "query",
+                        base,
+                        added,
+                    })
+                },
+                |_| false,
+            )
             .expect("some fit")
         };
         // The directory dropped: nothing replaces the caller's filter, so the base holds it.

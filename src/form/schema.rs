@@ -116,11 +116,12 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
                         least those counted (see narrow_note)."},
                 "uncounted": {"type": "array", "minItems": 1, "maxItems": MAX_UNCOUNTED,
                     "items": {"type": "string"},
-                    "description": "Ways into repositories the count did not reach (Zoekt's \
-                        time ran out before them), with no count: each what the narrowed call \
-                        adds, as the first element of an entry of `add`."},
+                    "description": "Ways into repositories no file of which was counted \
+                        (Zoekt stopped counting early), with no count: each what the narrowed \
+                        call adds, as the first element of an entry of `add`."},
             },
             "required": ["add", "count"],
+            "oneOf": [{"required": ["query"]}, {"required": ["filters"]}],
             "minProperties": 3,
             "maxProperties": 4,
             "additionalProperties": false,

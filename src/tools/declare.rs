@@ -129,6 +129,13 @@ macro_rules! paged_args {
                         added,
                     })
                 }
+                fn excludes(&self, way: &$crate::engine::tool::NarrowBy) -> bool {
+                    let given = $crate::tools::shared::ArgText::arg_text(&self.$narrow);
+                    $crate::zoekt::query::excludes(
+                        given,
+                        &$crate::zoekt::query::narrowing_filter(way),
+                    )
+                }
             )?
         }
     };

@@ -32,7 +32,7 @@ pub const MAX_QUERY_CHARS: usize = 1000;
 
 /// Why a query cannot be built: the engine's error, which this builder produces.
 pub use crate::engine::error::QueryError;
-pub use narrow::{and_filters, narrowing_filter};
+pub use narrow::{and_filters, excludes, narrowing_filter};
 
 mod narrow;
 

@@ -469,13 +469,15 @@ async fn repos_of(
 /// stops `search the` over 678 real repositories at `prometheus-client`: here its cross-shard
 /// cap, met inside the second of six repositories by name, over the generated corpus in 733
 /// small shards. The page offers ways into the repositories it did not reach, with no count;
-/// together they select every one of them (by raw Zoekt), none selects the first one (which
-/// was counted), and called, they lead to results.
+/// together they select every one of them (by raw Zoekt), none selects one it counted, and
+/// called, they lead to results.
 #[tokio::test]
 async fn a_census_cut_before_later_repositories_offers_ways_into_them() {
     let test = "a_census_cut_before_later_repositories_offers_ways_into_them";
     let webserver = support::OwnWebserver::over("ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR", test);
-    let _zoekt = webserver.start();
+    // Two shards at a time: Zoekt stops handing them out well inside the second repository
+    // on any machine.
+    let _zoekt = webserver.start_searching(2);
     webserver.wait_ready().await;
     let url = webserver.url();
     let (_, whole) = repos_of(&url, "", 0).await;
@@ -517,19 +519,13 @@ async fn a_census_cut_before_later_repositories_offers_ways_into_them() {
         .map(|w| w.as_str().expect("a filter").to_string())
         .collect();
     assert!(!added.is_empty(), "no way into what was not counted: {sc}");
-    assert!(
-        text(&r).contains("(not counted: Zoekt stopped before these repositories)"),
-        "{}",
-        text(&r)
-    );
+    assert!(text(&r).contains("(not counted)"), "{}", text(&r));
     let mut selected = std::collections::BTreeSet::new();
     for filter in &added {
         let (_, repos) = repos_of(&url, filter, 0).await;
-        assert!(
-            !repos.contains_key(names[0]),
-            "{filter} holds {} (counted)",
-            names[0]
-        );
+        for name in counted.keys() {
+            assert!(!repos.contains_key(name), "{filter} holds {name} (counted)");
+        }
         selected.extend(repos.into_keys());
     }
     for name in &not_reached {

@@ -475,12 +475,24 @@ impl OwnWebserver {
         self.start_with(&[])
     }
 
+    /// Started with `-rpc`, searching `procs` shards at a time (`GOMAXPROCS`): where a test
+    /// counts on which shards Zoekt searched before it stopped handing them out, however
+    /// many CPUs the machine has.
+    pub fn start_searching(&self, procs: u32) -> RunningWebserver {
+        self.start_env(&["-rpc"], &[("GOMAXPROCS", &procs.to_string())])
+    }
+
     fn start_with(&self, extra: &[&str]) -> RunningWebserver {
+        self.start_env(extra, &[])
+    }
+
+    fn start_env(&self, extra: &[&str], env: &[(&str, &str)]) -> RunningWebserver {
         let listen = format!("127.0.0.1:{}", self.port);
         let mut args = vec!["-listen", &listen, "-index", &self.index, "-html=false"];
         args.extend_from_slice(extra);
         let child = std::process::Command::new(&self.bin)
             .args(&args)
+            .envs(env.iter().copied())
             .env("ZOEKT_WATCHDOG_ERRORS", "0")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

@@ -17,16 +17,16 @@
 
 use super::{Initial, Run};
 
-/// At most this many runs into what was not counted.
+/// At most this many runs into what was not counted a page offers: the first of
+/// [`after_counted`]'s that the call's own filters leave room for.
 pub const MAX_UNCOUNTED: usize = 2;
 
 /// Runs of repository names after every one of `counted` (each once, in any order), none of
-/// which holds a counted name. `seen` are repositories known to hold results (the page's
-/// own files): the first of them after the last name counted says at which level the names
-/// part, and that run comes first. Then the letters after the last name where the counted
-/// names part, one level above that, and the rest of its initial where they part at their
-/// first character: the first two that hold no counted name. Empty when nothing follows, and for one name counted, which parts from no
-/// other.
+/// which holds a counted name, best first. `seen` are repositories known to hold results
+/// (the page's own files): the first of them after the last name counted says at which
+/// level the names part, and that run comes first. Then the letters after the last name
+/// where the counted names part, one level above that, and the rest of its initial. Empty
+/// when nothing follows, and for one name counted, which parts from no other.
 pub(super) fn after_counted<'a>(
     counted: impl IntoIterator<Item = &'a str>,
     seen: impl IntoIterator<Item = &'a str>,
@@ -42,19 +42,18 @@ pub(super) fn after_counted<'a>(
     let next_seen = seen.into_iter().filter(|n| *n > last).min();
     let shared = common_start(&names);
     // One level up from where the counted names part: after the separator before it
-    // (`gen-` above `gen-go-`, `github.com/org-` above `github.com/org-a/`).
-    let above = last[..shared.saturating_sub(1)]
-        .rfind(['/', '-', '.', '_', '@'])
-        .map(|at| at + 1);
-    // The rest of the last name's initial, when the counted names part at their first
-    // character: above that, a run could leave a filter the call has on their start
-    // (`repo:^g[f-zF-Z]` beside the caller's `repo:^gen-[h-zH-Z]` selects nothing).
+    // (`gen-` above `gen-go-`, `github.com/org-` above `github.com/org-a/`), the shared
+    // start's last character left out (a separator itself).
+    let head = &last[..shared];
+    let head = &head[..head.len() - head.chars().next_back().map_or(0, char::len_utf8)];
+    let above = head.rfind(['/', '-', '.', '_', '@']).map(|at| at + 1);
+    // The rest of the last name's initial.
     let initial_len = last.chars().next().map_or(0, char::len_utf8);
     let depths = [
         next_seen.map(|n| common_start(&[last, n])),
         Some(shared),
         above,
-        (initial_len >= shared).then_some(initial_len),
+        Some(initial_len),
     ];
     let mut runs: Vec<Run> = Vec::new();
     for depth in depths.into_iter().flatten() {
@@ -67,10 +66,7 @@ pub(super) fn after_counted<'a>(
             start: last[..depth].to_string(),
             initial,
         };
-        if runs.len() < MAX_UNCOUNTED
-            && !runs.contains(&run)
-            && !names.iter().any(|n| holds(&run, n))
-        {
+        if !runs.contains(&run) && !names.iter().any(|n| holds(&run, n)) {
             runs.push(run);
         }
     }
@@ -158,27 +154,32 @@ mod tests {
         let counted = ["gen-go-a", "gen-go-b"];
         assert_eq!(
             said(&after_counted(counted, ["gen-py-a", "gen-go-a"])),
-            ["gen-[h-zH-Z]", "gen-go-[c-zC-Z]"]
+            ["gen-[h-zH-Z]", "gen-go-[c-zC-Z]", "g[f-zF-Z]"]
         );
         assert_eq!(
             said(&after_counted(counted, NONE)),
-            ["gen-go-[c-zC-Z]", "gen-[h-zH-Z]"]
+            ["gen-go-[c-zC-Z]", "gen-[h-zH-Z]", "g[f-zF-Z]"]
         );
-        // A call already narrowed to `repo:^gen-[h-zH-Z]`: nothing shallower than `gen-`.
+        // Counted in a call narrowed to `repo:^gen-[h-zH-Z]`: `g[f-zF-Z]` leaves that filter,
+        // and the page drops it (`zoekt::query::excludes`).
         assert_eq!(
             said(&after_counted(["gen-py-b", "gen-rs-a"], NONE)),
-            ["gen-[s-zS-Z]"]
+            ["gen-[s-zS-Z]", "g[f-zF-Z]"]
         );
         // Hosts: the letters after `m` under `github.com/`, then after `github.`.
         let counted = ["github.com/a/x", "github.com/b/y", "github.com/m/z"];
         assert_eq!(
             said(&after_counted(counted, NONE)),
-            ["github.com/[n-zN-Z]", "github.[d-zD-Z]"]
+            ["github.com/[n-zN-Z]", "github.[d-zD-Z]", "g[j-zJ-Z]"]
         );
         let counted = ["github.com/org-a/x", "github.com/org-a/y"];
         assert_eq!(
             said(&after_counted(counted, NONE)),
-            ["github.com/org-a/[zZ]", "github.com/org-[b-zB-Z]"]
+            [
+                "github.com/org-a/[zZ]",
+                "github.com/org-[b-zB-Z]",
+                "g[j-zJ-Z]"
+            ]
         );
         // Digits after a digit.
         assert_eq!(
@@ -186,7 +187,7 @@ mod tests {
                 ["python-3.10", "python-3.11"],
                 ["python-3.12"]
             )),
-            ["python-3.1[2-9]", "python-3.[2-9]"]
+            ["python-3.1[2-9]", "python-3.[2-9]", "p[zZ]"]
         );
     }
 

@@ -179,6 +179,76 @@ fn refines(new: &str, old: &str) -> bool {
     }
 }
 
+/// Whether `filter`, added to `query`, can select nothing `query` selects: `query` holds an
+/// anchored repository expression (`repo:^gen-[h-zH-Z]`) that `filter`'s own contradicts at
+/// some character (`repo:^g[f-zF-Z]`: its second character is never `e`), or at the end of
+/// a name. A way into repositories a census did not reach is offered only where it can hold
+/// some (`engine/suggest/beyond.rs`). Zoekt matches a repository expression as written, in
+/// either case only where a class names both. A query the pager cannot read, and any
+/// expression but an anchored start of literal characters, classes and an end, never do.
+pub fn excludes(query: &str, filter: &str) -> bool {
+    let (Ok(tokens), Ok(added)) = (tokenize(query), tokenize(filter)) else {
+        return false;
+    };
+    let grouped = |t: &String| {
+        t.eq_ignore_ascii_case("or") || t == "-" || (!t.starts_with('"') && t.contains(['(', ')']))
+    };
+    if tokens.iter().any(grouped) {
+        return false;
+    }
+    let repo_positions = |t: &String| {
+        ["repo:^", "r:^"]
+            .iter()
+            .find_map(|p| t.strip_prefix(p))
+            .and_then(positions)
+    };
+    let theirs: Vec<Vec<Position>> = tokens.iter().filter_map(repo_positions).collect();
+    added
+        .iter()
+        .filter_map(repo_positions)
+        .any(|mine| theirs.iter().any(|t| contradict(&mine, t)))
+}
+
+/// One character of an anchored expression: the characters it may be, or the name's end.
+#[derive(Debug, PartialEq)]
+enum Position {
+    Chars(Vec<char>),
+    End,
+}
+
+/// The characters of an anchored expression (after its `^`), one by one: each a literal
+/// character (maybe escaped), a class, or the end `$` last. `None` for anything else.
+fn positions(regex: &str) -> Option<Vec<Position>> {
+    let mut out = Vec::new();
+    let mut chars = regex.chars();
+    while let Some(c) = chars.next() {
+        let position = match c {
+            '\\' => Position::Chars(vec![chars.next().filter(char::is_ascii_punctuation)?]),
+            '[' => {
+                let inside: String = chars.by_ref().take_while(|&c| c != ']').collect();
+                Position::Chars(class_chars(&inside)?)
+            }
+            '$' if chars.as_str().is_empty() => Position::End,
+            c if c.is_ascii_alphanumeric() || "_/-@~,:%=!<>&;".contains(c) => {
+                Position::Chars(vec![c])
+            }
+            _ => return None,
+        };
+        out.push(position);
+    }
+    Some(out)
+}
+
+/// Whether no name matches both anchored expressions: at some character they allow none in
+/// common, or one ends where the other needs a character.
+fn contradict(a: &[Position], b: &[Position]) -> bool {
+    a.iter().zip(b).any(|pair| match pair {
+        (Position::Chars(x), Position::Chars(y)) => !x.iter().any(|c| y.contains(c)),
+        (Position::End, Position::End) => false,
+        _ => true,
+    })
+}
+
 /// Whether `regex` matches only itself: every character but a letter, a digit or one of
 /// the marks `readable_regex` leaves bare is escaped.
 fn is_literal(regex: &str) -> bool {
@@ -245,6 +315,25 @@ mod tests {
     fn and_filter(query: &str, filter: &str) -> String {
         let (base, added) = and_filters(query, &[filter.to_string()]);
         narrowed_value(&base, &added[0])
+    }
+
+    #[test]
+    fn a_repository_run_the_callers_own_contradicts_is_excluded() {
+        // The caller followed `repo:^gen-[h-zH-Z]`: nothing starting `g[f-z]` is in it.
+        assert!(excludes(". repo:^gen-[h-zH-Z]", "repo:^g[f-zF-Z]"));
+        assert!(excludes("x repo:^gen-go-", "repo:^gen-[h-zH-Z]"));
+        assert!(excludes(r"x repo:^tokio$", "repo:^tokio[a-zA-Z]"));
+        assert!(excludes("x r:^[a-cA-C]", "repo:^[q-zQ-Z]"));
+        // Inside it, beside it, or not readable: kept.
+        assert!(!excludes(". repo:^gen-[h-zH-Z]", "repo:^gen-[s-zS-Z]"));
+        assert!(!excludes(". repo:^gen-[h-zH-Z]", "repo:^g"));
+        assert!(!excludes("x", "repo:^[q-zQ-Z]"));
+        assert!(!excludes("x file:^src/", "repo:^[q-zQ-Z]"));
+        assert!(!excludes("x repo:gen", "repo:^[q-zQ-Z]"));
+        assert!(!excludes("x repo:^(a|b)", "repo:^[q-zQ-Z]"));
+        assert!(!excludes("(x or y) repo:^a", "repo:^[q-zQ-Z]"));
+        // A name that ends where the other goes on.
+        assert!(!excludes(r"x repo:^tokio$", r"repo:^tokio$"));
     }
 
     #[test]

@@ -1194,7 +1194,7 @@ def report(a, out, failures, took, path):
               f"of the whole result on those pages: median "
               f"{statistics.median(r['named_whole'] for r in {id(r): r for r, _ in unc}.values()):.0%}, "
               f"against a census coverage of median "
-              f"{statistics.median(r['census_read'] / r['whole'] for r in {id(r): r for r, _ in unc}.values() if r['whole']):.0%}.\n")
+              f"{statistics.median([r['census_read'] / r['whole'] for r in {id(r): r for r, _ in unc}.values() if r['whole']] or [0]):.0%}.\n")
         n_ways = sum(len(r["ways"]) for r in out["ms2"])
         by_kind = {}
         for r in out["ms2"]:

@@ -455,12 +455,20 @@ def ways_of(result, tool):
     if narrow:
         # {ARG: base, "add": [[filter, count], ...], "count": KEY}: each value is the base, a
         # space, and the filter, as the schema tells a model to write it.
-        arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
-        base = narrow[arg]
+        arg, base = narrow_arg(narrow)
         for added, count in narrow["add"]:
-            value = f"{base} {added}" if base and added else base or added
-            out.append((arg, value, narrow["count"], count))
+            out.append((arg, call_value(base, added), narrow["count"], count))
     return out, sc.get("narrow_note", "")
+
+
+def narrow_arg(narrow):
+    """(the argument each narrowed call sets, what its value starts with)."""
+    arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
+    return arg, narrow[arg]
+
+
+def call_value(base, added):
+    return f"{base} {added}" if base and added else base or added
 
 
 def uncounted_of(result):
@@ -469,10 +477,8 @@ def uncounted_of(result):
     narrow = (result.get("structuredContent") or {}).get("narrow") or {}
     if not narrow.get("uncounted"):
         return []
-    arg = next(k for k in narrow if k not in ("add", "count", "uncounted"))
-    base = narrow[arg]
-    return [(arg, f"{base} {added}" if base and added else base or added)
-            for added in narrow["uncounted"]]
+    arg, base = narrow_arg(narrow)
+    return [(arg, call_value(base, added)) for added in narrow["uncounted"]]
 
 
 def kind_of(key):

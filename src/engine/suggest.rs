@@ -113,9 +113,10 @@ pub struct Narrowing {
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
-    /// Ways into the repositories the census did not reach, when the backend's time ran out
-    /// before them (`beyond.rs`): runs of the names after those counted, whose counts are not
-    /// known. After the ways, and never dropped for them: the only way into that part.
+    /// Ways into the repositories the census did not reach, when the backend left shards
+    /// unsearched (`beyond.rs`): runs of the names after those counted, best first, whose
+    /// counts are not known. The form offers the first the call's own filters leave room
+    /// for, after the ways.
     pub uncounted: Vec<NarrowBy>,
 }
 

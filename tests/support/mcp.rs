@@ -300,22 +300,14 @@ pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
         3 + uncounted,
         "one argument, add and count (and uncounted): {narrow:?}"
     );
-    let (arg, base) = narrow
-        .iter()
-        .find(|(k, _)| !matches!(k.as_str(), "add" | "count" | "uncounted"))
-        .map(|(k, v)| (k.clone(), v.as_str().expect("the base").to_string()))
-        .expect("the argument to set");
+    let (arg, base) = narrow_arg(narrow);
     let kind = narrow["count"].as_str().expect("count").to_string();
     let ways = narrow["add"].as_array().expect("add");
     Some(
         ways.iter()
             .map(|w| {
                 let added = w[0].as_str().expect("a filter").to_string();
-                let value = match (base.is_empty(), added.is_empty()) {
-                    (true, _) => added.clone(),
-                    (false, true) => base.clone(),
-                    (false, false) => format!("{base} {added}"),
-                };
+                let value = call_value(&base, &added);
                 Way {
                     arg: arg.clone(),
                     base: base.clone(),
@@ -329,30 +321,39 @@ pub fn narrow_ways(sc: &Value) -> Option<Vec<Way>> {
     )
 }
 
+/// A narrowed call's value, as the schema tells a model to write it: the base, a space and
+/// what the way adds (either alone when the other is empty).
+fn call_value(base: &str, added: &str) -> String {
+    match (base.is_empty(), added.is_empty()) {
+        (true, _) => added.to_string(),
+        (false, true) => base.to_string(),
+        (false, false) => format!("{base} {added}"),
+    }
+}
+
+/// The argument `narrow` says each narrowed call sets, and what its value starts with.
+fn narrow_arg(narrow: &serde_json::Map<String, Value>) -> (String, String) {
+    narrow
+        .iter()
+        .find(|(k, _)| !matches!(k.as_str(), "add" | "count" | "uncounted"))
+        .map(|(k, v)| (k.clone(), v.as_str().expect("the base").to_string()))
+        .expect("the argument to set")
+}
+
 /// The ways into repositories the census did not reach (`narrow.uncounted`): each the value
 /// of the argument to set, as `narrow_ways` writes it. Empty when there are none.
 pub fn uncounted_ways(sc: &Value) -> Vec<String> {
-    let Some(narrow) = sc.get("narrow") else {
+    let Some(narrow) = sc.get("narrow").and_then(Value::as_object) else {
         return Vec::new();
     };
-    let base = narrow
-        .as_object()
-        .and_then(|n| {
-            n.iter()
-                .find(|(k, _)| !matches!(k.as_str(), "add" | "count" | "uncounted"))
-        })
-        .and_then(|(_, v)| v.as_str())
-        .unwrap_or_default();
-    (narrow["uncounted"].as_array().into_iter().flatten())
-        .map(|w| {
-            let added = w.as_str().expect("a filter");
-            if base.is_empty() {
-                added.to_string()
-            } else {
-                format!("{base} {added}")
-            }
-        })
-        .collect()
+    let (_, base) = narrow_arg(narrow);
+    (narrow
+        .get("uncounted")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten())
+    .map(|w| call_value(&base, w.as_str().expect("a filter")))
+    .collect()
 }
 
 pub fn page_sizes(pages: &[Value]) -> Vec<usize> {

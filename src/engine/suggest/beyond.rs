@@ -8,13 +8,15 @@
 //! the ways could never reach them.
 //!
 //! So a census cut that way also offers runs of the names after the last one it counted, each
-//! marked as not counted: the next letters at the level where the counted names part
-//! (`repo:^[q-zQ-Z]`), and the rest of the last name's own initial (`repo:^p[s-zS-Z]`). Each
-//! is a result of its own, whose census then counts what this one could not. A run is
-//! offered only when it holds no counted repository: what it says, that none of its
-//! repositories was counted, is then true whatever order Zoekt searched in (with priorities
-//! set, that is not the order of names).
+//! marked as not counted ([`after_counted`]: the next letters at the level where a repository
+//! on the page parts from it, where the counted names part (`repo:^[q-zQ-Z]`), one separator
+//! above that, and the rest of its own initial (`repo:^p[s-zS-Z]`)). Each is a result of its
+//! own, whose census then counts what this one could not. A run is offered only when it holds
+//! no counted repository: what it says, that none of its repositories was counted, is then
+//! true whatever order Zoekt searched in (with priorities set, that is not the order of
+//! names).
 
+use super::group::{in_run, shared_start};
 use super::{Initial, Run};
 
 /// At most this many runs into what was not counted a page offers: the first of
@@ -40,7 +42,7 @@ pub(super) fn after_counted<'a>(
         return Vec::new();
     };
     let next_seen = seen.into_iter().filter(|n| *n > last).min();
-    let shared = common_start(&names);
+    let shared = shared_start(names.iter().copied(), 0).len();
     // One level up from where the counted names part: after the separator before it
     // (`gen-` above `gen-go-`, `github.com/org-` above `github.com/org-a/`), the shared
     // start's last character left out (a separator itself).
@@ -50,7 +52,7 @@ pub(super) fn after_counted<'a>(
     // The rest of the last name's initial.
     let initial_len = last.chars().next().map_or(0, char::len_utf8);
     let depths = [
-        next_seen.map(|n| common_start(&[last, n])),
+        next_seen.map(|n| shared_start([last, n].into_iter(), 0).len()),
         Some(shared),
         above,
         Some(initial_len),
@@ -66,7 +68,7 @@ pub(super) fn after_counted<'a>(
             start: last[..depth].to_string(),
             initial,
         };
-        if !runs.contains(&run) && !names.iter().any(|n| holds(&run, n)) {
+        if !runs.contains(&run) && !names.iter().any(|n| in_run(n, &run.start, run.initial)) {
             runs.push(run);
         }
     }
@@ -88,30 +90,6 @@ fn after(next: Option<char>) -> Option<Initial> {
         Some(c) if c > 'z' => None,
         _ => Some(Initial::Letters('a', 'z')),
     }
-}
-
-/// The length of the start every one of `names` shares, at a character boundary.
-fn common_start(names: &[&str]) -> usize {
-    let Some(first) = names.first() else {
-        return 0;
-    };
-    let mut len = first.len();
-    for n in &names[1..] {
-        len = first
-            .char_indices()
-            .zip(n.chars())
-            .take_while(|((_, a), b)| a == b)
-            .last()
-            .map_or(0, |((at, a), _)| at + a.len_utf8())
-            .min(len);
-    }
-    len
-}
-
-/// Whether `name` is one of `run`'s.
-fn holds(run: &Run, name: &str) -> bool {
-    name.strip_prefix(run.start.as_str())
-        .is_some_and(|rest| run.initial.holds(rest.chars().next()))
 }
 
 #[cfg(test)]

@@ -138,7 +138,7 @@ pub fn split<'a, T: Copy>(
     if members.len() <= 1 {
         return members.iter().map(|m| Part::One(m.item)).collect();
     }
-    let start = common_start(members, known);
+    let start = shared_start(members.iter().map(|m| m.name), known);
     // The members by the character after the start, in that character's order.
     let mut initials: Vec<(Initial, f64, usize, T)> = Vec::new();
     for m in members {
@@ -167,15 +167,18 @@ pub fn split<'a, T: Copy>(
         .collect()
 }
 
-/// The start all names share, from `known` bytes on, ending at a character boundary.
-fn common_start<'a, T>(members: &[Member<'a, T>], known: usize) -> &'a str {
-    let first = members[0].name;
+/// The start all `names` share (all of them sharing their first `known` bytes), ending at a
+/// character boundary; empty for no names.
+pub fn shared_start<'a>(names: impl Iterator<Item = &'a str> + Clone, known: usize) -> &'a str {
+    let Some(first) = names.clone().next() else {
+        return "";
+    };
     let base = known.min(first.len());
     let mut end = base;
     'grow: for (at, c) in first[base..].char_indices() {
         let at = base + at;
-        for m in &members[1..] {
-            if !m.name[at..].starts_with(c) {
+        for name in names.clone().skip(1) {
+            if !name.get(at..).is_some_and(|rest| rest.starts_with(c)) {
                 break 'grow;
             }
         }

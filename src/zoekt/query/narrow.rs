@@ -127,12 +127,6 @@ pub fn and_filters(query: &str, filters: &[String]) -> (String, Vec<String>) {
 /// `new` does not, but for case: a path atom without a capital matches either case, which
 /// a run of letters (its capitals) does not (see below).
 fn refines(new: &str, old: &str) -> bool {
-    // The field (a path or a repository) and its anchored expression.
-    let anchored = |t: &str| {
-        [("file:^", 'f'), ("f:^", 'f'), ("repo:^", 'r'), ("r:^", 'r')]
-            .iter()
-            .find_map(|(p, field)| t.strip_prefix(p).map(|rest| (*field, rest.to_string())))
-    };
     let (Some((field, new)), Some((old_field, old))) = (anchored(new), anchored(old)) else {
         return false;
     };
@@ -151,7 +145,7 @@ fn refines(new: &str, old: &str) -> bool {
     }
     let (literal, class) = match old.strip_suffix(']').and_then(|o| o.rsplit_once('[')) {
         Some((literal, class)) => (literal, Some(class)),
-        None => (old.as_str(), None),
+        None => (old, None),
     };
     if !is_literal(literal) {
         return false;
@@ -179,6 +173,14 @@ fn refines(new: &str, old: &str) -> bool {
     }
 }
 
+/// The field of an anchored path or repository atom (`f` or `r`) and its expression after
+/// the `^`: `repo:^tokio$` is `('r', "tokio$")`.
+fn anchored(atom: &str) -> Option<(char, &str)> {
+    [("file:^", 'f'), ("f:^", 'f'), ("repo:^", 'r'), ("r:^", 'r')]
+        .iter()
+        .find_map(|(p, field)| atom.strip_prefix(p).map(|rest| (*field, rest)))
+}
+
 /// Whether `filter`, added to `query`, can select nothing `query` selects: `query` holds an
 /// anchored repository expression (`repo:^gen-[h-zH-Z]`) that `filter`'s own contradicts at
 /// some character (`repo:^g[f-zF-Z]`: its second character is never `e`), or at the end of
@@ -196,11 +198,9 @@ pub fn excludes(query: &str, filter: &str) -> bool {
     if tokens.iter().any(grouped) {
         return false;
     }
-    let repo_positions = |t: &String| {
-        ["repo:^", "r:^"]
-            .iter()
-            .find_map(|p| t.strip_prefix(p))
-            .and_then(positions)
+    let repo_positions = |t: &String| match anchored(t) {
+        Some(('r', regex)) => positions(regex),
+        _ => None,
     };
     let theirs: Vec<Vec<Position>> = tokens.iter().filter_map(repo_positions).collect();
     added

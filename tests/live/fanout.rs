@@ -119,8 +119,8 @@ fn walks() -> Vec<(&'static str, Value)> {
 }
 
 async fn pages_match(one_url: &str, three_urls: &str, walks: &[(&str, Value)]) {
-    let one = spawn_stdio(one_url, &[]).await;
-    let three = spawn_stdio(three_urls, &[]).await;
+    let one = spawn_stdio(one_url, &[CENSUS_AS_LONG_AS_PAGES]).await;
+    let three = spawn_stdio(three_urls, &[CENSUS_AS_LONG_AS_PAGES]).await;
     for (tool, args) in walks {
         for (label, limits) in [
             ("7", vec![7]),

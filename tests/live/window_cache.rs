@@ -72,8 +72,12 @@ async fn same_walk(
 #[tokio::test]
 async fn every_page_is_byte_identical_with_the_cache_on_and_off() {
     let url = support::big_zoekt("every_page_is_byte_identical_with_the_cache_on_and_off");
-    let on = spawn_stdio(&url, &[]).await;
-    let off = spawn_stdio(&url, &[("ZOEKT_PAGER_CACHE_BYTES", "0")]).await;
+    let on = spawn_stdio(&url, &[CENSUS_AS_LONG_AS_PAGES]).await;
+    let off = spawn_stdio(
+        &url,
+        &[("ZOEKT_PAGER_CACHE_BYTES", "0"), CENSUS_AS_LONG_AS_PAGES],
+    )
+    .await;
     for (tool, args) in support::broad_walks() {
         for (label, limits) in [
             ("7", vec![7]),

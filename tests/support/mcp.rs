@@ -12,6 +12,13 @@ use serde_json::{Value, json};
 
 pub type Client = RunningService<RoleClient, ()>;
 
+/// The environment of a server whose census may take as long as its pages
+/// (`--census-wall-time-ms` at the default `--max-wall-time-ms`). Tests that compare the
+/// whole pages of two servers need it: under a loaded machine one census could be cut at
+/// its own 3 s bound and the other not, and their suggestions would then differ for a
+/// reason the comparison is not about.
+pub const CENSUS_AS_LONG_AS_PAGES: (&str, &str) = ("ZOEKT_PAGER_CENSUS_WALL_TIME_MS", "10000");
+
 /// Spawns `zoekt-pager serve` (stdio) against `url` and runs `initialize`. Any ZOEKT_PAGER_*
 /// setting of the test environment is dropped, so the server runs with its defaults plus
 /// `env`.

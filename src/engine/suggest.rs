@@ -14,7 +14,9 @@
 //! those named leave much of the deepest big part unnamed, or a large part of it, that part
 //! is named too, so that its smaller children are one call away. A large part beside the
 //! chain keeps its place whatever the deepest part's children hold: the list then holds every
-//! large part of the result, itself or through the deepest big part. A directory's own files
+//! large part of the result, itself or through the deepest big part; many small parts beside
+//! the first big part, holding much between them, are one call away through the rest of the
+//! result beside it (`-file:^test/`). A directory's own files
 //! (`c-include/stdio.h` beside `c-include/node/`) are a part of their own. Languages that cut
 //! the result come beside them. The engine states each way as data ([`NarrowBy`]); the tools
 //! write it as a filter in the backend's syntax, and a directory inside a `file:` filter the
@@ -61,6 +63,11 @@ pub enum NarrowBy {
     /// A run of siblings by name, where a level holds more than the list can name one by
     /// one.
     Group(Run),
+    /// Everything but the part it holds: the rest of a result beside a part that holds most
+    /// of it, whose own parts are each too small for the list. It holds a repository, a
+    /// directory of the only repository, or a run of repositories or of that repository's
+    /// entries: a part one filter selects, which one negated filter leaves out.
+    Rest(Box<NarrowBy>),
 }
 
 /// A run of siblings by name: the repositories (`dir` is `None`), or the entries of `dir`
@@ -165,6 +172,15 @@ struct Candidate {
     /// keeps a place, so that the list holds every large part of the result, in it or one
     /// call away through the deepest big part.
     beside: bool,
+}
+
+impl Candidate {
+    /// Whether it keeps a place whatever comes before it (`choose`).
+    fn kept(&self) -> bool {
+        self.group == GATEWAY
+            || self.beside
+            || (self.group == 1 && !matches!(self.by, NarrowBy::Language(_)))
+    }
 }
 
 /// A census's ways, ranked, before the page they are shown on is known: what the census alone
@@ -308,12 +324,19 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     }
     // Best first: by group, then by what each holds (the sort is stable: the tree's order
     // among equals).
-    ways.sort_by(|a, b| {
-        a.group
-            .cmp(&b.group)
-            .then(b.tally.items.total_cmp(&a.tally.items))
-            .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
-    });
+    let best_first = |ways: &mut Vec<Candidate>| {
+        ways.sort_by(|a, b| {
+            a.group
+                .cmp(&b.group)
+                .then(b.tally.items.total_cmp(&a.tally.items))
+                .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
+        })
+    };
+    best_first(&mut ways);
+    if let Some(rest) = rest_beside(&tree, &chain, &ways, whole) {
+        ways.push(rest);
+        best_first(&mut ways);
+    }
     // The repositories counted, when the backend's time ran out before others (`beyond.rs`).
     let counted_repos = if several_repos && census.shards_unsearched {
         let repos: HashSet<&str> = files.iter().map(|f| f.0).collect();
@@ -326,6 +349,55 @@ pub fn rank(census: &CensusPart) -> RankedWays {
         several_repos,
         counted_repos,
     }
+}
+
+/// The rest of the result beside the first part of the `chain` that cuts it (the parts
+/// holding more than half, from the root down), as a way of its own, when the ways the list
+/// has room for leave at least [`BESIDE_SHARE`] of the result in that rest unnamed: a part
+/// that large keeps its place when it is one, and here it is many. The big part's children, each
+/// bigger than the many small parts beside it, take the places, and a model following the
+/// ways could reach none of those (`func main` in python-3.12: `test/` holds 62% of 587
+/// files; `asyncio/`, `email/` and 20 more directories, 1 to 10 files each, fell off the
+/// list). Called, the rest is a result of its own, whose parts the list then names. `ways`
+/// are the other ways, best first.
+fn rest_beside(tree: &Tree, chain: &[Key], ways: &[Candidate], whole: f64) -> Option<Candidate> {
+    let cut = *chain
+        .iter()
+        .skip(1)
+        .find(|k| tree.tally(**k).items < whole)?;
+    // Only a part one filter selects, whose negation is one atom: not a directory of one
+    // repository of several (`repo:^r$ file:^d/`).
+    let one_atom = matches!(
+        cut,
+        Key::Repo(_)
+            | Key::Directory(None, _)
+            | Key::Group(tree::Level::Repos | tree::Level::Dir(None, _), ..)
+    );
+    let rest = tree.tally(Key::Root).without(tree.tally(cut));
+    if !one_atom || rest.items < whole * BESIDE_SHARE {
+        return None;
+    }
+    // What the list would name outside the big part: its kept ways, then the others in
+    // order while there is room, languages aside (they cut across the tree).
+    let room = MAX_WAYS.saturating_sub(ways.iter().filter(|c| c.kept()).count() + 1);
+    let named: f64 = ways
+        .iter()
+        .filter(|c| !c.kept())
+        .take(room)
+        .chain(ways.iter().filter(|c| c.kept()))
+        .filter(|c| !matches!(c.by, NarrowBy::Language(_)))
+        .filter(|c| !tree.is_inside(Key::of(&c.by), cut))
+        .map(|c| c.tally.items)
+        .sum();
+    if rest.items - named < whole * BESIDE_SHARE {
+        return None;
+    }
+    Some(Candidate {
+        by: NarrowBy::Rest(Box::new(cut.owned()?)),
+        tally: rest,
+        group: GATEWAY,
+        beside: false,
+    })
 }
 
 /// The ways to narrow the result counted by `census`, leaving out those that hold only what
@@ -386,9 +458,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     // three times, so it ranks after every way that does; with many small parts that do, it
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
-    let kept = |c: &Candidate| {
-        c.group == GATEWAY || c.beside || (c.group == 1 && !matches!(c.by, NarrowBy::Language(_)))
-    };
+    let kept = Candidate::kept;
     let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
     let mut others = 0;
     for c in &ranked.ways {
@@ -460,6 +530,7 @@ mod tests {
                 run.dir.as_deref().unwrap_or("repo "),
                 run.pattern(|s| s.into())
             ),
+            NarrowBy::Rest(part) => format!("all but {}", words(part)),
         }
     }
 
@@ -589,8 +660,60 @@ mod tests {
             }) => path
                 .strip_prefix(dir.as_str())
                 .is_some_and(|rest| group::in_run(rest, start, *initial)),
+            NarrowBy::Rest(part) => !holds(part, path),
             _ => false,
         }
+    }
+
+    /// `func main` in python-3.12: `test/` holds 62% of the result, and its runs, each
+    /// bigger than any of the small directories beside it, took every place. Here test/
+    /// holds 312 of 492 files in 26 directories, cut into runs of 24; beside it twenty
+    /// directories of nine files each, cut into runs of 18.
+    #[test]
+    fn the_rest_beside_a_big_part_is_a_way_when_its_parts_fall_off_the_list() {
+        let mut table = String::new();
+        for t in 'a'..='z' {
+            table.push_str(&format!("m test/{t}x/x#.py Python *12; "));
+        }
+        let beside: Vec<String> = ('a'..='t').map(|c| format!("{c}{c}/")).collect();
+        for dir in &beside {
+            table.push_str(&format!("m {dir}y#.py Python *9; "));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert!(n.ways.len() <= MAX_WAYS, "{said}");
+        // 492 files, 312 of them in test/.
+        let rest = n
+            .ways
+            .iter()
+            .find(|w| matches!(w.by, NarrowBy::Rest(_)))
+            .unwrap_or_else(|| panic!("no rest: {said}"));
+        assert_eq!(words(&rest.by), "all but directory test/", "{said}");
+        assert_eq!(rest.items, 180, "{said}");
+        assert!(rest.kept, "{said}");
+        // Every file beside test/ is in some way: one call away.
+        for dir in &beside {
+            let path = format!("{dir}y0.py");
+            assert!(n.ways.iter().any(|w| holds(&w.by, &path)), "{path}: {said}");
+        }
+    }
+
+    /// Beside a big part, two directories each holding a large share keep their own places:
+    /// the rest would say nothing more.
+    #[test]
+    fn no_rest_when_the_parts_beside_the_big_one_are_named() {
+        let mut table = String::new();
+        for t in 'a'..='z' {
+            table.push_str(&format!("m test/{t}x/x#.py Python *12; "));
+        }
+        table.push_str("m aa/y#.py Python *90; m bb/y#.py Python *90");
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert!(
+            said.contains("directory aa/: 90") && said.contains("directory bb/: 90"),
+            "{said}"
+        );
+        assert!(!said.contains("all but"), "{said}");
     }
 
     /// `find_references self` on the monorepo: python/ holds most, its Python 3s each hold

@@ -207,6 +207,7 @@ pub fn way_words(by: &NarrowBy) -> String {
             format!("the files at the top{}", of(repo))
         }
         NarrowBy::Files { repo, dir } => format!("the files directly in {dir}{}", of(repo)),
+        NarrowBy::Rest(part) => format!("all but {}", way_words(part)),
         NarrowBy::Group(run) => {
             let start = &run.start;
             let first = match run.initial {

@@ -28,6 +28,8 @@ pub(super) enum Key<'a> {
     Group(Level<'a>, &'a str, Initial),
     /// One file: a member of runs, never a way of its own.
     File(Option<&'a str>, &'a str),
+    /// Everything but a part (`NarrowBy::Rest`): a way, never a part of the tree.
+    Rest(&'a NarrowBy),
 }
 
 /// A level of the tree whose entries a run groups: the repositories, or one directory's
@@ -53,6 +55,7 @@ impl<'a> Key<'a> {
                 };
                 Key::Group(level, &run.start, run.initial)
             }
+            NarrowBy::Rest(part) => Key::Rest(part),
         }
     }
 
@@ -69,12 +72,14 @@ impl<'a> Key<'a> {
             Key::Group(Level::Dir(repo, _), start, _) => (2, repo, start),
             Key::File(repo, path) => (3, repo, path),
             Key::Language(l) => (4, None, l),
+            Key::Rest(_) => (5, None, ""),
         }
     }
 
     pub(super) fn owned(self) -> Option<NarrowBy> {
         Some(match self {
             Key::Root | Key::File(..) => return None,
+            Key::Rest(part) => NarrowBy::Rest(Box::new(part.clone())),
             Key::Repo(r) => NarrowBy::Repo(r.to_string()),
             Key::Language(l) => NarrowBy::Language(l.to_string()),
             Key::Directory(repo, dir) => NarrowBy::Directory {
@@ -388,6 +393,15 @@ impl Tally {
         self.items += other.items;
         self.files += other.files;
         self.which ^= other.which;
+    }
+
+    /// What this part holds outside `inner`, a part inside it.
+    pub(super) fn without(self, inner: Tally) -> Tally {
+        Tally {
+            items: self.items - inner.items,
+            files: self.files - inner.files,
+            which: self.which ^ inner.which,
+        }
     }
 }
 

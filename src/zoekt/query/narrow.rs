@@ -49,6 +49,9 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
                 ),
             }
         }
+        // One atom, negated: the engine sets a rest only beside a part without a repository
+        // of several around it (`repo:^r$ file:^d/` negated would be two atoms).
+        NarrowBy::Rest(part) => format!("-{}", narrowing_filter(part)),
     }
 }
 
@@ -366,6 +369,15 @@ mod tests {
             (
                 dir(Some("tokio-1.54.1"), "src/(x)/"),
                 r"repo:^tokio-1\.54\.1$ file:^src/\(x\)/",
+            ),
+            // The rest beside a big part: its one atom negated.
+            (
+                NarrowBy::Rest(Box::new(dir(None, "test/"))),
+                r"-file:^test/",
+            ),
+            (
+                NarrowBy::Rest(Box::new(NarrowBy::Repo("go-toolchain".into()))),
+                r"-repo:^go-toolchain$",
             ),
             // A directory's own files: in it, in none of its subdirectories; no brackets,
             // which the gRPC parser leaves to Zoekt's JSON API.

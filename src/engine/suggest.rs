@@ -1,5 +1,6 @@
-//! Ways to narrow a broad result: the directories, repositories and languages that hold its
-//! parts, each with how much of it they hold, counted over the result's census (`census.rs`).
+//! Ways to narrow a broad result: the directories, repositories, runs of their names and
+//! languages that hold its parts, each with how much of it they hold, counted over the
+//! result's census (`census.rs`).
 //!
 //! A model's first query on a large monorepo is usually broad; paging through thousands of
 //! items is not how it finds what it wants, and guessing a `repo:` or `file:` filter costs it
@@ -103,7 +104,8 @@ pub struct Narrow {
     /// says: exactly, about or at least.
     pub items: u64,
     /// Kept when the list is cut to fit (the ways before it go first): a big part a model
-    /// reaches the rest of the result through, which ranks after the ways that cut more.
+    /// reaches the rest of the result through, which ranks after the ways that cut more, or
+    /// the rest of the result beside one ([`NarrowBy::Rest`]).
     pub kept: bool,
 }
 
@@ -146,7 +148,8 @@ const MAX_LANGUAGES: usize = 2;
 /// The deepest big part is named too when the ways inside it hold less than this share of
 /// it: its unnamed children are then one call away.
 const NAMED_ENOUGH: f64 = 2.0 / 3.0;
-/// The group of that part: last, after every other way, in a place kept for it.
+/// The group of that part, and of the rest of the result beside the first big part: last,
+/// after every other way, in a place kept for each.
 const GATEWAY: u8 = 3;
 /// A part beside that chain holding at least this share of the result keeps its place: the
 /// big part's children, each bigger, would otherwise crowd it out, and a model following the
@@ -165,8 +168,8 @@ pub fn is_broad(total: u64, limit: u32, max_offset: u64) -> bool {
 struct Candidate {
     by: NarrowBy,
     tally: Tally,
-    /// Its place in the list: cutting ways, then the rest, then tiny ones, then the part
-    /// named for its unnamed children.
+    /// Its place in the list: cutting ways, then the others, then tiny ones, then the part
+    /// named for its unnamed children and the rest beside the first big part.
     group: u8,
     /// A large part beside the chain of parts holding more than half, above its deepest: it
     /// keeps a place, so that the list holds every large part of the result, in it or one
@@ -242,7 +245,8 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             .then(a.order().cmp(&b.order()))
     });
     // Then whether it keeps its place (`Candidate::beside`): a large one of those, the
-    // biggest first, leaving places for the deepest big part and one way inside it.
+    // biggest first, leaving places for the deepest big part and one way inside it (the
+    // rest beside the first big part, when there is one, takes one of the others').
     let mut kept_beside = 0;
     let frontier: Vec<(Key, Tally, bool)> = frontier
         .into_iter()
@@ -333,7 +337,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
         })
     };
     best_first(&mut ways);
-    if let Some(rest) = rest_beside(&tree, &chain, &ways, whole) {
+    if let Some(rest) = rest_beside(&tree, &chain, &ways, whole, files.iter().map(|f| f.1)) {
         ways.push(rest);
         best_first(&mut ways);
     }
@@ -352,40 +356,54 @@ pub fn rank(census: &CensusPart) -> RankedWays {
 }
 
 /// The rest of the result beside the first part of the `chain` that cuts it (the parts
-/// holding more than half, from the root down), as a way of its own, when the ways the list
-/// has room for leave at least [`BESIDE_SHARE`] of the result in that rest unnamed: a part
-/// that large keeps its place when it is one, and here it is many. The big part's children, each
+/// holding more than half, from the root down), as a way of its own, when the kept ways
+/// leave at least [`BESIDE_SHARE`] of the result in that rest unnamed: a part that large
+/// keeps its place when it is one, and here it may be many. The big part's children, each
 /// bigger than the many small parts beside it, take the places, and a model following the
 /// ways could reach none of those (`func main` in python-3.12: `test/` holds 62% of 587
 /// files; `asyncio/`, `email/` and 20 more directories, 1 to 10 files each, fell off the
-/// list). Called, the rest is a result of its own, whose parts the list then names. `ways`
-/// are the other ways, best first.
-fn rest_beside(tree: &Tree, chain: &[Key], ways: &[Candidate], whole: f64) -> Option<Candidate> {
+/// list). Called, the rest is a result of its own, whose parts the list then names. Only
+/// kept ways count as naming: the form cuts the others from the end of the list to fit it
+/// in its characters, and the small parts beside rank last. `ways` are the other ways, best
+/// first; `paths` the result's files' paths.
+fn rest_beside<'a>(
+    tree: &Tree<'a>,
+    chain: &[Key<'a>],
+    ways: &[Candidate],
+    whole: f64,
+    paths: impl Iterator<Item = &'a str>,
+) -> Option<Candidate> {
     let cut = *chain
         .iter()
         .skip(1)
         .find(|k| tree.tally(**k).items < whole)?;
-    // Only a part one filter selects, whose negation is one atom: not a directory of one
-    // repository of several (`repo:^r$ file:^d/`).
-    let one_atom = matches!(
+    // Only a part that one filter selects: a repository (of several), a directory (of the
+    // only repository), or a run of either. A directory's own files are two filters, and
+    // their negation is no filter of one part.
+    let one_filter = matches!(
         cut,
         Key::Repo(_)
             | Key::Directory(None, _)
             | Key::Group(tree::Level::Repos | tree::Level::Dir(None, _), ..)
     );
     let rest = tree.tally(Key::Root).without(tree.tally(cut));
-    if !one_atom || rest.items < whole * BESIDE_SHARE {
+    if !one_filter || rest.items < whole * BESIDE_SHARE {
         return None;
     }
-    // What the list would name outside the big part: its kept ways, then the others in
-    // order while there is room, languages aside (they cut across the tree).
-    let room = MAX_WAYS.saturating_sub(ways.iter().filter(|c| c.kept()).count() + 1);
+    // A directory named without capitals is matched in either case by the backend (as
+    // its filter is written): left out, it would take with it the files of a twin in
+    // another case, which the rest counts.
+    if let Key::Directory(None, dir) = cut
+        && !dir.chars().any(char::is_uppercase)
+        && paths
+            .into_iter()
+            .any(|p| !p.starts_with(dir) && p.to_lowercase().starts_with(dir))
+    {
+        return None;
+    }
     let named: f64 = ways
         .iter()
-        .filter(|c| !c.kept())
-        .take(room)
-        .chain(ways.iter().filter(|c| c.kept()))
-        .filter(|c| !matches!(c.by, NarrowBy::Language(_)))
+        .filter(|c| c.kept() && !matches!(c.by, NarrowBy::Language(_)))
         .filter(|c| !tree.is_inside(Key::of(&c.by), cut))
         .map(|c| c.tally.items)
         .sum();
@@ -430,8 +448,8 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
 
 /// The ways of `ranked` a page shows: not the page's own, none of the very files of one
 /// named before, at most [`MAX_LANGUAGES`] languages, at most [`MAX_WAYS`], the last kept for
-/// the part named for its unnamed children when there is one. `unit` is what the ways'
-/// counts count.
+/// the part named for its unnamed children and the rest beside the first big part, when
+/// there are. `unit` is what the ways' counts count.
 fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit) -> Vec<Narrow> {
     // What the page shows of each part, in the counts' unit: a way whose every item is on it
     // is the page again.
@@ -453,8 +471,9 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     let mut languages = 0;
     let mut said = HashSet::new();
     let mut ways = Vec::new();
-    // Kept a place whatever comes before them: the part named for its unnamed children, and
-    // a part of the tree holding more than a third of the result. That one cuts it less than
+    // Kept a place whatever comes before them: the part named for its unnamed children, the
+    // rest beside the first big part, a large part beside the chain, and a part of the tree
+    // holding more than a third of the result. That one cuts it less than
     // three times, so it ranks after every way that does; with many small parts that do, it
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
@@ -691,11 +710,54 @@ mod tests {
         assert_eq!(words(&rest.by), "all but directory test/", "{said}");
         assert_eq!(rest.items, 180, "{said}");
         assert!(rest.kept, "{said}");
-        // Every file beside test/ is in some way: one call away.
+        // Without it, some directory beside test/ would be in no way.
+        let other: Vec<&Narrow> = n.ways.iter().filter(|w| !w.kept).collect();
+        assert!(
+            beside
+                .iter()
+                .any(|dir| !other.iter().any(|w| holds(&w.by, &format!("{dir}y0.py")))),
+            "{said}"
+        );
+        // Called, the rest (those twenty directories) names each of them in a way.
+        let table: String = beside
+            .iter()
+            .map(|d| format!("m {d}y#.py Python *9; "))
+            .collect();
+        let called = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
         for dir in &beside {
             let path = format!("{dir}y0.py");
-            assert!(n.ways.iter().any(|w| holds(&w.by, &path)), "{path}: {said}");
+            let held = called.ways.iter().any(|w| holds(&w.by, &path));
+            assert!(held, "{path}: {}", ways(&called));
         }
+    }
+
+    /// The same over repositories: one holds 600 of 860 files, 52 small ones beside it
+    /// (`alib`, `autil` .. `zutil`) 5 each, in runs of under 5% of the result.
+    #[test]
+    fn the_rest_beside_a_big_repository_leaves_it_out() {
+        let mut table = String::from("big a/x#.go Go *600; ");
+        for c in 'a'..='z' {
+            table.push_str(&format!("{c}lib s/y#.go Go *5; {c}util s/y#.go Go *5; "));
+        }
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        assert!(said.contains("all but repository big: 260"), "{said}");
+    }
+
+    /// A directory named without capitals is matched in either case: with a twin in another
+    /// case beside it, leaving it out would leave out the twin too, which the rest counts.
+    #[test]
+    fn no_rest_beside_a_directory_with_a_twin_in_another_case() {
+        let mut table = String::new();
+        for t in 'a'..='z' {
+            table.push_str(&format!("m test/{t}x/x#.py Python *12; "));
+        }
+        for c in 'a'..='t' {
+            table.push_str(&format!("m {c}{c}/y#.py Python *9; "));
+        }
+        table.push_str("m Test/z.py Python");
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        assert!(!ways(&n).contains("all but"), "{}", ways(&n));
     }
 
     /// Beside a big part, two directories each holding a large share keep their own places:

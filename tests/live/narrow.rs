@@ -395,7 +395,8 @@ async fn a_level_of_many_directories_is_covered_by_runs_of_names() {
     // One repository of the generated corpus: 36 directories pkg000/ to pkg035/ side by
     // side, more than the list's ways can name one by one.
     let url = support::big_zoekt("a_level_of_many_directories_is_covered_by_runs_of_names");
-    let client = spawn_stdio(&url, &[]).await;
+    // Exact counts are asserted: the census may take as long as a page, not be cut under load.
+    let client = spawn_stdio(&url, &[CENSUS_AS_LONG_AS_PAGES]).await;
     let base = "genSym repo:^gen-go-b$";
     let r = call(
         &client,

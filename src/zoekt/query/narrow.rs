@@ -1,7 +1,7 @@
 //! A way to narrow written as query atoms, and added to a query so that the narrowed call
 //! reads as a refinement.
 
-use crate::engine::suggest::NarrowBy;
+use crate::engine::suggest::{NarrowBy, Run};
 use crate::engine::tool::narrowed_value;
 
 use super::{readable_regex, tokenize};
@@ -49,9 +49,22 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
                 ),
             }
         }
-        // One atom, negated: the engine sets a rest only beside a part without a repository
-        // of several around it (`repo:^r$ file:^d/` negated would be two atoms).
-        NarrowBy::Rest(part) => format!("-{}", narrowing_filter(part)),
+        // The part's one atom, negated. The engine sets a rest only beside a part one filter
+        // selects (`suggest::rest_beside`): a directory's own files, or a directory of one
+        // repository of several, would be two atoms here, and negating the first alone
+        // selects something else.
+        NarrowBy::Rest(part) => {
+            debug_assert!(
+                matches!(
+                    **part,
+                    NarrowBy::Repo(_)
+                        | NarrowBy::Directory { repo: None, .. }
+                        | NarrowBy::Group(Run { repo: None, .. })
+                ),
+                "no rest beside {part:?}"
+            );
+            format!("-{}", narrowing_filter(part))
+        }
     }
 }
 

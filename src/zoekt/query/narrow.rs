@@ -50,7 +50,7 @@ pub fn narrowing_filter(by: &NarrowBy) -> String {
             }
         }
         // The part's one atom, negated. The engine sets a rest only beside a part one filter
-        // selects (`suggest::rest_beside`): a directory's own files, or a directory of one
+        // selects (`engine/suggest/rest.rs`): a directory's own files, or a directory of one
         // repository of several, would be two atoms here, and negating the first alone
         // selects something else.
         NarrowBy::Rest(part) => {

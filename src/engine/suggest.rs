@@ -327,21 +327,22 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             }
         }
     }
+    // The rest beside the first big part, when the kept ways leave much of it unnamed.
+    ways.extend(rest::beside(
+        &tree,
+        &chain,
+        &ways,
+        whole,
+        files.iter().map(|f| f.1),
+    ));
     // Best first: by group, then by what each holds (the sort is stable: the tree's order
     // among equals).
-    let best_first = |ways: &mut Vec<Candidate>| {
-        ways.sort_by(|a, b| {
-            a.group
-                .cmp(&b.group)
-                .then(b.tally.items.total_cmp(&a.tally.items))
-                .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
-        })
-    };
-    best_first(&mut ways);
-    if let Some(rest) = rest::beside(&tree, &chain, &ways, whole, files.iter().map(|f| f.1)) {
-        ways.push(rest);
-        best_first(&mut ways);
-    }
+    ways.sort_by(|a, b| {
+        a.group
+            .cmp(&b.group)
+            .then(b.tally.items.total_cmp(&a.tally.items))
+            .then(Key::of(&a.by).order().cmp(&Key::of(&b.by).order()))
+    });
     // The repositories counted, when the backend's time ran out before others (`beyond.rs`).
     let counted_repos = if several_repos && census.shards_unsearched {
         let repos: HashSet<&str> = files.iter().map(|f| f.0).collect();

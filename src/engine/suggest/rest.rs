@@ -14,8 +14,8 @@ use super::{BESIDE_SHARE, Candidate, GATEWAY, NarrowBy};
 /// files; `asyncio/`, `email/` and 20 more directories, 1 to 10 files each, fell off the
 /// list). Called, the rest is a result of its own, whose parts the list then names. Only
 /// kept ways count as naming: the form cuts the others from the end of the list to fit it
-/// in its characters, and the small parts beside rank last. `ways` are the other ways, best
-/// first; `paths` the result's files' paths.
+/// in its characters, and the small parts beside rank last. `ways` are the other ways, in any
+/// order; `paths` the result's files' paths.
 pub(super) fn beside<'a>(
     tree: &Tree<'a>,
     chain: &[Key<'a>],
@@ -36,21 +36,10 @@ pub(super) fn beside<'a>(
             | Key::Directory(None, _)
             | Key::Group(tree::Level::Repos | tree::Level::Dir(None, _), ..)
     );
+    if !one_filter {
+        return None;
+    }
     let rest = tree.tally(Key::Root).without(tree.tally(cut));
-    if !one_filter || rest.items < whole * BESIDE_SHARE {
-        return None;
-    }
-    // A directory named without capitals is matched in either case by the backend (as
-    // its filter is written): left out, it would take with it the files of a twin in
-    // another case, which the rest counts.
-    if let Key::Directory(None, dir) = cut
-        && !dir.chars().any(char::is_uppercase)
-        && paths
-            .into_iter()
-            .any(|p| !p.starts_with(dir) && p.to_lowercase().starts_with(dir))
-    {
-        return None;
-    }
     let named: f64 = ways
         .iter()
         .filter(|c| c.kept() && !matches!(c.by, NarrowBy::Language(_)))
@@ -58,6 +47,18 @@ pub(super) fn beside<'a>(
         .map(|c| c.tally.items)
         .sum();
     if rest.items - named < whole * BESIDE_SHARE {
+        return None;
+    }
+    // A directory named without capitals is matched in either case by the backend (as
+    // its filter is written): left out, it would take with it the files of a twin in
+    // another case, which the rest counts. Looked for last, over every path, only where a
+    // rest would be offered.
+    if let Key::Directory(None, dir) = cut
+        && !dir.chars().any(char::is_uppercase)
+        && paths
+            .into_iter()
+            .any(|p| !p.starts_with(dir) && p.to_lowercase().starts_with(dir))
+    {
         return None;
     }
     Some(Candidate {

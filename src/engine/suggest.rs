@@ -277,11 +277,18 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             })
         })
         .collect();
-    // Languages that cut the result, unless one holds the very files of a part.
+    // Languages that cut the result, unless one holds the very files of a part. Not a tiny
+    // one: the tree's ways hold each of its files already, and on a list cut to its
+    // characters it would take the place of a small part of the tree that no other way holds
+    // (`lang:C`, 3 files, for json/ in python-2.7's Lib).
     let mut languages: Vec<(Key, Tally)> = tree
         .tallies
         .iter()
-        .filter(|(k, t)| matches!(k, Key::Language(_)) && t.items <= whole * MAX_SHARE)
+        .filter(|(k, t)| {
+            matches!(k, Key::Language(_))
+                && t.items <= whole * MAX_SHARE
+                && t.items >= whole * TINY_SHARE
+        })
         .map(|(k, t)| (*k, *t))
         .collect();
     languages.sort_by(|(a, ta), (b, tb)| {
@@ -838,6 +845,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `search_symbols init` in python-2.7 (its `Lib/`, raw Zoekt's `type:file`): test/ and
+    /// idlelib/ named alone, 18 directories and 130 files beside them. The run that would
+    /// hold idlelib/ was cut finer around it, into more parts than the level had places, and
+    /// the smallest (json/, `[j-kJ-K]`) fell off the list: no way held decoder.py.
+    #[test]
+    fn a_level_cut_around_its_big_entries_still_names_every_entry() {
+        let dirs = "bsddb 7 compiler 9 config 2 ctypes 9 curses 2 distutils 48 email 16 \
+                    encodings 6 hotshot 3 idlelib 68 json 2 lib-tk 15 lib2to3 17 logging 3 \
+                    multiprocessing 12 sqlite3 1 test 156 unittest 14 wsgiref 4 xml 12";
+        let files = "Bastion ConfigParser Cookie DocXMLRPCServer HTMLParser MimeWriter Queue \
+            SimpleXMLRPCServer SocketServer StringIO UserDict UserList UserString __future__ \
+            _abcoll _osx_support _pyio _strptime _weakrefset aifc argparse asynchat asyncore \
+            audiodev bdb binhex calendar cgi cgitb chunk cmd code codecs codeop collections \
+            contextlib cookielib copy csv decimal difflib doctest dumbdbm dummy_thread filecmp \
+            fileinput formatter ftplib functools getopt gettext gzip hmac htmllib httplib \
+            ihooks imaplib imputil inspect locale mailbox markupbase mhlib mimetools mimetypes \
+            mimify modulefinder multifile mutex netrc nntplib optparse os pdb pickle \
+            pickletools pipes pkgutil platform plistlib popen2 poplib pprint profile pstats \
+            py_compile pyclbr pydoc random re repr rexec rfc822 rlcompleter robotparser runpy \
+            sched sets sgmllib shelve site smtpd smtplib socket sre_parse ssl string \
+            subprocess sunau symtable sysconfig tabnanny telnetlib tempfile textwrap \
+            threading timeit tokenize trace urllib urllib2 uuid warnings wave weakref \
+            webbrowser xdrlib xmllib xmlrpclib zipfile";
+        let mut table = String::new();
+        let mut paths = Vec::new();
+        let words: Vec<&str> = dirs.split_whitespace().collect();
+        for pair in words.chunks(2) {
+            table.push_str(&format!("m {}/d#.py Python *{}; ", pair[0], pair[1]));
+            paths.push(format!("{}/d0.py", pair[0]));
+        }
+        for name in files.split_whitespace() {
+            table.push_str(&format!("m {name}.py Python; "));
+            paths.push(format!("{name}.py"));
+        }
+        // Three C files: a language of under 1%, which would take a place of the tree's.
+        table.push_str("m ctypes/c#.c C *3");
+        let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+        let said = ways(&n);
+        let unreached: Vec<&String> = paths
+            .iter()
+            .filter(|p| !n.ways.iter().any(|w| holds(&w.by, p)))
+            .collect();
+        assert_eq!(unreached, Vec::<&String>::new(), "{said}");
+        assert!(n.ways.len() <= MAX_WAYS, "{said}");
+        assert!(!said.contains("language C"), "{said}");
     }
 
     #[test]

@@ -167,6 +167,72 @@ pub fn split<'a, T: Copy>(
         .collect()
 }
 
+/// The members of a run whose expression also holds `big` (a name not among them), as parts
+/// none of which holds it: past their common start with `big`, the members whose next
+/// character comes before big's as few runs as they allow, those after it the same, and
+/// those sharing it (in its very case) cut the same way one character further. A few parts,
+/// where halving the run until none held `big` left a trail of small ones on each side.
+pub fn around<'a, T: Copy>(
+    members: &[Member<'a, T>],
+    known: usize,
+    big: &'a str,
+) -> Vec<Part<'a, T>> {
+    if members.len() <= 1 {
+        return members.iter().map(|m| Part::One(m.item)).collect();
+    }
+    let start = shared_start(members.iter().map(|m| m.name).chain([big]), known);
+    let next = |name: &'a str| name[start.len()..].chars().next();
+    let big_next = next(big);
+    let big_at = order(Initial::of(big_next));
+    let (mut below, mut same, mut other_case, mut above) = (vec![], vec![], vec![], vec![]);
+    for m in members {
+        let at = next(m.name);
+        match order(Initial::of(at)).cmp(&big_at) {
+            Ordering::Less => below.push(*m),
+            Ordering::Greater => above.push(*m),
+            Ordering::Equal if at == big_next => same.push(*m),
+            Ordering::Equal => other_case.push(*m),
+        }
+    }
+    // A side is as few runs at the start as its initials allow (those of one kind joined:
+    // none holds big's, which lies beyond the side), a member alone as itself.
+    let fewest = |side: &[Member<'a, T>]| -> Vec<Part<'a, T>> {
+        let mut runs: Vec<(Initial, usize, T)> = Vec::new();
+        let mut side: Vec<(Initial, T)> = side
+            .iter()
+            .map(|m| (Initial::of(next(m.name)), m.item))
+            .collect();
+        side.sort_by_key(|(i, _)| order(*i));
+        for (initial, item) in side {
+            match runs.last_mut() {
+                Some(last) if last.0 == initial => last.1 += 1,
+                Some(last) if let Some(joined) = last.0.joined(initial) => {
+                    *last = (joined, last.1 + 1, last.2);
+                }
+                _ => runs.push((initial, 1, item)),
+            }
+        }
+        runs.into_iter()
+            .map(|(initial, count, item)| match count {
+                1 => Part::One(item),
+                _ => Part::Run { start, initial },
+            })
+            .collect()
+    };
+    let mut parts = fewest(&below);
+    // Big's initial in the other case: their own start, past it.
+    parts.extend(split(&other_case, start.len(), 1));
+    // Those sharing big's character share one more with it: the start grows each time.
+    let further = start.len() + big_next.map_or(0, char::len_utf8);
+    if further > start.len() {
+        parts.extend(around(&same, further, big));
+    } else {
+        parts.extend(same.iter().map(|m| Part::One(m.item)));
+    }
+    parts.extend(fewest(&above));
+    parts
+}
+
 /// The start all `names` share (all of them sharing their first `known` bytes), ending at a
 /// character boundary; empty for no names.
 pub fn shared_start<'a>(names: impl Iterator<Item = &'a str> + Clone, known: usize) -> &'a str {
@@ -292,6 +358,39 @@ mod tests {
         assert_eq!(said(&split(&issues, 0, 3)), ["issue+[1-2]", "issue+[3-4]"]);
         // Both kinds: by the first letter, bug* and issue* apart.
         assert_eq!(said(&split(&members(&names), 0, 4)), ["+[bB]", "+[iI]"]);
+    }
+
+    #[test]
+    fn a_run_holding_a_big_name_is_cut_around_it_into_a_few_parts() {
+        // python-2.7's Lib for `init`: idlelib/ named alone among these.
+        let names = [
+            "hmac.py",
+            "htmllib.py",
+            "ihooks.py",
+            "imaplib.py",
+            "inspect.py",
+            "Idle.py",
+            "json/",
+            "keyword.py",
+        ];
+        let parts = around(&members(&names), 0, "idlelib/");
+        // Before i, after it, i's other case from its own start, and i's names past the d.
+        assert_eq!(said(&parts), ["+[hH]", "#5", "i+[h-nH-N]", "+[j-kJ-K]"]);
+        for p in &parts {
+            if let Part::Run { start, initial } = p {
+                assert!(!in_run("idlelib/", start, *initial), "{:?}", said(&parts));
+            }
+        }
+        // Names that share more with the big one are cut one character further each time.
+        let tests = [
+            "tabnanny.py",
+            "telnetlib.py",
+            "tempfile.py",
+            "textwrap.py",
+            "trace.py",
+        ];
+        let parts = around(&members(&tests), 0, "test/");
+        assert_eq!(said(&parts), ["#0", "te+[l-mL-M]", "#3", "#4"]);
     }
 
     #[test]

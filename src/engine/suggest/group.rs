@@ -194,8 +194,9 @@ pub fn around<'a, T: Copy>(
             Ordering::Equal => other_case.push(*m),
         }
     }
-    // A side is as few runs at the start as its initials allow (those of one kind joined:
-    // none holds big's, which lies beyond the side), a member alone as itself.
+    // A side is as few runs at the start as its initials allow (letters joined, digits
+    // joined, any other character alone: none holds big's, which lies beyond the side), a
+    // member alone as itself.
     let fewest = |side: &[Member<'a, T>]| -> Vec<Part<'a, T>> {
         let mut runs: Vec<(Initial, usize, T)> = Vec::new();
         let mut side: Vec<(Initial, T)> = side
@@ -204,11 +205,12 @@ pub fn around<'a, T: Copy>(
             .collect();
         side.sort_by_key(|(i, _)| order(*i));
         for (initial, item) in side {
-            match runs.last_mut() {
-                Some(last) if last.0 == initial => last.1 += 1,
-                Some(last) if let Some(joined) = last.0.joined(initial) => {
-                    *last = (joined, last.1 + 1, last.2);
-                }
+            let joined = runs.last().and_then(|last| match last.0 == initial {
+                true => Some(initial),
+                false => last.0.joined(initial),
+            });
+            match (joined, runs.last_mut()) {
+                (Some(joined), Some(last)) => *last = (joined, last.1 + 1, last.2),
                 _ => runs.push((initial, 1, item)),
             }
         }
@@ -220,8 +222,9 @@ pub fn around<'a, T: Copy>(
             .collect()
     };
     let mut parts = fewest(&below);
-    // Big's initial in the other case: their own start, past it.
-    parts.extend(split(&other_case, start.len(), 1));
+    // Big's initial in the other case: a start of their own, past it (in as few runs as
+    // `split` makes: two at most where their kinds allow).
+    parts.extend(split(&other_case, start.len(), 2));
     // Those sharing big's character share one more with it: the start grows each time.
     let further = start.len() + big_next.map_or(0, char::len_utf8);
     if further > start.len() {
@@ -376,11 +379,7 @@ mod tests {
         let parts = around(&members(&names), 0, "idlelib/");
         // Before i, after it, i's other case from its own start, and i's names past the d.
         assert_eq!(said(&parts), ["+[hH]", "#5", "i+[h-nH-N]", "+[j-kJ-K]"]);
-        for p in &parts {
-            if let Part::Run { start, initial } = p {
-                assert!(!in_run("idlelib/", start, *initial), "{:?}", said(&parts));
-            }
-        }
+        each_once_and_not(&names, &parts, "idlelib/");
         // Names that share more with the big one are cut one character further each time.
         let tests = [
             "tabnanny.py",
@@ -391,6 +390,44 @@ mod tests {
         ];
         let parts = around(&members(&tests), 0, "test/");
         assert_eq!(said(&parts), ["#0", "te+[l-mL-M]", "#3", "#4"]);
+        each_once_and_not(&tests, &parts, "test/");
+        // Digits, other characters and letters beside a big name that starts the others
+        // (go-toolchain among go-* repositories): one run of each kind.
+        let go = [
+            "go-auth", "go-cmp", "go-yaml", "go1", "go2", "go_x", "go_y", "gopls", "gox", "g0",
+        ];
+        let parts = around(&members(&go), 0, "go-toolchain");
+        assert_eq!(
+            said(&parts),
+            [
+                "#9",
+                "go-+[a-cA-C]",
+                "#2",
+                "go+[1-2]",
+                "go+_",
+                "go+[p-xP-X]"
+            ]
+        );
+        each_once_and_not(&go, &parts, "go-toolchain");
+    }
+
+    /// Every one of `names` is in exactly one of `parts`, and none of them holds `big`.
+    fn each_once_and_not(names: &[&str], parts: &[Part<usize>], big: &str) {
+        for (i, name) in names.iter().enumerate() {
+            let holding = parts
+                .iter()
+                .filter(|p| match p {
+                    Part::Run { start, initial } => in_run(name, start, *initial),
+                    Part::One(one) => *one == i,
+                })
+                .count();
+            assert_eq!(holding, 1, "{name} in {:?}", said(parts));
+        }
+        for p in parts {
+            if let Part::Run { start, initial } = p {
+                assert!(!in_run(big, start, *initial), "{big} in {:?}", said(parts));
+            }
+        }
     }
 
     #[test]

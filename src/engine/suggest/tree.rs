@@ -298,7 +298,10 @@ impl<'a> Tree<'a> {
 
     /// The entries of `level` that `keep` (names sharing their first `known` bytes), as parts
     /// a list can name: those holding an eighth of them or more one by one, and runs by name
-    /// over all (balanced over the rest), a file alone as the run of its whole name.
+    /// over all (balanced over the rest, cut around those named alone), a file alone as the
+    /// run of its whole name. Where the level's own files are a way of their own
+    /// (`files_named`), parts of files only past the places are left to it; other parts past
+    /// them are not dropped here, and the list keeps its biggest.
     fn runs(
         &self,
         level: Level<'a>,
@@ -326,7 +329,7 @@ impl<'a> Tree<'a> {
         // a way of their own (`files_named`), a part of files only is one call away through
         // it: those give up their places first, the smallest first. (Fewer, coarser runs
         // instead, until the parts fit, cost reach: 39 and 38 target directories of 59
-        // reached within 3 calls on the real corpora, against 43 and 40.)
+        // reached within 3 calls on the real corpora, against 41 and 41; docs/narrowing.md.)
         let places = (MAX_WAYS - 2).saturating_sub(kids.len()).max(2);
         let mut parts = cut_around(split(&rest, known, places), &big, &rest);
         let inside = |p: Part<'a, Key<'a>>| {
@@ -411,7 +414,6 @@ impl Tally {
     }
 }
 
-/// The repository a part is in, when it is in one of several.
 /// `parts` again, each run whose expression would also hold one of the `big` entries (named one
 /// by one) cut around it, from `members`: no way counts a big entry a second time.
 fn cut_around<'a>(
@@ -445,6 +447,7 @@ fn cut_around<'a>(
         .collect()
 }
 
+/// The repository a part is in, when it is in one of several.
 fn repo_of<'a>(key: Key<'a>) -> Option<&'a str> {
     match key {
         Key::Repo(r) => Some(r),

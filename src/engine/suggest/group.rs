@@ -139,7 +139,19 @@ pub fn split<'a, T: Copy>(
         return members.iter().map(|m| Part::One(m.item)).collect();
     }
     let start = shared_start(members.iter().map(|m| m.name), known);
-    // The members by the character after the start, in that character's order.
+    let initials = initials_after(members, start);
+    if initials.len() == 1 {
+        return members.iter().map(|m| Part::One(m.item)).collect();
+    }
+    parts_at(start, balanced(&initials, most.max(2)))
+}
+
+/// The members (all starting with `start`) by the character after it, in that character's
+/// order: `(initial, weight, members, first member)`.
+fn initials_after<'a, T: Copy>(
+    members: &[Member<'a, T>],
+    start: &str,
+) -> Vec<(Initial, f64, usize, T)> {
     let mut initials: Vec<(Initial, f64, usize, T)> = Vec::new();
     for m in members {
         let initial = Initial::of(m.name[start.len()..].chars().next());
@@ -151,20 +163,30 @@ pub fn split<'a, T: Copy>(
             None => initials.push((initial, m.weight, 1, m.item)),
         }
     }
-    if initials.len() == 1 {
-        return members.iter().map(|m| Part::One(m.item)).collect();
-    }
     initials.sort_by_key(|a| order(a.0));
-    let runs = balanced(&initials, most.max(2));
+    initials
+}
+
+/// `runs` of `start` (`(initial, members, first member)`) as parts: a run of one member is
+/// that member.
+fn parts_at<'a, T>(start: &'a str, runs: Vec<(Initial, usize, T)>) -> Vec<Part<'a, T>> {
     runs.into_iter()
-        .map(|(initial, count, item)| {
-            if count == 1 {
-                Part::One(item)
-            } else {
-                Part::Run { start, initial }
-            }
+        .map(|(initial, count, item)| match count {
+            1 => Part::One(item),
+            _ => Part::Run { start, initial },
         })
         .collect()
+}
+
+/// The members of `part`, among `members`.
+pub fn held<'m, 'a, T: Copy + PartialEq>(
+    members: &'m [Member<'a, T>],
+    part: Part<'a, T>,
+) -> impl Iterator<Item = &'m Member<'a, T>> {
+    members.iter().filter(move |m| match part {
+        Part::One(item) => m.item == item,
+        Part::Run { start, initial } => in_run(m.name, start, initial),
+    })
 }
 
 /// The members of a run whose expression also holds `big` (a name not among them), as parts
@@ -195,32 +217,10 @@ pub fn around<'a, T: Copy>(
         }
     }
     // A side is as few runs at the start as its initials allow (letters joined, digits
-    // joined, any other character alone: none holds big's, which lies beyond the side), a
-    // member alone as itself.
-    let fewest = |side: &[Member<'a, T>]| -> Vec<Part<'a, T>> {
-        let mut runs: Vec<(Initial, usize, T)> = Vec::new();
-        let mut side: Vec<(Initial, T)> = side
-            .iter()
-            .map(|m| (Initial::of(next(m.name)), m.item))
-            .collect();
-        side.sort_by_key(|(i, _)| order(*i));
-        for (initial, item) in side {
-            let joined = runs.last().and_then(|last| match last.0 == initial {
-                true => Some(initial),
-                false => last.0.joined(initial),
-            });
-            match (joined, runs.last_mut()) {
-                (Some(joined), Some(last)) => *last = (joined, last.1 + 1, last.2),
-                _ => runs.push((initial, 1, item)),
-            }
-        }
-        runs.into_iter()
-            .map(|(initial, count, item)| match count {
-                1 => Part::One(item),
-                _ => Part::Run { start, initial },
-            })
-            .collect()
-    };
+    // joined, any other character alone: none holds big's, which lies beyond the side; a
+    // share of the whole weight joins all it can), a member alone as itself.
+    let fewest =
+        |side: &[Member<'a, T>]| parts_at(start, balanced(&initials_after(side, start), 1));
     let mut parts = fewest(&below);
     // Big's initial in the other case: a start of their own, past it (in as few runs as
     // `split` makes: two at most where their kinds allow).
@@ -331,16 +331,7 @@ mod tests {
         assert!(parts.len() <= 6, "{:?}", said(&parts));
         // Every name is alone or in exactly one run, and runs are written as classes of
         // both cases.
-        for (i, name) in names.iter().enumerate() {
-            let holding = parts
-                .iter()
-                .filter(|p| match p {
-                    Part::Run { start, initial } => in_run(name, start, *initial),
-                    Part::One(one) => *one == i,
-                })
-                .count();
-            assert_eq!(holding, 1, "{name}");
-        }
+        each_once(&names, &parts);
         assert_eq!(said(&parts)[0], "+[a-eA-E]");
     }
 
@@ -413,6 +404,16 @@ mod tests {
 
     /// Every one of `names` is in exactly one of `parts`, and none of them holds `big`.
     fn each_once_and_not(names: &[&str], parts: &[Part<usize>], big: &str) {
+        each_once(names, parts);
+        for p in parts {
+            if let Part::Run { start, initial } = p {
+                assert!(!in_run(big, start, *initial), "{big} in {:?}", said(parts));
+            }
+        }
+    }
+
+    /// Every one of `names` is alone or in exactly one run of `parts`.
+    fn each_once(names: &[&str], parts: &[Part<usize>]) {
         for (i, name) in names.iter().enumerate() {
             let holding = parts
                 .iter()
@@ -422,11 +423,6 @@ mod tests {
                 })
                 .count();
             assert_eq!(holding, 1, "{name} in {:?}", said(parts));
-        }
-        for p in parts {
-            if let Part::Run { start, initial } = p {
-                assert!(!in_run(big, start, *initial), "{big} in {:?}", said(parts));
-            }
         }
     }
 

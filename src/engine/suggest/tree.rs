@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::hash::{Hash, Hasher};
 
-use super::group::{Member, Part, around, in_run, split};
+use super::group::{Member, Part, around, held, in_run, split};
 use super::{Initial, MAX_WAYS, NarrowBy, Run};
 
 /// An entry of a level cut into runs is named one by one beside them when it holds at least
@@ -332,24 +332,23 @@ impl<'a> Tree<'a> {
         // reached within 3 calls on the real corpora, against 41 and 41; docs/narrowing.md.)
         let places = (MAX_WAYS - 2).saturating_sub(kids.len()).max(2);
         let mut parts = cut_around(split(&rest, known, places), &big, &rest);
-        let inside = |p: Part<'a, Key<'a>>| {
-            rest.iter().filter(move |m| match p {
-                Part::One(item) => m.item == item,
-                Part::Run { start, initial } => in_run(m.name, start, initial),
-            })
-        };
-        let spare = |p: Part<'a, Key<'a>>| {
-            files_named && inside(p).all(|m| matches!(m.item, Key::File(..)))
-        };
-        let weight = |p: Part<'a, Key<'a>>| inside(p).map(|m| m.weight).sum::<f64>();
-        while parts.len() > places {
-            let Some(smallest) = (0..parts.len())
-                .filter(|&at| spare(parts[at]))
-                .min_by(|&a, &b| weight(parts[a]).total_cmp(&weight(parts[b])))
-            else {
-                break;
-            };
-            parts.remove(smallest);
+        let excess = parts.len().saturating_sub(places);
+        if files_named && excess > 0 {
+            let mut spare: Vec<(usize, f64)> = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| held(&rest, **p).all(|m| matches!(m.item, Key::File(..))))
+                .map(|(at, p)| (at, held(&rest, *p).map(|m| m.weight).sum()))
+                .collect();
+            // The smallest first (the first of equals, as the sort is stable).
+            spare.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let gone: HashSet<usize> = spare.iter().take(excess).map(|s| s.0).collect();
+            parts = parts
+                .into_iter()
+                .enumerate()
+                .filter(|(at, _)| !gone.contains(at))
+                .map(|(_, p)| p)
+                .collect();
         }
         for part in parts {
             match part {
@@ -417,34 +416,24 @@ impl Tally {
 /// `parts` again, each run whose expression would also hold one of the `big` entries (named one
 /// by one) cut around it, from `members`: no way counts a big entry a second time.
 fn cut_around<'a>(
-    parts: Vec<Part<'a, Key<'a>>>,
+    mut parts: Vec<Part<'a, Key<'a>>>,
     big: &[Member<'a, Key<'a>>],
     members: &[Member<'a, Key<'a>>],
 ) -> Vec<Part<'a, Key<'a>>> {
+    // Each big entry in turn: a part cut around one may still hold another.
+    for b in big {
+        parts = parts
+            .into_iter()
+            .flat_map(|part| match part {
+                Part::Run { start, initial } if in_run(b.name, start, initial) => {
+                    let inside: Vec<_> = held(members, part).copied().collect();
+                    around(&inside, start.len(), b.name)
+                }
+                part => vec![part],
+            })
+            .collect();
+    }
     parts
-        .into_iter()
-        .flat_map(|part| {
-            let mut parts = vec![part];
-            // Each big entry in turn: a part cut around one may still hold another.
-            for b in big {
-                parts = parts
-                    .into_iter()
-                    .flat_map(|part| match part {
-                        Part::Run { start, initial } if in_run(b.name, start, initial) => {
-                            let inside: Vec<_> = members
-                                .iter()
-                                .filter(|m| in_run(m.name, start, initial))
-                                .copied()
-                                .collect();
-                            around(&inside, start.len(), b.name)
-                        }
-                        part => vec![part],
-                    })
-                    .collect();
-            }
-            parts
-        })
-        .collect()
 }
 
 /// The repository a part is in, when it is in one of several.

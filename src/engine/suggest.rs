@@ -65,11 +65,13 @@ pub enum NarrowBy {
     /// A run of siblings by name, where a level holds more than the list can name one by
     /// one.
     Group(Run),
-    /// Everything but the part it holds: the rest of a result beside a part that holds most
-    /// of it, whose own parts are each too small for the list. It holds a repository, a
-    /// directory of the only repository, or a run of repositories or of that repository's
-    /// entries: a part one filter selects, which one negated filter leaves out.
-    Rest(Box<NarrowBy>),
+    /// Everything but the parts it holds: the rest of a result beside a part that holds most
+    /// of it, whose own parts are each too small for the list, or the rest of a result of
+    /// one repository beside the directories its census counted, when the backend left
+    /// shards of it unsearched (`Narrowing::uncounted`). Each part is a repository, a directory of the only
+    /// repository, a run of repositories or of that repository's entries, or the files at
+    /// its top: a part one filter selects, which one negated filter leaves out.
+    Rest(Vec<NarrowBy>),
 }
 
 /// A run of siblings by name: the repositories (`dir` is `None`), or the entries of `dir`
@@ -123,9 +125,10 @@ pub struct Narrowing {
     pub files_read: usize,
     /// How many files the result holds, by the backend's count.
     pub files_total: u64,
-    /// Ways into the repositories the census did not reach, when the backend left shards
-    /// unsearched (`beyond.rs`): runs of the names after those counted, best first, whose
-    /// counts are not known. The form offers the first the call's own filters leave room
+    /// Ways into the parts the census did not reach, whose counts are not known
+    /// (`beyond.rs`): when the backend left shards unsearched, runs of the names after the
+    /// repositories counted, best first; in a result of one repository, everything beside
+    /// the directories counted. The form offers the first the call's own filters leave room
     /// for, after the ways.
     pub uncounted: Vec<NarrowBy>,
 }
@@ -197,6 +200,9 @@ pub struct RankedWays {
     /// The repositories counted, when the backend left shards unsearched and they are
     /// several: what the ways into the others start after. Empty otherwise.
     counted_repos: Vec<String>,
+    /// The rest of a result of one repository beside the directories counted, when the
+    /// backend left shards of it unsearched (`beyond.rs`).
+    beside_counted: Option<NarrowBy>,
 }
 
 /// Counts the parts of the result `census` counted and ranks its ways.
@@ -357,10 +363,19 @@ pub fn rank(census: &CensusPart) -> RankedWays {
     } else {
         Vec::new()
     };
+    // Inside one repository, the rest beside the directories counted, when whole shards of
+    // it were not searched (`beyond.rs`). Not where Zoekt searched every shard and only
+    // stopped in some at its per-shard cap: the files it left out are then in the directories
+    // counted (`search_files src/` on the monorepo: 30 of 20,729, and a rest beside four
+    // top directories that held none).
+    let beside_counted = (!several_repos && census.shards_unsearched)
+        .then(|| beyond::beside_counted(files.iter().map(|f| f.1)))
+        .flatten();
     RankedWays {
         ways,
         several_repos,
         counted_repos,
+        beside_counted,
     }
 }
 
@@ -388,6 +403,7 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
         )
         .into_iter()
         .map(NarrowBy::Group)
+        .chain(ranked.beside_counted.clone())
         .collect(),
     })
 }

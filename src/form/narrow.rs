@@ -209,7 +209,7 @@ impl Suggestions {
         let mut note = self.basis();
         if !self.uncounted.is_empty() {
             narrow["uncounted"] = json!(self.uncounted);
-            note.push_str("; `uncounted`: ways into repositories no file of which was counted");
+            note.push_str("; `uncounted`: ways into parts no file of which was counted");
         }
         [("narrow", narrow), ("narrow_note", json!(note))]
     }

@@ -116,8 +116,9 @@ pub fn page_schema<T: ItemRow>() -> Map<String, Value> {
                         least those counted (see narrow_note)."},
                 "uncounted": {"type": "array", "minItems": 1, "maxItems": MAX_UNCOUNTED,
                     "items": {"type": "string"},
-                    "description": "Ways into repositories no file of which was counted \
-                        (Zoekt stopped counting early), with no count: each what the narrowed \
+                    "description": "Ways into parts of the result (repositories, or all but \
+                        some directories) no file of which was counted (Zoekt stopped counting \
+                        early), with no count: each what the narrowed \
                         call adds, as the first element of an entry of `add`."},
             },
             "required": ["add", "count"],

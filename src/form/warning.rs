@@ -207,7 +207,10 @@ pub fn way_words(by: &NarrowBy) -> String {
             format!("the files at the top{}", of(repo))
         }
         NarrowBy::Files { repo, dir } => format!("the files directly in {dir}{}", of(repo)),
-        NarrowBy::Rest(part) => format!("all but {}", way_words(part)),
+        NarrowBy::Rest(parts) => {
+            let parts: Vec<String> = parts.iter().map(way_words).collect();
+            format!("all but {}", parts.join(" and "))
+        }
         NarrowBy::Group(run) => {
             let start = &run.start;
             let first = match run.initial {

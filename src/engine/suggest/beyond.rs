@@ -1,4 +1,5 @@
-//! Ways into the repositories a census did not reach.
+//! Ways into the parts of a result a census did not reach: the repositories after those it
+//! counted, and in a result of one repository, everything beside the directories it counted.
 //!
 //! Zoekt searches its shards in one order, by priority and then by repository name, and stops
 //! at its wall time: a census cut there has counted the repositories at the start of that
@@ -15,9 +16,68 @@
 //! no counted repository: what it says, that none of its repositories was counted, is then
 //! true whatever order Zoekt searched in (with priorities set, that is not the order of
 //! names).
+//!
+//! A result of one repository is cut the same way, inside it: Zoekt splits a large
+//! repository into shards of a few thousand files each, and the census counts the shards it
+//! searched. `search a b` on a 90,898-file monorepo counts files under `go-modules/` and
+//! `rust-crates/` only; `c-include/`, `python/` and the rest hold results that no way
+//! named from its counts leads to. There the census also offers the rest of the result beside
+//! the directories it counted ([`beside_counted`]: `-file:^go-modules/ -file:^rust-crates/`),
+//! not counted either, which holds no counted file whatever order Zoekt searched in.
 
 use super::group::{in_run, shared_start};
-use super::{Initial, Run};
+use super::tree::dir_of;
+use super::{Initial, NarrowBy, Run};
+
+/// At most this many directories the rest beside what a census of one repository counted
+/// leaves out, each a negated filter of the call (`-file:^go-modules/`): more would take the
+/// list's characters from the counted ways.
+pub(super) const MAX_LEFT_OUT: usize = 4;
+
+/// The rest of a result of one repository beside the directories its census counted `paths`
+/// in: every part of the result that holds none of them, as a way of its own. Where the
+/// counted paths part (the deepest directory holding all of them), each entry of that
+/// directory holding some is left out (the files at the top by keeping only paths in a
+/// directory), when they are at most [`MAX_LEFT_OUT`]; otherwise, or when files directly in
+/// that directory (not the top) were counted, that whole directory is. `None` when the paths
+/// part at the top into more than that many entries, or there are none.
+pub(super) fn beside_counted<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<NarrowBy> {
+    let paths: Vec<&str> = paths.into_iter().collect();
+    let first = paths.first()?;
+    // The deepest directory every path is in.
+    let mut common = dir_of(first);
+    for path in &paths {
+        while !path.starts_with(common) {
+            common = dir_of(&common[..common.len() - 1]);
+        }
+    }
+    let mut dirs: Vec<&str> = Vec::new();
+    let mut own_files = false;
+    for path in &paths {
+        match path[common.len()..].find('/') {
+            Some(at) => dirs.push(&path[..common.len() + at + 1]),
+            None => own_files = true,
+        }
+    }
+    dirs.sort_unstable();
+    dirs.dedup();
+    let directory = |dir: &str| NarrowBy::Directory {
+        repo: None,
+        dir: dir.to_string(),
+    };
+    let at_top = common.is_empty();
+    if (at_top || !own_files) && dirs.len() + usize::from(own_files) <= MAX_LEFT_OUT {
+        let mut parts: Vec<NarrowBy> = dirs.into_iter().map(directory).collect();
+        if own_files {
+            parts.push(NarrowBy::Files {
+                repo: None,
+                dir: String::new(),
+            });
+        }
+        return Some(NarrowBy::Rest(parts));
+    }
+    (!at_top).then(|| NarrowBy::Rest(vec![directory(common)]))
+}
 
 /// At most this many runs into what was not counted a page offers: the first of
 /// [`after_counted`]'s that the call's own filters leave room for.
@@ -182,8 +242,61 @@ mod tests {
         assert!(after_counted(NONE, NONE).is_empty());
     }
 
+    fn rest(paths: &[&str]) -> Option<String> {
+        let parts = match beside_counted(paths.iter().copied())? {
+            NarrowBy::Rest(parts) => parts,
+            other => panic!("not a rest: {other:?}"),
+        };
+        let said: Vec<String> = parts
+            .iter()
+            .map(|p| match p {
+                NarrowBy::Directory { dir, .. } => dir.clone(),
+                NarrowBy::Files { dir, .. } if dir.is_empty() => "the top's files".into(),
+                other => panic!("not a part of a rest: {other:?}"),
+            })
+            .collect();
+        Some(said.join(" "))
+    }
+
     #[test]
-    fn a_census_of_one_repository_offers_nothing() {
+    fn a_cut_census_of_one_repository_offers_all_but_the_directories_it_counted() {
+        // `search a b` on the monorepo: counted under two top directories.
+        let counted = [
+            "go-modules/grpc@v1.82.1/server.go",
+            "rust-crates/tokio-1.54.1/src/lib.rs",
+            "go-modules/x-sys@v0.47.0/unix/a.go",
+        ];
+        assert_eq!(rest(&counted).as_deref(), Some("go-modules/ rust-crates/"));
+        // Files at the top counted too: the rest keeps only paths in a directory.
+        assert_eq!(
+            rest(&["README.md", "go-modules/a/b.go"]).as_deref(),
+            Some("go-modules/ the top's files")
+        );
+        // All under one directory: its entries, where the counted paths part.
+        assert_eq!(
+            rest(&["go-modules/a/x.go", "go-modules/b/y/z.go"]).as_deref(),
+            Some("go-modules/a/ go-modules/b/")
+        );
+        // Too many entries there, or files directly in it: the whole directory.
+        let many: Vec<String> = (0..=MAX_LEFT_OUT)
+            .map(|i| format!("go/m{i}/x.go"))
+            .collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(rest(&many).as_deref(), Some("go/"));
+        assert_eq!(rest(&["go/x.go", "go/a/y.go"]).as_deref(), Some("go/"));
+        // One file: its directory.
+        assert_eq!(rest(&["a/b/c.go"]).as_deref(), Some("a/b/"));
+        // Too many at the top: nothing a few filters leave out.
+        let top: Vec<String> = (0..=MAX_LEFT_OUT).map(|i| format!("t{i}/x.go")).collect();
+        assert_eq!(
+            rest(&top.iter().map(String::as_str).collect::<Vec<_>>()),
+            None
+        );
+        assert_eq!(rest(&[]), None);
+    }
+
+    #[test]
+    fn a_census_of_one_repository_offers_no_run_of_names() {
         // One name parts from no other: whether the index holds more is not known.
         assert!(after_counted(["go-toolchain"], ["tokio"]).is_empty());
     }

@@ -62,7 +62,7 @@ pub(super) fn beside<'a>(
         return None;
     }
     Some(Candidate {
-        by: NarrowBy::Rest(Box::new(cut.owned()?)),
+        by: NarrowBy::Rest(vec![cut.owned()?]),
         tally: rest,
         group: GATEWAY,
         beside: false,

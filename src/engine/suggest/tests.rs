@@ -42,7 +42,10 @@ fn words(by: &NarrowBy) -> String {
             run.dir.as_deref().unwrap_or("repo "),
             run.pattern(|s| s.into())
         ),
-        NarrowBy::Rest(part) => format!("all but {}", words(part)),
+        NarrowBy::Rest(parts) => {
+            let parts: Vec<String> = parts.iter().map(words).collect();
+            format!("all but {}", parts.join(" and "))
+        }
     }
 }
 
@@ -70,15 +73,46 @@ fn a_census_cut_before_later_repositories_offers_runs_into_them_not_counted() {
     assert_eq!(runs, ["run repo [q-zQ-Z]", "run repo p[j-zJ-Z]"]);
     // The counted ways are the same.
     assert_eq!(ways(&n), ways(&whole));
-    // One repository counted: whether the index holds others is not known.
+    // One repository counted: whether the index holds others is not known, so no run of
+    // names; the rest beside the directory counted holds whatever else there is.
     let mut one = Arc::try_unwrap(census("solo a/b#.go Go *40", CountUnit::Files)).unwrap();
     one.shards_unsearched = true;
-    assert!(
-        narrowing(&Arc::new(one), &[])
-            .expect("ways")
-            .uncounted
-            .is_empty()
+    let n = narrowing(&Arc::new(one), &[]).expect("ways");
+    let beside: Vec<String> = n.uncounted.iter().map(words).collect();
+    assert_eq!(beside, ["all but directory a/"]);
+}
+
+/// `search a b` on the monorepo: Zoekt's time ran out after the shards holding `go-modules/`
+/// and `rust-crates/`; `c-include/`, `python/` and the rest hold results no counted way
+/// leads to.
+#[test]
+fn a_cut_census_of_one_repository_offers_all_but_the_directories_it_counted() {
+    let table = "m go-modules/g/a#.go Go *60; m go-modules/x/b#.go Go *30; \
+                 m rust-crates/t/c#.rs Rust *40";
+    let whole = narrowing(&census(table, CountUnit::Files), &[]).expect("ways");
+    assert!(whole.uncounted.is_empty(), "Zoekt searched every file");
+    let mut cut = Arc::try_unwrap(census(table, CountUnit::Files)).expect("one owner");
+    cut.complete = false;
+    let per_shard_cap = narrowing(&Arc::new(cut), &[]).expect("ways");
+    assert!(per_shard_cap.uncounted.is_empty(), "every shard searched");
+    let mut cut = Arc::try_unwrap(census(table, CountUnit::Files)).expect("one owner");
+    (cut.complete, cut.shards_unsearched) = (false, true);
+    let n = narrowing(&Arc::new(cut), &[]).expect("ways");
+    let beside: Vec<String> = n.uncounted.iter().map(words).collect();
+    assert_eq!(
+        beside,
+        ["all but directory go-modules/ and directory rust-crates/"]
     );
+    // It holds no counted file; the counted ways are the same.
+    let paths: Vec<String> = Arc::try_unwrap(census(table, CountUnit::Files))
+        .expect("one owner")
+        .files
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert!(paths.iter().all(|p| !holds(&n.uncounted[0], p)));
+    assert!(holds(&n.uncounted[0], "python/2.7/json/decoder.py"));
+    assert_eq!(ways(&n), ways(&whole));
 }
 
 #[test]
@@ -171,7 +205,7 @@ fn holds(by: &NarrowBy, path: &str) -> bool {
         }) => path
             .strip_prefix(dir.as_str())
             .is_some_and(|rest| group::in_run(rest, start, *initial)),
-        NarrowBy::Rest(part) => !holds(part, path),
+        NarrowBy::Rest(parts) => !parts.iter().any(|part| holds(part, path)),
         _ => false,
     }
 }

@@ -28,8 +28,8 @@ pub(super) enum Key<'a> {
     Group(Level<'a>, &'a str, Initial),
     /// One file: a member of runs, never a way of its own.
     File(Option<&'a str>, &'a str),
-    /// Everything but a part (`NarrowBy::Rest`): a way, never a part of the tree.
-    Rest(&'a NarrowBy),
+    /// Everything but some parts (`NarrowBy::Rest`): a way, never a part of the tree.
+    Rest(&'a [NarrowBy]),
 }
 
 /// A level of the tree whose entries a run groups: the repositories, or one directory's
@@ -55,7 +55,7 @@ impl<'a> Key<'a> {
                 };
                 Key::Group(level, &run.start, run.initial)
             }
-            NarrowBy::Rest(part) => Key::Rest(part),
+            NarrowBy::Rest(parts) => Key::Rest(parts),
         }
     }
 
@@ -79,7 +79,7 @@ impl<'a> Key<'a> {
     pub(super) fn owned(self) -> Option<NarrowBy> {
         Some(match self {
             Key::Root | Key::File(..) => return None,
-            Key::Rest(part) => NarrowBy::Rest(Box::new(part.clone())),
+            Key::Rest(parts) => NarrowBy::Rest(parts.to_vec()),
             Key::Repo(r) => NarrowBy::Repo(r.to_string()),
             Key::Language(l) => NarrowBy::Language(l.to_string()),
             Key::Directory(repo, dir) => NarrowBy::Directory {

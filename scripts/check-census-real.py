@@ -472,8 +472,8 @@ def call_value(base, added):
 
 
 def uncounted_of(result):
-    """The page's ways into repositories its census did not reach (`narrow.uncounted`), with
-    no count: [(arg, value)]."""
+    """The page's ways into what its census did not reach (`narrow.uncounted`: runs of later
+    repositories, or the rest beside the directories counted), with no count: [(arg, value)]."""
     narrow = (result.get("structuredContent") or {}).get("narrow") or {}
     if not narrow.get("uncounted"):
         return []
@@ -844,7 +844,8 @@ def coverage(a, name, url, tool, query, first, census_q, census_raw, out, failur
         filt = value[len(query) + 1:] if arg == "query" and value.startswith(query + " ") else value
         row["uncounted"].append(dict(filt=filt, held=held, held_cut=held_cut, in_census=in_census))
         # One that holds nothing is a guess at names after the last one counted that no
-        # repository has: a call that finds nothing, not a count that is wrong (reported).
+        # repository has, or a rest beside the directories counted that holds nothing more:
+        # a call that finds nothing, not a count that is wrong (reported).
     # Named of the whole result: the census's files some way selects, and the files of the
     # ways into what it did not reach (which select none of the pager's census's files).
     reached_whole = named_files + sum(u["held"] for u in row["uncounted"])
@@ -1196,7 +1197,8 @@ def report(a, out, failures, took, path):
             pages = len({id(r) for r, _ in unc})
             w(f"Ways into what a cut census did not reach: {len(unc)} on {pages} pages; "
               f"{sum(1 for _, u in unc if u['held'] == 0 and not u['held_cut'])} of them hold no "
-              f"file (a guess at names after the last one counted that no repository has); named "
+              f"file (a guess at names after the last one counted that no repository has, or a rest "
+              f"beside the directories counted that holds nothing more); named "
               f"of the whole result on those pages: median "
               f"{statistics.median(r['named_whole'] for r in {id(r): r for r, _ in unc}.values()):.0%}, "
               f"against a census coverage of median "

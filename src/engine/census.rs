@@ -182,7 +182,8 @@ pub struct CensusPart {
     pub complete: bool,
     /// The backend left whole shards unsearched (its time ran out, or its cross-shard cap was
     /// met): the repositories after those counted, in the order it searches, were not counted
-    /// at all (`suggest/beyond.rs`).
+    /// at all, nor, in a repository split into several shards, the files of those shards
+    /// (`suggest/beyond.rs`).
     pub shards_unsearched: bool,
     /// What is worked out of the census once and kept with it (`suggest.rs` ranks its ways
     /// there), so that a page cut from a cached census does not count again.

@@ -231,19 +231,19 @@ impl<B: Backend> Pager<B> {
 }
 
 /// The ways to narrow a result of `collected` items, counted over `census` when one was
-/// taken and counted some file, else over the items collected; leaving out what the first
-/// `on_page` items show. A census Zoekt's time cut before it found a file, where the page's
-/// own search (whose time is longer) found some, counts nothing the window does not: the
-/// rest beside what a census counted (`a b -file:^go-modules/ -file:^rust-crates/` on the
-/// monorepo) searches the same shards first and finds nothing in them within the census's
-/// time, and its page would offer no way at all.
+/// taken, whole or holding as many files as the items collected, else over those items;
+/// leaving out what the first `on_page` items show. A census Zoekt's time cut before it
+/// found more than a few files, where the page's own search (whose time is longer) found
+/// more, counts less than the window: the rest beside what a census counted (`a b
+/// -file:^go-modules/ -file:^rust-crates/` on the monorepo) searches the same shards first
+/// and finds nothing in them within the census's time, and its page offered no way at all.
 pub(super) fn narrowing_of<T>(
     census: Option<Arc<CensusPart>>,
     collected: &Collected<T>,
     on_page: usize,
 ) -> Option<Narrowing> {
     let census = census
-        .filter(|c| c.complete || !c.files.is_empty())
+        .filter(|c| c.complete || c.files.len() >= collected.leading_files(usize::MAX).len())
         .unwrap_or_else(|| Arc::new(collected.own_count()));
     suggest::narrowing(&census, &collected.leading_files(on_page))
 }

@@ -66,11 +66,11 @@ pub enum NarrowBy {
     /// one.
     Group(Run),
     /// Everything but the parts it holds: the rest of a result beside a part that holds most
-    /// of it, whose own parts are each too small for the list, or the rest of a result of
-    /// one repository beside the directories its census counted, when the backend left
-    /// shards of it unsearched (`Narrowing::uncounted`). Each part is a repository, a directory of the only
-    /// repository, a run of repositories or of that repository's entries, or the files at
-    /// its top: a part one filter selects, which one negated filter leaves out.
+    /// of it, whose own parts are each too small for the list, or the rest beside the
+    /// directories a census of one repository counted, when the backend left shards of it
+    /// unsearched (`Narrowing::uncounted`). Each part is a repository, a directory of the
+    /// only repository, a run of repositories or of that repository's entries, or the files
+    /// at its top: a part one filter selects, which one negated filter leaves out.
     Rest(Vec<NarrowBy>),
 }
 
@@ -127,7 +127,7 @@ pub struct Narrowing {
     pub files_total: u64,
     /// Ways into the parts the census did not reach, whose counts are not known
     /// (`beyond.rs`): when the backend left shards unsearched, runs of the names after the
-    /// repositories counted, best first; in a result of one repository, everything beside
+    /// repositories counted, best first; where it counted one repository, everything beside
     /// the directories counted. The form offers the first the call's own filters leave room
     /// for, after the ways.
     pub uncounted: Vec<NarrowBy>,
@@ -200,7 +200,7 @@ pub struct RankedWays {
     /// The repositories counted, when the backend left shards unsearched and they are
     /// several: what the ways into the others start after. Empty otherwise.
     counted_repos: Vec<String>,
-    /// The rest of a result of one repository beside the directories counted, when the
+    /// The rest beside the directories counted, when the census counted one repository and the
     /// backend left shards of it unsearched (`beyond.rs`).
     beside_counted: Option<NarrowBy>,
 }

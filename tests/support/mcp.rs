@@ -347,7 +347,7 @@ fn narrow_arg(narrow: &serde_json::Map<String, Value>) -> (String, String) {
         .expect("the argument to set")
 }
 
-/// The ways into repositories the census did not reach (`narrow.uncounted`): each the value
+/// The ways into what the census did not reach (`narrow.uncounted`): each the value
 /// of the argument to set, as `narrow_ways` writes it. Empty when there are none.
 pub fn uncounted_ways(sc: &Value) -> Vec<String> {
     let Some(narrow) = sc.get("narrow").and_then(Value::as_object) else {

@@ -1,5 +1,5 @@
 //! Ways into the parts of a result a census did not reach: the repositories after those it
-//! counted, and in a result of one repository, everything beside the directories it counted.
+//! counted, and where it counted one repository, everything beside the directories it counted.
 //!
 //! Zoekt searches its shards in one order, by priority and then by repository name, and stops
 //! at its wall time: a census cut there has counted the repositories at the start of that
@@ -17,7 +17,7 @@
 //! true whatever order Zoekt searched in (with priorities set, that is not the order of
 //! names).
 //!
-//! A result of one repository is cut the same way, inside it: Zoekt splits a large
+//! A census of one repository is cut the same way, inside it: Zoekt splits a large
 //! repository into shards of a few thousand files each, and the census counts the shards it
 //! searched. `search a b` on a 90,898-file monorepo counts files under `go-modules/` and
 //! `rust-crates/` only; `c-include/`, `python/` and the rest hold results that no way
@@ -34,7 +34,7 @@ use super::{Initial, NarrowBy, Run};
 /// list's characters from the counted ways.
 pub(super) const MAX_LEFT_OUT: usize = 4;
 
-/// The rest of a result of one repository beside the directories its census counted `paths`
+/// The rest beside the directories a census of one repository counted `paths`
 /// in: every part of the result that holds none of them, as a way of its own. Where the
 /// counted paths part (the deepest directory holding all of them), each entry of that
 /// directory holding some is left out (the files at the top by keeping only paths in a
@@ -79,8 +79,9 @@ pub(super) fn beside_counted<'a>(paths: impl IntoIterator<Item = &'a str>) -> Op
     (!at_top).then(|| NarrowBy::Rest(vec![directory(common)]))
 }
 
-/// At most this many runs into what was not counted a page offers: the first of
-/// [`after_counted`]'s that the call's own filters leave room for.
+/// At most this many ways into what was not counted a page offers: the first of
+/// [`after_counted`]'s runs and [`beside_counted`]'s rest that the call's own filters leave
+/// room for.
 pub const MAX_UNCOUNTED: usize = 2;
 
 /// Runs of repository names after every one of `counted` (each once, in any order), none of

@@ -74,7 +74,8 @@ fn a_census_cut_before_later_repositories_offers_runs_into_them_not_counted() {
     // The counted ways are the same.
     assert_eq!(ways(&n), ways(&whole));
     // One repository counted: whether the index holds others is not known, so no run of
-    // names; the rest beside the directory counted holds whatever else there is.
+    // names; the rest beside the directory counted holds every path outside a/, in it and
+    // in any other repository.
     let mut one = Arc::try_unwrap(census("solo a/b#.go Go *40", CountUnit::Files)).unwrap();
     one.shards_unsearched = true;
     let n = narrowing(&Arc::new(one), &[]).expect("ways");

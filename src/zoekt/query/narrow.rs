@@ -212,8 +212,11 @@ fn anchored(atom: &str) -> Option<(char, &str)> {
 /// Whether `filter`, added to `query`, can select nothing `query` selects: `query` holds an
 /// anchored repository expression (`repo:^gen-[h-zH-Z]`) that `filter`'s own contradicts at
 /// some character (`repo:^g[f-zF-Z]`: its second character is never `e`), or at the end of
-/// a name. A way into repositories a census did not reach is offered only where it can hold
-/// some (`engine/suggest/beyond.rs`). Zoekt matches a repository expression as written, in
+/// a name; or `filter` negates a start of paths or names that covers one of `query`'s
+/// (`-file:^go-modules/` on a call inside `file:^go-modules/[a-cA-C]`: `leaves_out_all`);
+/// or it negates an atom of `query` as written (`file:/` on a call with `-file:/`). A way
+/// into what a census did not reach is offered only where it can hold some
+/// (`engine/suggest/beyond.rs`). Zoekt matches a repository expression as written, in
 /// either case only where a class names both. A query the pager cannot read, and any
 /// expression but an anchored start of literal characters, classes and an end, never do.
 pub fn excludes(query: &str, filter: &str) -> bool {
@@ -235,7 +238,17 @@ pub fn excludes(query: &str, filter: &str) -> bool {
         .iter()
         .filter_map(repo_positions)
         .any(|mine| theirs.iter().any(|t| contradict(&mine, t)));
-    contradicted || added.iter().any(|a| leaves_out_all(&tokens, a))
+    // An atom and its negation: `file:/` (the rest beside the top's files a census counted)
+    // on a call that followed `-file:/` (the top's files) selects nothing.
+    let negates = |a: &String| {
+        tokens
+            .iter()
+            .any(|t| a.strip_prefix('-') == Some(t.as_str()) || t.strip_prefix('-') == Some(a))
+    };
+    contradicted
+        || added
+            .iter()
+            .any(|a| leaves_out_all(&tokens, a) || negates(a))
 }
 
 /// Whether `added` is a negated anchored literal (`-file:^go-modules/`) that leaves out every

@@ -73,17 +73,25 @@ fn a_census_cut_before_it_found_a_file_leaves_the_ways_to_the_window() {
     };
     assert!(from_window.contains(&top("c-include/")), "{from_window:?}");
     assert_eq!(from_window, ways(narrowing_of(None, &collected, 30)));
-    // A census that counted some file is the census, however few.
-    let one = CensusPart::of_counted(
-        vec![CountedFile {
-            repo: "monorepo".into(),
-            path: "npm/p0/index.js".into(),
-            language: String::new(),
-            items: 1,
-        }],
-        CountKind::AtLeast,
-        CountUnit::Files,
-        1,
-    );
-    assert!(ways(narrowing_of(Some(Arc::new(one)), &collected, 30)).is_empty());
+    // A cut census of fewer files than the window counts less than it; one of as many is
+    // the census (here all under python/, which no file of the window is in).
+    let counted = |n: usize| {
+        let files = (0..n)
+            .map(|i| CountedFile {
+                repo: "monorepo".into(),
+                path: format!("python/{}/m{i}.py", ["a", "b", "c", "d"][i % 4]),
+                language: String::new(),
+                items: 1,
+            })
+            .collect();
+        Some(Arc::new(CensusPart::of_counted(
+            files,
+            CountKind::AtLeast,
+            CountUnit::Files,
+            n as u64,
+        )))
+    };
+    assert_eq!(ways(narrowing_of(counted(39), &collected, 30)), from_window);
+    let census = ways(narrowing_of(counted(40), &collected, 30));
+    assert!(census.contains(&top("python/a/")), "{census:?}");
 }

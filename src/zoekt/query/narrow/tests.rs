@@ -49,6 +49,10 @@ fn a_rest_leaving_out_the_callers_own_directory_is_excluded() {
     assert!(!excludes("x file:^Go/", "-file:^go/[a-c]"));
     assert!(!excludes("x file:^go/", "-file:^Go/"));
     assert!(!excludes("x repo:^tokio$", "-file:^tokio"));
+    // An atom the call negates, or negates an atom of the call: nothing in common.
+    assert!(excludes("x -file:/", "-file:^a/ file:/"));
+    assert!(excludes("x file:^a/", "-file:^b/ -file:^a/"));
+    assert!(!excludes("x -file:/", "-file:^a/"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark command: what the window cache is worth against a real Zoekt (benches/walk.rs).
+# The benchmark command: what the window cache is worth against a real Zoekt (benches/walk/).
 # Generates the 12,000-file corpus (scripts/gen-corpus.py, skipped when its stamp is current),
 # gets the pinned Zoekt (scripts/zoekt.sh install), brings up ONE zoekt-webserver on that corpus
 # in 18 shards, builds the release binary, runs `cargo bench --bench walk` against them, and

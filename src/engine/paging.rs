@@ -243,7 +243,7 @@ pub(super) fn narrowing_of<T>(
     on_page: usize,
 ) -> Option<Narrowing> {
     let census = census
-        .filter(|c| c.complete || c.files.len() >= collected.leading_files(usize::MAX).len())
+        .filter(|c| c.complete || c.files.len() >= collected.file_count())
         .unwrap_or_else(|| Arc::new(collected.own_count()));
     suggest::narrowing(&census, &collected.leading_files(on_page))
 }

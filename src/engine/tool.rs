@@ -410,6 +410,11 @@ impl<T> Collected<T> {
         CensusPart::of_files(&all, exact)
     }
 
+    /// How many files the collected items are in.
+    pub(crate) fn file_count(&self) -> usize {
+        self.runs.iter().flat_map(Run::files).count()
+    }
+
     /// The files of the first `max_items` items, each with how many of them it holds.
     pub(crate) fn leading_files(&self, max_items: usize) -> Vec<(&FileFacts, usize)> {
         let mut left = max_items;

@@ -32,7 +32,7 @@ use super::{Initial, NarrowBy, Run};
 /// At most this many directories the rest beside what a census of one repository counted
 /// leaves out, each a negated filter of the call (`-file:^go-modules/`): more would take the
 /// list's characters from the counted ways.
-pub(super) const MAX_LEFT_OUT: usize = 4;
+const MAX_LEFT_OUT: usize = 4;
 
 /// The rest beside the directories a census of one repository counted `paths`
 /// in: every part of the result that holds none of them, as a way of its own. Where the

@@ -110,6 +110,8 @@ pub struct Narrow {
     /// reaches the rest of the result through, which ranks after the ways that cut more, or
     /// the rest of the result beside one ([`NarrowBy::Rest`]).
     pub kept: bool,
+    /// Inside [`Narrowing::standby`]: what it holds counts as naming part of it.
+    pub inside_standby: bool,
 }
 
 /// The ways to narrow a result, best first.
@@ -131,6 +133,38 @@ pub struct Narrowing {
     /// the directories counted. The form offers the first the call's own filters leave room
     /// for, after the ways.
     pub uncounted: Vec<NarrowBy>,
+    /// The deepest big part, when the ways inside it name enough of it for it to need no
+    /// place of its own, as long as the list keeps them: a list cut to fit its characters may
+    /// not, and this part then takes a kept place ([`Narrowing::drop_one`]), so that the
+    /// children the list no longer names are one call away (`search_files src/` over 678
+    /// repositories: `src/` of go-toolchain holds half of the result, and with only three of
+    /// its runs left after the cut, a third of it was in no way).
+    pub standby: Option<Narrow>,
+}
+
+impl Narrowing {
+    /// Drops one way, for a list that must fit in fewer characters: the last one not kept
+    /// (the last of all when each is). When the ways left inside [`Narrowing::standby`] then
+    /// name less than two thirds of it, it takes a kept place at the end. False when there
+    /// was no way left to drop.
+    pub fn drop_one(&mut self) -> bool {
+        let Some(at) =
+            (self.ways.iter().rposition(|w| !w.kept)).or_else(|| self.ways.len().checked_sub(1))
+        else {
+            return false;
+        };
+        self.ways.remove(at);
+        if let Some(part) = &self.standby {
+            let named: u64 = (self.ways.iter())
+                .filter(|w| w.inside_standby)
+                .map(|w| w.items)
+                .sum();
+            if (named as f64) < part.items as f64 * NAMED_ENOUGH {
+                self.ways.extend(self.standby.take());
+            }
+        }
+        true
+    }
 }
 
 /// At most this many ways are suggested. Each costs a model a few words (the caller's query
@@ -179,6 +213,8 @@ struct Candidate {
     /// keeps a place, so that the list holds every large part of the result, in it or one
     /// call away through the deepest big part.
     beside: bool,
+    /// Inside the deepest big part, when that part stands by ([`RankedWays::standby`]).
+    inside_deepest: bool,
 }
 
 impl Candidate {
@@ -203,6 +239,9 @@ pub struct RankedWays {
     /// The rest beside the directories counted, when the census counted one repository and the
     /// backend left shards of it unsearched (`beyond.rs`).
     beside_counted: Option<NarrowBy>,
+    /// The deepest big part, when the ways inside it that the list has places for name
+    /// enough of it ([`Narrowing::standby`]).
+    standby: Option<Candidate>,
 }
 
 /// Counts the parts of the result `census` counted and ranks its ways.
@@ -280,6 +319,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
                 tally: *t,
                 group: group(t),
                 beside: *kept,
+                inside_deepest: false,
             })
         })
         .collect();
@@ -308,9 +348,12 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             tally: t,
             group: group(&t),
             beside: false,
+            inside_deepest: false,
         })
     }));
-    // The deepest big part, when the parts named inside it would leave much of it unnamed.
+    // The deepest big part, when the parts named inside it would leave much of it unnamed;
+    // else standing by, for a list cut shorter than its places.
+    let mut standby = None;
     if let Some(&deepest) = chain.last().filter(|k| **k != Key::Root) {
         let inside = tree.tally(deepest);
         if inside.items < whole {
@@ -328,15 +371,22 @@ pub fn rank(census: &CensusPart) -> RankedWays {
             let large_left = left
                 .iter()
                 .any(|(_, (_, t, _))| t.items >= whole * BESIDE_SHARE);
-            if (named < inside.items * NAMED_ENOUGH || large_left)
-                && let Some(by) = deepest.owned()
-            {
-                ways.push(Candidate {
+            if let Some(by) = deepest.owned() {
+                let part = Candidate {
                     by,
                     tally: inside,
                     group: GATEWAY,
                     beside: false,
-                });
+                    inside_deepest: false,
+                };
+                if named < inside.items * NAMED_ENOUGH || large_left {
+                    ways.push(part);
+                } else {
+                    for way in &mut ways {
+                        way.inside_deepest = tree.is_inside(Key::of(&way.by), deepest);
+                    }
+                    standby = Some(part);
+                }
             }
         }
     }
@@ -376,6 +426,7 @@ pub fn rank(census: &CensusPart) -> RankedWays {
         several_repos,
         counted_repos,
         beside_counted,
+        standby,
     }
 }
 
@@ -390,9 +441,10 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
         Some(kept) => kept.as_ref(),
         None => &rank(census),
     };
-    let ways = choose(ranked, on_page, census.unit);
+    let (ways, standby) = choose(ranked, on_page, census.unit);
     (!ways.is_empty()).then(|| Narrowing {
         ways,
+        standby,
         counts: census.kind,
         unit: census.unit,
         files_read: census.files.len(),
@@ -411,8 +463,13 @@ pub fn narrowing(census: &Arc<CensusPart>, on_page: &[(&FileFacts, usize)]) -> O
 /// The ways of `ranked` a page shows: not the page's own, none of the very files of one
 /// named before, at most [`MAX_LANGUAGES`] languages, at most [`MAX_WAYS`], the last kept for
 /// the part named for its unnamed children and the rest beside the first big part, when
-/// there are. `unit` is what the ways' counts count.
-fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit) -> Vec<Narrow> {
+/// there are; and the part standing by, unless the page shows all of it or a way holds its
+/// very files. `unit` is what the ways' counts count.
+fn choose(
+    ranked: &RankedWays,
+    on_page: &[(&FileFacts, usize)],
+    unit: CountUnit,
+) -> (Vec<Narrow>, Option<Narrow>) {
     // What the page shows of each part, in the counts' unit: a way whose every item is on it
     // is the page again.
     let mut shown: HashMap<Key, usize> = HashMap::new();
@@ -440,6 +497,11 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
     // would never be named, and a model following the ways could not reach it
     // (`search_symbols main` over 678 repositories: go-toolchain, 2,957 of 7,816 files).
     let kept = Candidate::kept;
+    let shows_all = |c: &Candidate| {
+        shown
+            .get(&Key::of(&c.by))
+            .is_some_and(|&s| s as f64 >= c.tally.items)
+    };
     let room = MAX_WAYS.saturating_sub(ranked.ways.iter().filter(|c| kept(c)).count());
     let mut others = 0;
     for c in &ranked.ways {
@@ -449,10 +511,7 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
         if others >= room && !kept(c) {
             continue;
         }
-        if shown
-            .get(&Key::of(&c.by))
-            .is_some_and(|&s| s as f64 >= c.tally.items)
-        {
+        if shows_all(c) {
             continue;
         }
         let language = matches!(c.by, NarrowBy::Language(_));
@@ -465,9 +524,18 @@ fn choose(ranked: &RankedWays, on_page: &[(&FileFacts, usize)], unit: CountUnit)
             by: c.by.clone(),
             items: (c.tally.items.round() as u64).max(1),
             kept: kept(c),
+            inside_standby: c.inside_deepest,
         });
     }
-    ways
+    let standby = (ranked.standby.as_ref())
+        .filter(|part| !shows_all(part) && !said.contains(&part.tally.which))
+        .map(|part| Narrow {
+            by: part.by.clone(),
+            items: (part.tally.items.round() as u64).max(1),
+            kept: true,
+            inside_standby: false,
+        });
+    (ways, standby)
 }
 
 #[cfg(test)]

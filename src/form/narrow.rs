@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::engine::census::{CountKind, CountUnit};
 use crate::engine::page::Page;
-use crate::engine::suggest::{MAX_UNCOUNTED, Narrow, Narrowing};
+use crate::engine::suggest::{MAX_UNCOUNTED, Narrowing};
 use crate::engine::tool::{NarrowBy, Narrowed, PagedArgs, Tool};
 
 /// At most this many characters of JSON for the suggestions: ways are dropped from the end
@@ -69,11 +69,14 @@ impl Suggestions {
 
     /// The suggestions of `narrowing`, written by `narrowed`, within [`MAX_JSON_CHARS`] of
     /// JSON and [`MAX_TEXT_CHARS`] of text: ways dropped from the end, but for those kept
-    /// ([`Narrow::kept`]: the ways before them are dropped instead), and written again
+    /// ([`Narrow::kept`]: the ways before them are dropped instead), as the engine drops them
+    /// ([`Narrowing::drop_one`], which may then name the part standing by), and written again
     /// without them (a filter only a dropped way replaced goes back into the base). The
     /// ways into what the count did not reach come after them, at most [`MAX_UNCOUNTED`] of
     /// those the call's own filters leave room for (`excludes`), and are dropped only when
     /// no counted way fits beside them. `None` when no counted way fits.
+    ///
+    /// [`Narrow::kept`]: crate::engine::suggest::Narrow::kept
     fn fitted(
         narrowing: &Narrowing,
         narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
@@ -98,8 +101,9 @@ impl Suggestions {
         uncounted: &[NarrowBy],
         narrowed: impl Fn(&[NarrowBy]) -> Option<Narrowed>,
     ) -> Option<Suggestions> {
-        let mut ways: Vec<&Narrow> = narrowing.ways.iter().collect();
-        while !ways.is_empty() {
+        let mut list = narrowing.clone();
+        while !list.ways.is_empty() {
+            let ways = &list.ways;
             let by: Vec<NarrowBy> = (ways.iter().map(|w| w.by.clone()))
                 .chain(uncounted.iter().cloned())
                 .collect();
@@ -129,8 +133,7 @@ impl Suggestions {
             {
                 return Some(said);
             }
-            let at = ways.iter().rposition(|w| !w.kept).unwrap_or(ways.len() - 1);
-            ways.remove(at);
+            list.drop_one();
         }
         None
     }
@@ -227,6 +230,7 @@ impl Suggestions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::suggest::Narrow;
 
     /// `n` ways into long directories, then the part they lie in, and how a tool whose
     /// argument holds nothing yet writes them (`find_references`' `filters`).
@@ -237,12 +241,14 @@ mod tests {
                 by: dir(format!("go-modules/a-rather-long-module-name-{i}@v1.2.3/")),
                 items: 400 - i as u64,
                 kept: false,
+                inside_standby: false,
             })
             .collect();
         ways.push(Narrow {
             by: dir("go-modules/".into()),
             items: 5000,
             kept: last_kept,
+            inside_standby: false,
         });
         Narrowing {
             ways,
@@ -251,6 +257,7 @@ mod tests {
             files_read: 9000,
             files_total: 9000,
             uncounted: Vec::new(),
+            standby: None,
         }
     }
 
@@ -297,6 +304,35 @@ mod tests {
         // A list that fits is left whole.
         let short = Suggestions::fitted(&narrowing(1, true), filters, |_| false).expect("fits");
         assert_eq!(short.calls.len(), 2);
+    }
+
+    /// `search_files src/` over 678 repositories: the ways inside go-toolchain's `src/` name
+    /// enough of it while the list keeps them all, and it stands by; cut to its characters,
+    /// the list then names it, at the end, kept.
+    #[test]
+    fn a_list_cut_to_fit_names_the_part_standing_by_once_its_ways_inside_name_too_little() {
+        let standing = |n: usize| {
+            let mut list = narrowing(n, false);
+            let part = list.ways.pop().expect("go-modules/");
+            for way in &mut list.ways {
+                way.inside_standby = true;
+            }
+            list.standby = Some(Narrow {
+                items: 7000,
+                kept: true,
+                ..part
+            });
+            list
+        };
+        let fitted = Suggestions::fitted(&standing(20), filters, |_| false).expect("some fit");
+        assert!(fitted.calls.len() < 20, "{}", fitted.calls.len());
+        assert_eq!(last(&fitted), Some("file:^go-modules/"));
+        assert_eq!(fitted.calls[0].results, 400, "best first still");
+        // A list that fits needs no place for it: its ways name enough of it (2,390 of 7,000
+        // would not, but nothing was cut).
+        let short = Suggestions::fitted(&standing(6), filters, |_| false).expect("fits");
+        assert_eq!(short.calls.len(), 6);
+        assert_ne!(last(&short), Some("file:^go-modules/"));
     }
 
     /// `search the` over 678 repositories, its census cut at `prometheus-client`: the way into
@@ -398,6 +434,7 @@ mod tests {
                     by: NarrowBy::Language(format!("Language{i}")),
                     items: 900 - i,
                     kept: false,
+                    inside_standby: false,
                 })
                 .collect();
             n.ways.push(Narrow {
@@ -407,6 +444,7 @@ mod tests {
                 },
                 items: 100,
                 kept,
+                inside_standby: false,
             });
             Suggestions::fitted(
                 &n,

@@ -66,5 +66,6 @@ pub(super) fn beside<'a>(
         tally: rest,
         group: GATEWAY,
         beside: false,
+        inside_deepest: false,
     })
 }

@@ -139,11 +139,9 @@ fn a_result_spread_over_the_top_directories_names_them_biggest_first() {
     );
 }
 
-#[test]
-fn the_list_goes_down_through_a_part_holding_most_and_names_it_when_much_is_unnamed() {
-    // One crate; its src/ holds 90 of 100 files, in twenty subdirectories of 4 or 5,
-    // more than the list has places (the issue's tokio: four named directories held
-    // 3,748 of 5,239 results, and neither src/task/ nor src/ itself was named).
+/// One crate; its src/ holds 90 of 100 files, in twenty subdirectories of 4 or 5 (more than
+/// the list has places) and one file of its own; tests/ holds 6 and benches/ 4.
+fn one_crate_with_a_wide_src() -> String {
     let mut table = String::from("m t/tests/x#.rs Rust *6; m t/benches/y#.rs Rust *4;");
     for (i, d) in [
         "io", "net", "runtime", "sync", "task", "time", "fs", "process", "signal", "util",
@@ -156,6 +154,15 @@ fn the_list_goes_down_through_a_part_holding_most_and_names_it_when_much_is_unna
         table.push_str(&format!(" m t/src/{d}/f#.rs Rust *{n};"));
     }
     table.push_str(" m t/src/lib.rs Rust");
+    table
+}
+
+#[test]
+fn the_list_goes_down_through_a_part_holding_most_and_names_it_when_much_is_unnamed() {
+    // One crate; its src/ holds 90 of 100 files, in twenty subdirectories of 4 or 5,
+    // more than the list has places (the issue's tokio: four named directories held
+    // 3,748 of 5,239 results, and neither src/task/ nor src/ itself was named).
+    let table = one_crate_with_a_wide_src();
     let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
     let said = ways(&n);
     // Not the crate, not t/src/ (each keeps most of the result): src/'s twenty-one
@@ -189,6 +196,42 @@ fn the_list_goes_down_through_a_part_holding_most_and_names_it_when_much_is_unna
         ways(&deeper),
         "directory t/src/trace/: 4; directory t/src/task/: 5; directory t/src/time/: 5"
     );
+}
+
+#[test]
+fn a_list_cut_to_its_characters_names_the_big_part_once_its_ways_inside_name_too_little() {
+    // The same crate, with 14 places: the ways inside t/src/ name all of it, so it needs no
+    // place of its own while the list keeps them. It stands by.
+    let table = one_crate_with_a_wide_src();
+    let n = narrowing(&census(&table, CountUnit::Files), &[]).expect("ways");
+    let standby = n.standby.as_ref().expect("t/src/ stands by");
+    assert_eq!(
+        (words(&standby.by), standby.items),
+        ("directory t/src/".into(), 90)
+    );
+    assert!(!ways(&n).contains("directory t/src/:"), "{}", ways(&n));
+    // Cut from the end, as the form cuts a list too long for its characters (t/tests/, a
+    // large part beside, keeps its place): seven ways dropped leave 67 of t/src/'s 90 files
+    // named, and it still stands by; the eighth leaves 59, under two thirds, and t/src/
+    // takes a kept place at the end.
+    let mut cut = n.clone();
+    for _ in 0..7 {
+        assert!(cut.drop_one());
+    }
+    assert!(cut.standby.is_some(), "{}", ways(&cut));
+    assert!(cut.drop_one());
+    assert_eq!(
+        ways(&cut),
+        "run t/src/[sS]: 14; run t/src/[tT]: 14; run t/src/[fF]: 13; \
+         run t/src/[l-mL-M]: 9; run t/src/[pP]: 9; directory t/tests/: 6; \
+         directory t/src/: 90"
+    );
+    assert!(cut.ways.last().is_some_and(|w| w.kept));
+    // Kept, it stays while the ways before it go.
+    for _ in 0..5 {
+        assert!(cut.drop_one());
+    }
+    assert_eq!(ways(&cut), "directory t/tests/: 6; directory t/src/: 90");
 }
 
 /// Whether the way `by` holds `path` (of the only repository), as Zoekt's filter would.

@@ -32,9 +32,9 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-#[path = "common/raw.rs"]
+#[path = "../common/raw.rs"]
 mod raw;
-#[path = "common/recording.rs"]
+#[path = "../common/recording.rs"]
 mod recording;
 use std::sync::Arc;
 

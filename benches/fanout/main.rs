@@ -36,18 +36,23 @@ use std::time::{Duration, Instant};
 mod raw;
 #[path = "../common/recording.rs"]
 mod recording;
+
+mod cpu;
+mod report;
+mod walks;
+
 use std::sync::Arc;
 
 use raw::Raw;
 use recording::Recording;
 use zoekt_pager::backend::{Backend, FileSearch, Shape};
-use zoekt_pager::tools::PagedTool;
 use zoekt_pager::tools::files_with_matches::{FilesWithMatches, FilesWithMatchesArgs};
-use zoekt_pager::tools::search::{Search, SearchArgs};
-use zoekt_pager::tools::search_files::{SearchFiles, SearchFilesArgs};
-use zoekt_pager::tools::search_symbols::{SearchSymbols, SearchSymbolsArgs};
 use zoekt_pager::zoekt::{ClientOptions, Wire, ZoektClient};
 use zoekt_pager::{Effort, FanOut, Pager, PagerConfig};
+
+use cpu::CpuOfItsOwn;
+use report::{PageRow, Row, verdict};
+use walks::{uncached, walks};
 
 fn var(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
@@ -182,176 +187,6 @@ async fn page_ms<B: Backend>(pager: &Pager<B>, args: &FilesWithMatchesArgs) -> f
     ms(t.elapsed())
 }
 
-/// While it lives, the given webservers run on one CPU only and this process (all its
-/// threads) on the others it may use: the pager's decoding then never takes CPU time from a
-/// webserver. Set with `taskset` (util-linux); dropped, every process gets back the CPUs it
-/// had.
-struct CpuOfItsOwn {
-    /// Each pinned process and the CPUs it had before (`Cpus_allowed_list`).
-    before: Vec<(u32, String)>,
-}
-
-impl CpuOfItsOwn {
-    /// `None` (and why, on stderr) when this process may use fewer than 2 CPUs or a process
-    /// could not be pinned (then those already pinned get their CPUs back).
-    fn pin(webservers: &[u32]) -> Option<CpuOfItsOwn> {
-        let me = std::process::id();
-        let ours = cpus_allowed(me)?;
-        let cpus = cpu_ids(&ours);
-        let [theirs, rest @ ..] = cpus.as_slice() else {
-            return None;
-        };
-        if rest.is_empty() {
-            eprintln!("fanout: one CPU, so no table with the pager on a CPU of its own");
-            return None;
-        }
-        let rest = rest
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let mut pinned = CpuOfItsOwn { before: Vec::new() };
-        let targets = webservers
-            .iter()
-            .map(|&pid| (pid, theirs.to_string()))
-            .chain([(me, rest)]);
-        for (pid, cpus) in targets {
-            let before = cpus_allowed(pid)?;
-            if !taskset(pid, &cpus) {
-                return None;
-            }
-            pinned.before.push((pid, before));
-        }
-        Some(pinned)
-    }
-}
-
-impl Drop for CpuOfItsOwn {
-    fn drop(&mut self) {
-        for (pid, cpus) in &self.before {
-            taskset(*pid, cpus);
-        }
-    }
-}
-
-/// The CPUs process `pid` may run on, as `/proc` lists them (`0-3,6`).
-fn cpus_allowed(pid: u32) -> Option<String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map_err(|e| eprintln!("fanout: /proc/{pid}/status: {e}"))
-        .ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .map(|l| l.trim().to_string())
-}
-
-/// The CPU numbers of a list such as `0-3,6`.
-fn cpu_ids(list: &str) -> Vec<u32> {
-    list.split(',')
-        .filter_map(|part| match part.split_once('-') {
-            Some((a, b)) => Some(a.parse().ok()?..=b.parse().ok()?),
-            None => part.parse().ok().map(|c| c..=c),
-        })
-        .flatten()
-        .collect()
-}
-
-/// Sets the CPUs of every thread of process `pid`; `false` (and why, on stderr) when it
-/// could not.
-fn taskset(pid: u32, cpus: &str) -> bool {
-    let status = std::process::Command::new("taskset")
-        .args(["--all-tasks", "--cpu-list", "--pid", cpus, &pid.to_string()])
-        .stdout(std::process::Stdio::null())
-        .status();
-    match status {
-        Ok(s) if s.success() => true,
-        other => {
-            eprintln!("fanout: taskset {cpus} {pid}: {other:?}");
-            false
-        }
-    }
-}
-
-struct Row {
-    corpus: &'static str,
-    query: &'static str,
-    files: u32,
-    fan: (f64, f64),
-    /// The slowest backend asked alone (p50, p90) and the fan-out's p50 over it; `None` when
-    /// not measured.
-    alone: Option<((f64, f64), f64)>,
-    together: (f64, f64),
-    over_together: f64,
-    /// A whole first page whose first window is this one.
-    page: PageRow,
-    single: f64,
-}
-
-/// A whole first page of `files_with_matches` (one item a file, cache off) whose first window
-/// is a row's window.
-struct PageRow {
-    /// Its p50 (ms).
-    p50: f64,
-    /// Its p50 over the three asked together for the windows it asked, run by run (ms).
-    over: f64,
-    /// The same page's p50 from the webserver holding the whole index (ms).
-    on_one: f64,
-    /// How many windows it asked (more than one past files tied at a window's edge).
-    windows: usize,
-}
-
-/// The line that says whether the fan-out held its target over `rows`: the worst p50 over
-/// the three asked together, of the search, of a page of one window, and of a page that asks
-/// several (one after another, with one webserver as with three: past files tied at the
-/// window's edge), per window, which is what the target is about, and whole.
-fn verdict(rows: &[Row]) -> String {
-    let at = |r: &Row| format!("{} `{}` at {}", r.corpus, r.query, r.files);
-    let (search, search_at) = worst(rows.iter(), |r| r.over_together).expect("rows");
-    let mut out = format!(
-        "Worst p50 over the slowest webserver's raw time: search {search:+.2} ms ({})",
-        at(search_at)
-    );
-    let mut held = search <= TARGET_MS;
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows == 1), |r| r.page.over) {
-        held &= page <= TARGET_MS;
-        let _ = write!(out, ", page of one window {page:+.2} ms ({})", at(r));
-    }
-    let per_window = |r: &Row| r.page.over / r.page.windows as f64;
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows > 1), per_window) {
-        held &= page <= TARGET_MS;
-        let _ = write!(
-            out,
-            ", page of several windows {page:+.2} ms a window ({}, {} windows)",
-            at(r),
-            r.page.windows
-        );
-    }
-    if let Some((page, r)) = worst(rows.iter().filter(|r| r.page.windows > 1), |r| r.page.over) {
-        let _ = write!(
-            out,
-            " and {page:+.2} ms in all over the {} windows of {}",
-            r.page.windows,
-            at(r)
-        );
-    }
-    let held = if held { "held" } else { "MISSED" };
-    let _ = writeln!(out, "; target +{TARGET_MS:.0} ms a window: {held}.");
-    out
-}
-
-/// The row of `rows` with the highest `over`, and that value.
-fn worst<'a>(
-    rows: impl Iterator<Item = &'a Row>,
-    over: impl Fn(&Row) -> f64,
-) -> Option<(f64, &'a Row)> {
-    rows.max_by(|a, b| over(a).total_cmp(&over(b)))
-        .map(|r| (over(r), r))
-}
-
-/// What a page over three backends may cost over the slowest backend's raw time for the same
-/// window (p50, ms): issue 27's bar.
-const TARGET_MS: f64 = 2.0;
-
 /// The `files_with_matches` limit whose first page asks for a window of `files` files (the
 /// engine's first window: n + max(n / 8, 3) files for n = limit + 1 items).
 fn limit_for_window(files: u32) -> u32 {
@@ -479,124 +314,6 @@ async fn windows(
         }
     }
     rows
-}
-
-/// Walks `T` to its end at limit 30 without the window cache: (pages, p50 page ms, walk ms).
-async fn walk<T: PagedTool, B: Backend>(
-    pager: &Pager<B>,
-    args: impl Fn(Option<String>) -> T::Args,
-) -> (usize, f64, f64) {
-    let started = Instant::now();
-    let mut cursor = None;
-    let mut times = Vec::new();
-    loop {
-        let t = Instant::now();
-        let page = pager.page::<T>(&args(cursor)).await.expect("page");
-        times.push(ms(t.elapsed()));
-        cursor = page.next_cursor;
-        if cursor.is_none() {
-            break;
-        }
-    }
-    let pages = times.len();
-    (pages, quantile(&mut times, 0.5), ms(started.elapsed()))
-}
-
-/// The three walks of the walk table, in turn: (name, (pages, p50 page ms, walk ms)) each.
-async fn three_walks(pager: &Pager<FanOut<ZoektClient>>) -> Vec<(&'static str, (usize, f64, f64))> {
-    vec![
-        (
-            "search_symbols .",
-            walk::<SearchSymbols, _>(pager, |cursor| SearchSymbolsArgs {
-                query: ".".into(),
-                limit: Some(30),
-                cursor,
-                ..Default::default()
-            })
-            .await,
-        ),
-        (
-            "search e",
-            walk::<Search, _>(pager, |cursor| SearchArgs {
-                query: "e".into(),
-                limit: Some(30),
-                cursor,
-                ..Default::default()
-            })
-            .await,
-        ),
-        (
-            "search_files .",
-            walk::<SearchFiles, _>(pager, |cursor| SearchFilesArgs {
-                query: ".".into(),
-                limit: Some(30),
-                cursor,
-                ..Default::default()
-            })
-            .await,
-        ),
-    ]
-}
-
-/// A pager without the window cache (every page asks Zoekt), over `urls`.
-fn uncached(urls: &str) -> Pager<FanOut<ZoektClient>> {
-    Pager::new(fan(urls), windows_only())
-}
-
-/// `clients` walkers at once over one pager, each walking the three walks: (pages a second,
-/// p50 page ms, p99 page ms, wall ms). Page latency is a walk's time over its pages.
-async fn load(urls: &str, clients: usize) -> (f64, f64, f64, f64) {
-    let pager = std::sync::Arc::new(uncached(urls));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|_| {
-            let pager = std::sync::Arc::clone(&pager);
-            tokio::spawn(async move { three_walks(&pager).await })
-        })
-        .collect();
-    let (mut pages, mut per_page) = (0usize, Vec::new());
-    for t in tasks {
-        for (_, (n, p50, _)) in t.await.expect("walker") {
-            pages += n;
-            per_page.extend(std::iter::repeat_n(p50, n));
-        }
-    }
-    let wall = ms(started.elapsed());
-    (
-        pages as f64 / (wall / 1000.0),
-        quantile(&mut per_page, 0.5),
-        quantile(&mut per_page, 0.99),
-        wall,
-    )
-}
-
-async fn walks(one: &str, three: &str, clients: usize) -> String {
-    let mut out = String::from(
-        "| walk (limit 30, cache off) | backends | pages | p50 page ms | walk ms |\n|---|---|---|---|---|\n",
-    );
-    for (label, urls) in [("1", one.to_string()), ("3", three.to_string())] {
-        let pager = uncached(&urls);
-        let rows = three_walks(&pager).await;
-        for (name, (pages, p50, total)) in rows {
-            let _ = writeln!(
-                out,
-                "| {name} | {label} | {pages} | {p50:.2} | {total:.1} |"
-            );
-        }
-    }
-    let _ = write!(
-        out,
-        "\n| load: {clients} clients at once, each walking the three walks | backends | pages | pages / s | p50 page ms | p99 page ms | wall ms |\n|---|---|---|---|---|---|---|\n"
-    );
-    for (label, urls) in [("1", one), ("3", three)] {
-        let (rate, p50, p99, wall) = load(urls, clients).await;
-        let pages = (rate * wall / 1000.0).round();
-        let _ = writeln!(
-            out,
-            "| limit 30, cache off | {label} | {pages} | {rate:.0} | {p50:.2} | {p99:.2} | {wall:.0} |"
-        );
-    }
-    out
 }
 
 /// The allocator the server binary runs with (`src/main.rs`), so these numbers are the ones

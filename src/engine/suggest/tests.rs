@@ -2,7 +2,7 @@
 //! ways each ranks, checked against what Zoekt's filters would select.
 
 use super::*;
-use crate::engine::census::CountedFile;
+use crate::engine::census::{CountKind, CountedFile};
 
 mod runs;
 

@@ -334,7 +334,7 @@ async fn a_loading_zoekt_never_makes_a_page() {
 /// code and are called again with the same cursor.
 #[tokio::test]
 async fn walks_across_zoekt_restarts_complete() {
-    let webserver = support::OwnWebserver::over(
+    let webserver = support::webserver::OwnWebserver::over(
         "ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR",
         "walks_across_zoekt_restarts_complete",
     );

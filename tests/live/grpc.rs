@@ -221,7 +221,7 @@ async fn same_pages_over_both(url: &str) {
 /// Without `-rpc` a webserver has no JSON API: over gRPC the pager pages all the same.
 #[tokio::test]
 async fn a_webserver_without_rpc_pages_over_grpc() {
-    let own = support::OwnWebserver::for_test("a_webserver_without_rpc_pages_over_grpc");
+    let own = support::webserver::OwnWebserver::for_test("a_webserver_without_rpc_pages_over_grpc");
     let _running = own.start_without_rpc();
     own.wait_ready().await;
     let raw = reqwest::Client::new()
@@ -283,7 +283,9 @@ async fn repositories_list_alike_over_both_and_without_rpc() {
             assert!(over_json.repos.iter().all(|r| r.index_time.ends_with('Z')));
         }
     }
-    let own = support::OwnWebserver::for_test("repositories_list_alike_over_both_and_without_rpc");
+    let own = support::webserver::OwnWebserver::for_test(
+        "repositories_list_alike_over_both_and_without_rpc",
+    );
     let _running = own.start_without_rpc();
     own.wait_ready().await;
     let grpc = spawn_stdio(&own.url(), &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "grpc")]).await;

@@ -17,7 +17,8 @@ use support::oracle;
 /// serve: every `read_file` of a path with a dot was an error there.
 #[tokio::test]
 async fn a_file_named_exactly_is_found_without_rpc() {
-    let own = support::OwnWebserver::for_test("a_file_named_exactly_is_found_without_rpc");
+    let own =
+        support::webserver::OwnWebserver::for_test("a_file_named_exactly_is_found_without_rpc");
     let _running = own.start_without_rpc();
     own.wait_ready().await;
     let grpc = spawn_stdio(&own.url(), &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "grpc")]).await;

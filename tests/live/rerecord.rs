@@ -126,7 +126,7 @@ async fn checking_the_live_fixture_zoekt_finds_nothing_changed_over_either_api()
 #[tokio::test]
 async fn a_webserver_without_rpc_is_recorded_over_grpc_then_replayed_and_checked() {
     let test = "a_webserver_without_rpc_is_recorded_over_grpc_then_replayed_and_checked";
-    let own = support::OwnWebserver::for_test(test);
+    let own = support::webserver::OwnWebserver::for_test(test);
     let _running = own.start_without_rpc();
     own.wait_ready().await;
     // Without -rpc there is no JSON API: raw Zoekt says so first.

@@ -13,7 +13,7 @@ async fn a_stopped_backend_is_named_the_total_is_not_exact_and_the_walk_resumes(
     let port: u16 = support::live_url("ZOEKT_PAGER_LIVE_SPLIT_RESTART_PORT", test)
         .parse()
         .expect("a port");
-    let own = support::OwnWebserver::at(port, "ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR", test);
+    let own = support::webserver::OwnWebserver::at(port, "ZOEKT_PAGER_LIVE_SPLIT_INDEX_DIR", test);
     let mut running = Some(own.start());
     own.wait_ready().await;
     let backends = format!("{},{},{}", kept[0], kept[1], own.url());

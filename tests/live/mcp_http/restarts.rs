@@ -9,7 +9,7 @@ use super::*;
 /// and the fixture index it built.
 #[tokio::test]
 async fn readyz_follows_a_restarted_zoekt() {
-    let webserver = support::OwnWebserver::for_test("readyz_follows_a_restarted_zoekt");
+    let webserver = support::webserver::OwnWebserver::for_test("readyz_follows_a_restarted_zoekt");
     let zoekt = webserver.start();
     let sidecar = Sidecar::start(
         &webserver.url(),
@@ -58,7 +58,7 @@ async fn readyz_follows_a_restarted_zoekt() {
 #[tokio::test]
 async fn a_walk_across_a_zoekt_restart_resumes_exactly() {
     let webserver =
-        support::OwnWebserver::for_test("a_walk_across_a_zoekt_restart_resumes_exactly");
+        support::webserver::OwnWebserver::for_test("a_walk_across_a_zoekt_restart_resumes_exactly");
     let mut zoekt = webserver.start();
     // No retries inside the pager: each call meets Zoekt as it is at that moment (down,
     // listening but loading, ready), and the test calls again.

@@ -101,7 +101,8 @@ async fn repos_of(
 #[tokio::test]
 async fn a_census_cut_before_later_repositories_offers_ways_into_them() {
     let test = "a_census_cut_before_later_repositories_offers_ways_into_them";
-    let webserver = support::OwnWebserver::over("ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR", test);
+    let webserver =
+        support::webserver::OwnWebserver::over("ZOEKT_PAGER_LIVE_MANY_SHARDS_INDEX_DIR", test);
     // Two shards at a time: Zoekt stops handing them out well inside the second repository
     // on any machine.
     let _zoekt = webserver.start_searching(2);

@@ -38,6 +38,7 @@ mod way;
 pub use beyond::MAX_UNCOUNTED;
 pub use group::Initial;
 use tree::{Key, Tally, Tree, dir_of};
+use way::NAMED_ENOUGH;
 pub use way::{Narrow, NarrowBy, Narrowing, Run};
 
 /// At most this many ways are suggested. Each costs a model a few words (the caller's query
@@ -56,9 +57,6 @@ const CUTTING_SHARE: f64 = 1.0 / 3.0;
 const TINY_SHARE: f64 = 0.01;
 /// Most languages suggested: the list is mostly the result's tree.
 const MAX_LANGUAGES: usize = 2;
-/// The deepest big part is named too when the ways inside it hold less than this share of
-/// it: its unnamed children are then one call away.
-const NAMED_ENOUGH: f64 = 2.0 / 3.0;
 /// The group of that part, and of the rest of the result beside the first big part: last,
 /// after every other way, in a place kept for each.
 const GATEWAY: u8 = 3;

@@ -25,9 +25,10 @@
 //! the directories it counted ([`beside_counted`]: `-file:^go-modules/ -file:^rust-crates/`),
 //! not counted either, which holds no counted file whatever order Zoekt searched in.
 
+use super::group::Initial;
 use super::group::{in_run, shared_start};
 use super::tree::dir_of;
-use super::{Initial, NarrowBy, Run};
+use super::way::{NarrowBy, Run};
 
 /// At most this many directories the rest beside what a census of one repository counted
 /// leaves out, each a negated filter of the call (`-file:^go-modules/`): more would take the

@@ -3,7 +3,8 @@
 //! still reaches them, one call away.
 
 use super::tree::{self, Key, Tree};
-use super::{BESIDE_SHARE, Candidate, GATEWAY, NarrowBy};
+use super::way::NarrowBy;
+use super::{BESIDE_SHARE, Candidate, GATEWAY};
 
 /// The rest of the result beside the first part of the `chain` that cuts it (the parts
 /// holding more than half, from the root down), as a way of its own, when the kept ways

@@ -5,8 +5,10 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::hash::{Hash, Hasher};
 
+use super::MAX_WAYS;
+use super::group::Initial;
 use super::group::{Member, Part, around, held, in_run, split};
-use super::{Initial, MAX_WAYS, NarrowBy, Run};
+use super::way::{NarrowBy, Run};
 
 /// An entry of a level cut into runs is named one by one beside them when it holds at least
 /// this share of the level. Not tied to the places a list has: a smaller entry named alone

@@ -2,8 +2,12 @@
 //! their backend's syntax, and the list of them a page carries ([`Narrowing`]), which a
 //! form cuts to fit its characters one way at a time.
 
-use super::{Initial, NAMED_ENOUGH};
+use super::group::Initial;
 use crate::engine::census::{CountKind, CountUnit};
+
+/// The deepest big part is named too when the ways inside it hold less than this share of
+/// it: its unnamed children are then one call away.
+pub(super) const NAMED_ENOUGH: f64 = 2.0 / 3.0;
 
 /// What a narrowing selects.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -103,39 +103,6 @@ async fn a_call_in_flight_at_sigterm_still_gets_its_answer() {
     assert!(http().get(sidecar.url("/healthz")).send().await.is_err());
 }
 
-/// Raw TCP to the sidecar, for clients that misbehave in ways reqwest will not.
-async fn raw_connection(sidecar: &Sidecar) -> tokio::net::TcpStream {
-    let addr = sidecar.base.trim_start_matches("http://");
-    tokio::net::TcpStream::connect(addr).await.expect("connect")
-}
-
-/// Sends `request` on a new raw connection and reads what the server says until it closes
-/// the connection (`None`: still open after `within_secs`).
-async fn send_raw(sidecar: &Sidecar, request: &[u8], within_secs: u64) -> Option<String> {
-    use tokio::io::AsyncWriteExt;
-    let mut stream = raw_connection(sidecar).await;
-    stream.write_all(request).await.unwrap();
-    read_until_closed(&mut stream, Duration::from_secs(within_secs)).await
-}
-
-/// Reads until the server closes the connection (or `within` passes): what it said.
-async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
-    use tokio::io::AsyncReadExt;
-    let mut said = Vec::new();
-    let read = tokio::time::timeout(within, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => said.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    read.ok()
-        .map(|()| String::from_utf8_lossy(&said).into_owned())
-}
-
 /// A POST to /mcp with `head` (header lines, each ending in CRLF) and `body`, on a
 /// connection of its own that the server closes after answering.
 fn raw_post(head: &str, body: &str) -> Vec<u8> {
@@ -168,7 +135,8 @@ const RAW_INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params"
 async fn a_malformed_host_is_refused_like_a_foreign_one() {
     let sidecar = Sidecar::start("http://127.0.0.1:9", &[]).await;
     let answer = async |head: &str| {
-        let said = send_raw(&sidecar, &raw_post(head, RAW_INIT), 5)
+        let said = sidecar
+            .send_raw(&raw_post(head, RAW_INIT), 5)
             .await
             .expect("answered and closed");
         let (status, body) = status_and_body(&said);
@@ -226,7 +194,8 @@ async fn a_malformed_host_is_refused_like_a_foreign_one() {
 async fn more_than_one_authorization_header_is_refused() {
     let sidecar = Sidecar::start("http://127.0.0.1:9", &[("ZOEKT_PAGER_AUTH_TOKEN", "t0k")]).await;
     let answer = async |head: &str| {
-        let said = send_raw(&sidecar, &raw_post(head, RAW_INIT), 5)
+        let said = sidecar
+            .send_raw(&raw_post(head, RAW_INIT), 5)
             .await
             .expect("answered and closed");
         let (status, body) = status_and_body(&said);
@@ -258,7 +227,8 @@ async fn more_than_one_authorization_header_is_refused() {
 async fn a_body_that_is_not_a_fitting_message_gets_the_stdio_error() {
     let sidecar = Sidecar::start("http://127.0.0.1:9", &[]).await;
     let answer = async |body: &str| {
-        let said = send_raw(&sidecar, &raw_post("Host: localhost\r\n", body), 5)
+        let said = sidecar
+            .send_raw(&raw_post("Host: localhost\r\n", body), 5)
             .await
             .expect("answered and closed");
         let (status, body) = status_and_body(&said);
@@ -336,10 +306,7 @@ async fn requests_with_the_same_id_in_flight_each_get_their_answer() {
     };
     let (first, second) = (call("anything"), call("something else"));
     let started = std::time::Instant::now();
-    let (a, b) = tokio::join!(
-        send_raw(&sidecar, &first, 10),
-        send_raw(&sidecar, &second, 10)
-    );
+    let (a, b) = tokio::join!(sidecar.send_raw(&first, 10), sidecar.send_raw(&second, 10));
     for said in [a, b] {
         let said = said.expect("answered within 10 s");
         let (status, body) = status_and_body(&said);

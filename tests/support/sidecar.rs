@@ -120,6 +120,42 @@ impl Sidecar {
         let r = http().get(self.url(path)).send().await.expect("GET");
         (r.status().as_u16(), r.text().await.unwrap())
     }
+
+    /// Raw TCP to the sidecar, for clients that misbehave in ways reqwest will not.
+    pub async fn raw_connection(&self) -> tokio::net::TcpStream {
+        let addr = self.base.trim_start_matches("http://");
+        tokio::net::TcpStream::connect(addr).await.expect("connect")
+    }
+
+    /// Sends `request` on a new raw connection and reads what the server says until it
+    /// closes the connection (`None`: still open after `within_secs`).
+    pub async fn send_raw(&self, request: &[u8], within_secs: u64) -> Option<String> {
+        use tokio::io::AsyncWriteExt;
+        let mut stream = self.raw_connection().await;
+        stream.write_all(request).await.unwrap();
+        read_until_closed(&mut stream, Duration::from_secs(within_secs)).await
+    }
+}
+
+/// Reads until the server closes the connection (or `within` passes): what it said.
+pub async fn read_until_closed(
+    stream: &mut tokio::net::TcpStream,
+    within: Duration,
+) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut said = Vec::new();
+    let read = tokio::time::timeout(within, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => said.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    read.ok()
+        .map(|()| String::from_utf8_lossy(&said).into_owned())
 }
 
 pub fn http() -> reqwest::Client {

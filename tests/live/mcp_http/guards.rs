@@ -2,6 +2,7 @@
 //! that stall, flood or lie about their length, up to SIGTERM with requests half sent.
 
 use super::*;
+use support::sidecar::read_until_closed;
 
 #[tokio::test]
 async fn a_configured_token_is_required() {
@@ -48,39 +49,6 @@ async fn host_and_origin_are_checked() {
     assert_eq!(r.status().as_u16(), 200);
 }
 
-/// Raw TCP to the sidecar, for clients that misbehave in ways reqwest will not.
-async fn raw_connection(sidecar: &Sidecar) -> tokio::net::TcpStream {
-    let addr = sidecar.base.trim_start_matches("http://");
-    tokio::net::TcpStream::connect(addr).await.expect("connect")
-}
-
-/// Sends `request` on a new raw connection and reads what the server says until it closes
-/// the connection (`None`: still open after `within_secs`).
-async fn send_raw(sidecar: &Sidecar, request: &[u8], within_secs: u64) -> Option<String> {
-    use tokio::io::AsyncWriteExt;
-    let mut stream = raw_connection(sidecar).await;
-    stream.write_all(request).await.unwrap();
-    read_until_closed(&mut stream, Duration::from_secs(within_secs)).await
-}
-
-/// Reads until the server closes the connection (or `within` passes): what it said.
-async fn read_until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
-    use tokio::io::AsyncReadExt;
-    let mut said = Vec::new();
-    let read = tokio::time::timeout(within, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => said.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    read.ok()
-        .map(|()| String::from_utf8_lossy(&said).into_owned())
-}
-
 /// 2,000 idle connections (four times the default cap of 512) do not keep a real call out:
 /// at the cap the oldest idle ones are closed to make room. A plain accept loop would hold
 /// them all, and past the file limit take no new connection at all.
@@ -90,7 +58,7 @@ async fn idle_connections_do_not_lock_out_a_call() {
     let sidecar = Sidecar::start(&url, &[]).await;
     let mut idle = Vec::new();
     for _ in 0..2_000 {
-        idle.push(raw_connection(&sidecar).await);
+        idle.push(sidecar.raw_connection().await);
     }
     let client = tokio::time::timeout(Duration::from_secs(10), sidecar.client())
         .await
@@ -133,23 +101,25 @@ async fn slow_or_ambiguous_requests_are_refused() {
     )
     .await;
     let started = std::time::Instant::now();
-    let said = send_raw(&sidecar, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", 5).await;
+    let said = sidecar
+        .send_raw(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", 5)
+        .await;
     assert!(said.is_some(), "half headers: closed within 5 s");
     let took = started.elapsed();
     assert!(took >= Duration::from_millis(450), "{took:?}");
 
     assert!(
-        send_raw(&sidecar, b"", 5).await.is_some(),
+        sidecar.send_raw(b"", 5).await.is_some(),
         "idle: closed within 5 s"
     );
 
     let half_body = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
         Content-Length: 100\r\n\r\n{\"jsonrpc\":";
-    let said = send_raw(&sidecar, half_body, 5).await.unwrap();
+    let said = sidecar.send_raw(half_body, 5).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 408"), "{said}");
 
     let huge = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000000\r\n\r\n{";
-    let said = send_raw(&sidecar, huge, 2).await.unwrap();
+    let said = sidecar.send_raw(huge, 2).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 413"), "{said}");
 
     // Content-Length 3 with a chunked body of 40 bytes: read by Transfer-Encoding alone.
@@ -160,7 +130,7 @@ async fn slow_or_ambiguous_requests_are_refused() {
          Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{ping}\r\n0\r\n\r\n",
         ping.len()
     );
-    let said = send_raw(&sidecar, both.as_bytes(), 2).await.unwrap();
+    let said = sidecar.send_raw(both.as_bytes(), 2).await.unwrap();
     assert!(said.starts_with("HTTP/1.1 200"), "{said}");
     assert!(
         said.ends_with(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
@@ -179,13 +149,13 @@ async fn sigterm_with_stalled_requests_exits_within_a_second() {
     use tokio::io::AsyncWriteExt;
     let url = support::fixture_zoekt("sigterm_with_stalled_requests_exits_within_a_second");
     let mut sidecar = Sidecar::start(&url, &[]).await;
-    let _idle = raw_connection(&sidecar).await;
-    let mut half_headers = raw_connection(&sidecar).await;
+    let _idle = sidecar.raw_connection().await;
+    let mut half_headers = sidecar.raw_connection().await;
     half_headers
         .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .await
         .unwrap();
-    let mut half_body = raw_connection(&sidecar).await;
+    let mut half_body = sidecar.raw_connection().await;
     half_body
         .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
         .await

@@ -29,7 +29,6 @@
 //! `docs/bench/fanout-grpc.md` (with `ZOEKT_PAGER_ZOEKT_TRANSPORT=grpc`). Without `--bench` (as
 //! `cargo test --all-targets` runs it) it only does a smoke run and writes nothing.
 
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 #[path = "../common/raw.rs"]
@@ -368,27 +367,8 @@ async fn main() {
         wire()
     );
     for r in &shared {
-        let ((slowest_p50, slowest_p90), over) = r.alone.expect("measured alone");
-        let _ = writeln!(
-            out,
-            "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {:.2} / {:.2} | {:+.2} | {} | {:.2} | {:+.2} | {:.2} | {:.2} |",
-            r.corpus,
-            r.query,
-            r.files,
-            r.fan.0,
-            r.fan.1,
-            slowest_p50,
-            slowest_p90,
-            over,
-            r.together.0,
-            r.together.1,
-            r.over_together,
-            r.page.windows,
-            r.page.p50,
-            r.page.over,
-            r.page.on_one,
-            r.single
-        );
+        assert!(r.alone.is_some(), "measured alone");
+        out.push_str(&r.table_line());
     }
     out.push('\n');
     out.push_str(&verdict(&shared));
@@ -420,23 +400,7 @@ async fn main() {
              |---|---|---|---|---|---|---|---|---|---|---|\n",
         );
         for r in &own {
-            let _ = writeln!(
-                out,
-                "| {} | `{}` | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:+.2} | {} | {:.2} | {:+.2} | {:.2} | {:.2} |",
-                r.corpus,
-                r.query,
-                r.files,
-                r.fan.0,
-                r.fan.1,
-                r.together.0,
-                r.together.1,
-                r.over_together,
-                r.page.windows,
-                r.page.p50,
-                r.page.over,
-                r.page.on_one,
-                r.single
-            );
+            out.push_str(&r.table_line());
         }
         out.push('\n');
         out.push_str(&verdict(&own));

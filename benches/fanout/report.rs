@@ -20,6 +20,35 @@ pub(crate) struct Row {
     pub(crate) single: f64,
 }
 
+impl Row {
+    /// The row's line in a window table, ending in a newline: the columns of the slowest
+    /// backend asked alone only where they were measured (the first table has them, the
+    /// table with the pager on a CPU of its own does not).
+    pub(crate) fn table_line(&self) -> String {
+        let mut line = format!(
+            "| {} | `{}` | {} | {:.2} / {:.2} |",
+            self.corpus, self.query, self.files, self.fan.0, self.fan.1
+        );
+        if let Some(((p50, p90), over)) = self.alone {
+            let _ = write!(line, " {p50:.2} / {p90:.2} | {over:+.2} |");
+        }
+        let (page, together) = (&self.page, self.together);
+        let _ = writeln!(
+            line,
+            " {:.2} / {:.2} | {:+.2} | {} | {:.2} | {:+.2} | {:.2} | {:.2} |",
+            together.0,
+            together.1,
+            self.over_together,
+            page.windows,
+            page.p50,
+            page.over,
+            page.on_one,
+            self.single
+        );
+        line
+    }
+}
+
 /// A whole first page of `files_with_matches` (one item a file, cache off) whose first window
 /// is a row's window.
 pub(crate) struct PageRow {

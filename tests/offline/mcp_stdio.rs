@@ -6,7 +6,7 @@
 
 use crate::support;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use support::mcp::*;
 
 /// Spawns `zoekt-pager serve` against `url` with its defaults and runs `initialize`.
@@ -243,7 +243,6 @@ async fn answer_lists_after_5_s(zoekt: &wiremock::MockServer) {
 /// used again afterwards. A stand-in Zoekt answers late, to keep the first call in flight.
 #[tokio::test]
 async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     use wiremock::{Mock, MockServer, ResponseTemplate, matchers};
     let slow = MockServer::start().await;
     Mock::given(matchers::method("POST"))
@@ -255,43 +254,18 @@ async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
         )
         .mount(&slow)
         .await;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
-        .arg("serve")
-        .env("ZOEKT_URL", slow.uri())
-        // The slow stand-in speaks JSON.
-        .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")
-        .env("ZOEKT_PAGER_LOG", "warn")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn zoekt-pager serve");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut read_reply = async || -> Value {
-        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), stdout.next_line())
-            .await
-            .expect("a reply within 10 s")
-            .unwrap()
-            .expect("stdout still open");
-        serde_json::from_str(&reply).unwrap()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    // The slow stand-in speaks JSON.
+    let mut server = support::raw_stdio::RawStdio::spawn(
+        &slow.uri(),
+        &[("ZOEKT_PAGER_ZOEKT_TRANSPORT", "json")],
+    );
+    server.initialize().await;
     let call = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call", "params": {
         "name": "search", "arguments": {"query": "anything"}}});
-    stdin
-        .write_all(format!("{init}\n").as_bytes())
-        .await
-        .unwrap();
-    assert!(read_reply().await["result"].is_object());
-    stdin
-        .write_all(format!("{initialized}\n{call}\n{call}\n").as_bytes())
-        .await
-        .unwrap();
-    let refused = read_reply().await;
+    let call = call.to_string();
+    // Both at once, the second while the first waits on the slow stand-in.
+    server.send(format!("{call}\n{call}").as_bytes()).await;
+    let refused = server.reply().await;
     assert_eq!(refused["id"], json!(20), "{refused}");
     assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
     assert!(
@@ -301,7 +275,7 @@ async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
             .contains("id 20 is already in flight"),
         "{refused}"
     );
-    let answered = read_reply().await;
+    let answered = server.reply().await;
     assert_eq!(answered["id"], json!(20), "{answered}");
     assert_eq!(
         flat_page(&answered["result"]["structuredContent"])["count"],
@@ -309,11 +283,7 @@ async fn a_second_request_with_an_id_in_flight_gets_its_own_error() {
         "{answered}"
     );
     // Answered, the id is free again.
-    stdin
-        .write_all(format!("{call}\n").as_bytes())
-        .await
-        .unwrap();
-    let again = read_reply().await;
+    let again = server.exchange(call.as_bytes()).await;
     assert_eq!(again["id"], json!(20), "{again}");
     assert!(again["result"].is_object(), "{again}");
 }

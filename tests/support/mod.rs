@@ -13,6 +13,7 @@ pub mod harness;
 pub mod keys;
 pub mod mcp;
 pub mod oracle;
+pub mod raw_stdio;
 pub mod sidecar;
 pub mod tls_proxy;
 pub mod webserver;

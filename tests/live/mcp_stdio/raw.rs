@@ -9,44 +9,9 @@ use super::*;
 /// such lines.
 #[tokio::test]
 async fn malformed_stdio_lines_each_get_an_error_reply() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let url = support::fixture_zoekt("malformed_stdio_lines_each_get_an_error_reply");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"))
-        .arg("serve")
-        .env("ZOEKT_URL", &url)
-        .env("ZOEKT_PAGER_LOG", "warn")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn zoekt-pager serve");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    let read_reply = async |stdout: &mut tokio::io::Lines<BufReader<_>>| -> Value {
-        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), stdout.next_line())
-            .await
-            .expect("a reply within 10 s")
-            .unwrap()
-            .expect("stdout still open");
-        serde_json::from_str(&reply).unwrap()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}});
-    stdin
-        .write_all(format!("{init}\n").as_bytes())
-        .await
-        .unwrap();
-    assert!(read_reply(&mut stdout).await["result"].is_object());
-    stdin
-        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-        .await
-        .unwrap();
-    let mut exchange = async |line: &[u8]| -> Value {
-        stdin.write_all(line).await.unwrap();
-        stdin.write_all(b"\n").await.unwrap();
-        read_reply(&mut stdout).await
-    };
+    let mut server = support::raw_stdio::RawStdio::spawn(&url, &[]);
+    server.initialize().await;
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{}{}}}"#,
         "[".repeat(100_000),
@@ -87,7 +52,7 @@ async fn malformed_stdio_lines_each_get_an_error_reply() {
         ),
     ];
     for (what, line, code, id) in cases {
-        let reply = exchange(&line).await;
+        let reply = server.exchange(&line).await;
         assert_eq!(reply["error"]["code"], json!(code), "{what}: {reply}");
         assert_eq!(
             reply.get("id").cloned().unwrap_or(Value::Null),
@@ -98,7 +63,7 @@ async fn malformed_stdio_lines_each_get_an_error_reply() {
     }
     let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
         "name": "search_symbols", "arguments": {"query": r"pagerItem\d+", "limit": 3}}});
-    let reply = exchange(call.to_string().as_bytes()).await;
+    let reply = server.exchange(call.to_string().as_bytes()).await;
     assert_eq!(reply["id"], json!(10), "{reply}");
     assert_eq!(
         flat_page(&reply["result"]["structuredContent"])["items"]

@@ -9,15 +9,15 @@
 #
 #   scripts/fuzz.sh                 # 12 s per target
 #   scripts/fuzz.sh 600 wire query  # longer, chosen targets
-#   FUZZ_SANITIZER=none scripts/fuzz.sh 12   # the CI smoke run (one minute)
+#   FUZZ_SANITIZER=none scripts/fuzz.sh 12   # CI's smoke run (a minute of runs, after the build)
 #
 # FUZZ_SANITIZER is cargo fuzz's --sanitizer: address (the default, with leak checks) for long
 # runs; none for CI's smoke run. The crate has no unsafe code, so AddressSanitizer guards only
-# its dependencies' and leaks, and it costs the smoke run most of what it could do: in CI on
-# 2 CPUs with empty caches, its build took 643 s and the targets ran 345 (wire) to 40,857
+# its dependencies' code, and leaks, and it costs the smoke run most of what it could do: in CI
+# on 2 CPUs with empty caches, its build took 643 s and the targets ran 345 (wire) to 40,857
 # (cursor) inputs a second; without it, 453 s and 4,045 to 405,356 a second, ten times the
-# inputs in the same 12 s. A planted panic still fails the run. (A debug build, 347 s, ran
-# them forty times slower; 16 codegen units took 824 s.)
+# inputs in the same 12 s. A planted panic still fails the run. (Built by hand, cold: a debug
+# build took 347 s and ran them forty times slower; 16 codegen units took 824 s.)
 #
 # Seeds are committed in fuzz/corpus/TARGET; what a run finds goes to target/fuzz-corpus
 # (not committed) and a crash to fuzz/artifacts/TARGET. Prints runs, speed and crashes per

@@ -27,15 +27,10 @@ pub const CENSUS_AS_LONG_AS_PAGES: (&str, &str) = ("ZOEKT_PAGER_CENSUS_WALL_TIME
 /// A client merely dropped kills the server as the test's runtime ends, which can cut short
 /// the coverage profile it writes on exit (seen in CI: tarpaulin failing to read one).
 pub async fn spawn_stdio(url: &str, env: &[(&str, &str)]) -> Client {
-    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager")).configure(|cmd| {
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
-            cmd.env_remove(k);
-        }
+    let cmd = super::pager_command(url).configure(|cmd| {
         cmd.arg("serve")
-            .env("ZOEKT_URL", url)
-            .env("ZOEKT_PAGER_LOG", "warn");
-        cmd.env("ZOEKT_PAGER_ZOEKT_TRANSPORT", super::test_transport());
-        cmd.envs(env.iter().copied());
+            .env("ZOEKT_PAGER_LOG", "warn")
+            .envs(env.iter().copied());
     });
     let transport = TokioChildProcess::new(cmd).expect("spawn zoekt-pager serve");
     ().serve(transport).await.expect("MCP initialize")

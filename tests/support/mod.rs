@@ -130,6 +130,20 @@ pub fn test_transport() -> &'static str {
     }
 }
 
+/// The `zoekt-pager` binary as every server a test starts runs it: the test environment's own
+/// ZOEKT_PAGER_* settings dropped (a test states what it sets), `ZOEKT_URL` set to
+/// `zoekt_url`, and the test transport. Callers add the subcommand, the log level and their
+/// settings, which may set the transport again.
+pub fn pager_command(zoekt_url: &str) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
+        cmd.env_remove(k);
+    }
+    cmd.env("ZOEKT_URL", zoekt_url)
+        .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", test_transport());
+    cmd
+}
+
 pub fn client(url: &str) -> ZoektClient {
     let zoekt_transport = match test_transport() {
         "grpc" => zoekt_pager::zoekt::Wire::Grpc,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 /// How long a reply may take: every test's server answers well within it, and one that does
 /// not fails the test with a message instead of hanging it.
@@ -22,19 +22,12 @@ pub struct RawStdio {
 }
 
 impl RawStdio {
-    /// Spawns `zoekt-pager serve` against `url`. As with `mcp::spawn_stdio`, the test
-    /// environment's ZOEKT_PAGER_* settings are dropped: the server runs with its defaults,
-    /// the test transport, and `env` (which may set the transport itself).
+    /// Spawns `zoekt-pager serve` against `url` (`support::pager_command`: its defaults, the
+    /// test transport, and `env`, which may set the transport itself).
     pub fn spawn(url: &str, env: &[(&str, &str)]) -> RawStdio {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
-            cmd.env_remove(k);
-        }
-        let mut child = cmd
+        let mut child = super::pager_command(url)
             .arg("serve")
-            .env("ZOEKT_URL", url)
             .env("ZOEKT_PAGER_LOG", "warn")
-            .env("ZOEKT_PAGER_ZOEKT_TRANSPORT", super::test_transport())
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

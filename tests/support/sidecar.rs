@@ -31,15 +31,10 @@ impl Sidecar {
             std::process::id(),
             LOGS.fetch_add(1, Ordering::Relaxed)
         ));
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_zoekt-pager"));
-        for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("ZOEKT_PAGER_")) {
-            cmd.env_remove(k);
-        }
+        let mut cmd = super::pager_command(zoekt_url);
         cmd.args(["serve", "--http", "127.0.0.1:0"])
-            .env("ZOEKT_URL", zoekt_url)
-            .env("ZOEKT_PAGER_LOG", "info");
-        cmd.env("ZOEKT_PAGER_ZOEKT_TRANSPORT", super::test_transport());
-        cmd.envs(env.iter().copied())
+            .env("ZOEKT_PAGER_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .kill_on_drop(true);
